@@ -1,0 +1,65 @@
+"""Text formatting for the command line: kubectl-style tables, trees, machine dumps."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import typer
+import yaml
+
+OUTPUT_FORMATS = ("tree", "table", "json", "yaml")
+
+
+def dump(data: Any, output: str) -> str:
+    """Plain json/yaml dumps: what `-o json|yaml` prints, byte for byte."""
+    if output == "json":
+        return json.dumps(data, indent=2) + "\n"
+    return yaml.safe_dump(data, sort_keys=False, default_flow_style=False)
+
+
+def as_list(items: list[dict[str, Any]]) -> Any:
+    """One object stays an object; several become a kubectl-style List."""
+    if len(items) == 1:
+        return items[0]
+    return {"kind": "List", "apiVersion": "v1", "items": items}
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """A borderless kubectl table: upper-case headers, columns padded with three spaces."""
+    rows = [["<none>" if cell in (None, "") else str(cell).replace(" ", "-") for cell in row] for row in rows]
+    widths = [len(header) for header in headers]
+    for row in rows:
+        for index, cell in enumerate(row):
+            widths[index] = max(widths[index], len(cell))
+    lines = []
+    for row in [list(headers)] + rows:
+        lines.append("   ".join(cell.ljust(widths[index]) for index, cell in enumerate(row)).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def tree_lines(nodes: Sequence[Any], label, children, prefix: str = "") -> list[str]:
+    """Render a tree with box-drawing branches; ``label(node)`` and ``children(node)`` describe it."""
+    lines = []
+    for index, node in enumerate(nodes):
+        last = index == len(nodes) - 1
+        lines.append(f"{prefix}{'└── ' if last else '├── '}{label(node)}")
+        lines.extend(tree_lines(children(node), label, children, prefix + ("    " if last else "│   ")))
+    return lines
+
+
+def error(message: str) -> None:
+    """An error line on stderr."""
+    typer.echo(f"error: {message}", err=True)
+
+
+def warn(message: str) -> None:
+    """A warning or note on stderr."""
+    typer.echo(message, err=True)
+
+
+def write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()

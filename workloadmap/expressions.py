@@ -1,0 +1,188 @@
+"""Catalog expressions: JMESPath by default, JSONPath (jsonpath-ng) when a definition asks for it.
+
+Expressions are compiled once, when the catalog loads (:func:`compile_expression`), and cached by
+text. A compile error names the definition file and field.
+
+JMESPath gets a few functions beyond the standard set, because replica counts need arithmetic
+and instance scopes need the whole resource:
+
+``root()``
+    The whole resource, from inside a multi-instance component's scope.
+``add(a, b)``, ``sub(a, b)``, ``mul(a, b)``, ``product(array)``
+    Integer arithmetic (``sub`` never goes below what the numbers say; clamp with ``max``).
+``ceil_div(a, b)``
+    Ceiling division, for segment counts.
+``items(object)``
+    ``[{"key": k, "value": v}, ...]`` in document order.
+``int(value)``
+    A number or numeric string as an integer (``"3"`` -> 3); null when it is not one.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+from typing import Any
+
+import jmespath
+import jmespath.exceptions
+import jmespath.functions
+
+from .errors import ExpressionError
+
+__all__ = ["Expression", "compile_expression", "LANGUAGES", "MAX_EXPRESSION_LENGTH"]
+
+LANGUAGES = ("jmespath", "jsonpath")
+MAX_EXPRESSION_LENGTH = 2048
+
+
+class _WmapFunctions(jmespath.functions.Functions):
+    def __init__(self, root: Any) -> None:
+        super().__init__()
+        self._root = root
+
+    @jmespath.functions.signature()
+    def _func_root(self):
+        return self._root
+
+    @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
+    def _func_add(self, left, right):
+        return left + right
+
+    @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
+    def _func_sub(self, left, right):
+        return left - right
+
+    @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
+    def _func_mul(self, left, right):
+        return left * right
+
+    @jmespath.functions.signature({"types": ["array-number"]})
+    def _func_product(self, numbers):
+        return math.prod(numbers)
+
+    @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
+    def _func_ceil_div(self, left, right):
+        if right == 0:
+            return None
+        return -(-left // right)
+
+    @jmespath.functions.signature({"types": ["object"]})
+    def _func_items(self, mapping):
+        return [{"key": key, "value": value} for key, value in mapping.items()]
+
+    @jmespath.functions.signature({"types": []})
+    def _func_int(self, value):
+        if isinstance(value, bool) or value is None:
+            return None
+        if isinstance(value, (int, float)):
+            return int(value)
+        if isinstance(value, str):
+            try:
+                return int(value.strip())
+            except ValueError:
+                try:
+                    return int(float(value))
+                except ValueError:
+                    return None
+        return None
+
+
+class Expression:
+    """A compiled expression.
+
+    Attributes:
+        source: the expression text.
+        language: ``jmespath`` or ``jsonpath``.
+    """
+
+    __slots__ = ("source", "language", "_compiled")
+
+    def __init__(self, source: str, language: str, compiled: Any) -> None:
+        self.source = source
+        self.language = language
+        self._compiled = compiled
+
+    def __repr__(self) -> str:
+        return f"Expression({self.language}: {self.source!r})"
+
+    def search(self, data: Any, *, root: Any = None) -> Any:
+        """Evaluate against ``data``; ``root`` is what ``root()`` returns (default: ``data``).
+
+        JSONPath returns the single match, a list when there are several, or None.
+
+        Raises:
+            ExpressionError: the expression failed on this data (wrong types for a function ...).
+        """
+        if self.language == "jsonpath":
+            matches = [match.value for match in self._compiled.find(data)]
+            if not matches:
+                return None
+            return matches[0] if len(matches) == 1 else matches
+        options = jmespath.Options(custom_functions=_WmapFunctions(data if root is None else root))
+        try:
+            return self._compiled.search(data, options=options)
+        except jmespath.exceptions.JMESPathError as error:
+            raise ExpressionError(f"expression {self.source!r} failed: {error}") from None
+
+    def values(self, data: Any, *, root: Any = None) -> list[Any]:
+        """Evaluate and return every result as a list (JSONPath: every match)."""
+        if self.language == "jsonpath":
+            return [match.value for match in self._compiled.find(data)]
+        result = self.search(data, root=root)
+        if result is None:
+            return []
+        return result if isinstance(result, list) else [result]
+
+
+@lru_cache(maxsize=4096)
+def compile_expression(source: str, language: str = "jmespath") -> Expression:
+    """Compile an expression once (cached by text and language).
+
+    Raises:
+        ExpressionError: unknown language, too long, a syntax error, or a JSONPath regex filter.
+    """
+    if language not in LANGUAGES:
+        raise ExpressionError(f"unknown expression language {language!r} (known: {', '.join(LANGUAGES)})")
+    if not isinstance(source, str) or not source.strip():
+        raise ExpressionError("empty expression")
+    if len(source) > MAX_EXPRESSION_LENGTH:
+        raise ExpressionError(f"expression longer than {MAX_EXPRESSION_LENGTH} characters")
+    if language == "jsonpath":
+        if "=~" in source:
+            # Regex filters can take seconds per item on crafted input (ReDoS); never accepted.
+            raise ExpressionError(f"JSONPath regex filters (=~) are not allowed: {source!r}")
+        from jsonpath_ng.ext import parse as parse_jsonpath
+
+        try:
+            compiled = parse_jsonpath(source)
+        except Exception as error:  # jsonpath-ng raises bare Exceptions and lexer errors
+            raise ExpressionError(f"invalid JSONPath {source!r}: {error}") from None
+        return Expression(source, language, compiled)
+    try:
+        compiled = jmespath.compile(source)
+    except jmespath.exceptions.JMESPathError as error:
+        message = str(error).splitlines()[0]
+        raise ExpressionError(f"invalid JMESPath {source!r}: {message}") from None
+    unknown = sorted(_function_names(compiled.parsed) - _KNOWN_FUNCTIONS)
+    if unknown:
+        raise ExpressionError(f"invalid JMESPath {source!r}: unknown function {unknown[0]}()")
+    return Expression(source, language, compiled)
+
+
+_KNOWN_FUNCTIONS = frozenset(_WmapFunctions(None).FUNCTION_TABLE)
+
+
+def _function_names(node: Any) -> set[str]:
+    """Every function a JMESPath AST calls (jmespath only notices unknown ones at search time)."""
+    names: set[str] = set()
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, dict):
+            if current.get("type") == "function_expression":
+                names.add(current.get("value"))
+            stack.extend(current.get("children", []))
+        elif isinstance(current, list):
+            stack.extend(current)
+    return names

@@ -1,0 +1,179 @@
+"""Per-pod resource demand, following Kubernetes' own effective-request rule.
+
+The rule is the one ``k8s.io/component-helpers/resource.PodRequests`` implements (KEP-753):
+
+* app containers are summed;
+* init containers run one at a time; a restartable init container (``restartPolicy: Always``,
+  a *sidecar*) keeps running, so it adds to the app sum *and* to every init container that
+  starts after it;
+* the pod needs the larger of the app sum and the init peak, per resource;
+* pod-level ``spec.resources`` (cpu, memory, hugepages-*) replaces the container sum for those;
+* ``spec.overhead`` is added last.
+
+A container whose ``requests`` omit a resource listed in its ``limits`` requests the limit, as
+the API server defaults it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from .errors import InputError
+from .quantities import format_quantity, parse_quantity
+
+__all__ = [
+    "DEFAULT_GPU_RESOURCES",
+    "PodDemand",
+    "pod_demand",
+    "add_resources",
+    "scale_resources",
+    "format_resources",
+    "is_binary_resource",
+]
+
+DEFAULT_GPU_RESOURCES: tuple[str, ...] = ("nvidia.com/gpu", "amd.com/gpu")
+
+# Pod-level resources may only set these (PodLevelResources feature).
+_POD_LEVEL_RESOURCES = ("cpu", "memory")
+
+
+@dataclass(frozen=True)
+class PodDemand:
+    """What one pod asks of its node.
+
+    Attributes:
+        requests: the effective request per resource name, exact.
+        resource_claims: the pod's DRA claims, as ``{"name", "source"}`` dicts; they are listed,
+            never guessed into GPU counts.
+    """
+
+    requests: dict[str, Fraction] = field(default_factory=dict)
+    resource_claims: tuple[dict[str, str], ...] = ()
+
+    def gpus(self, gpu_resources: tuple[str, ...] = DEFAULT_GPU_RESOURCES) -> Fraction:
+        """The number of GPUs the pod requests, summed over the GPU resource names given."""
+        return sum((self.requests.get(name, Fraction(0)) for name in gpu_resources), Fraction(0))
+
+
+def is_binary_resource(name: str) -> bool:
+    """Whether a resource is measured in bytes (and so formatted with Ki/Mi/Gi)."""
+    return name in ("memory", "ephemeral-storage", "storage") or name.startswith("hugepages-")
+
+
+def add_resources(total: dict[str, Fraction], more: Mapping[str, Fraction], times: int = 1) -> None:
+    """Add ``times`` x ``more`` into ``total`` in place."""
+    for name, amount in more.items():
+        total[name] = total.get(name, Fraction(0)) + amount * times
+
+
+def scale_resources(resources: Mapping[str, Fraction], times: int) -> dict[str, Fraction]:
+    """Return ``resources`` multiplied by ``times``."""
+    return {name: amount * times for name, amount in resources.items()}
+
+
+def format_resources(resources: Mapping[str, Fraction]) -> dict[str, str]:
+    """Format exact amounts as quantity strings, sorted by resource name, zeros dropped."""
+    return {
+        name: format_quantity(amount, binary=is_binary_resource(name))
+        for name, amount in sorted(resources.items())
+        if amount != 0
+    }
+
+
+def _mapping(value: object, where: str) -> Mapping:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InputError(f"expected a mapping, got {type(value).__name__}", field=where)
+    return value
+
+
+def _list(value: object, where: str) -> list:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise InputError(f"expected a list, got {type(value).__name__}", field=where)
+    return value
+
+
+def _quantities(value: object, where: str) -> dict[str, Fraction]:
+    parsed: dict[str, Fraction] = {}
+    for name, raw in _mapping(value, where).items():
+        try:
+            parsed[str(name)] = parse_quantity(raw)
+        except InputError as error:
+            raise error.located(field=f"{where}.{name}") from None
+    return parsed
+
+
+def _requests_of(resources: object, where: str) -> dict[str, Fraction]:
+    """A resources block's effective requests: requests, defaulted from limits per resource."""
+    resources = _mapping(resources, where)
+    limits = _quantities(resources.get("limits"), f"{where}.limits")
+    requests = _quantities(resources.get("requests"), f"{where}.requests")
+    return {**limits, **requests}
+
+
+def _container_requests(container: object, where: str) -> dict[str, Fraction]:
+    container = _mapping(container, where)
+    return _requests_of(container.get("resources"), f"{where}.resources")
+
+
+def pod_demand(pod_spec: object, where: str = "spec") -> PodDemand:
+    """Compute the effective request of a pod spec (see the module docstring for the rule).
+
+    Args:
+        pod_spec: a PodSpec mapping (``containers``, ``initContainers``, ...).
+        where: the dotted path of ``pod_spec`` in its document, used in error messages.
+
+    Raises:
+        InputError: a field has the wrong type or a quantity is invalid; the error names the field.
+    """
+    spec = _mapping(pod_spec, where)
+    app_sum: dict[str, Fraction] = {}
+    for index, container in enumerate(_list(spec.get("containers"), f"{where}.containers")):
+        add_resources(app_sum, _container_requests(container, f"{where}.containers[{index}]"))
+
+    sidecars: dict[str, Fraction] = {}
+    init_peak: dict[str, Fraction] = {}
+    init_path = f"{where}.initContainers"
+    for index, container in enumerate(_list(spec.get("initContainers"), init_path)):
+        path = f"{init_path}[{index}]"
+        requests = _container_requests(container, path)
+        if _mapping(container, path).get("restartPolicy") == "Always":
+            add_resources(app_sum, requests)
+            add_resources(sidecars, requests)
+            in_use = dict(sidecars)
+        else:
+            in_use = dict(sidecars)
+            add_resources(in_use, requests)
+        for name, amount in in_use.items():
+            if amount > init_peak.get(name, Fraction(0)):
+                init_peak[name] = amount
+
+    effective = dict(app_sum)
+    for name, amount in init_peak.items():
+        if amount > effective.get(name, Fraction(0)):
+            effective[name] = amount
+
+    pod_level = _requests_of(spec.get("resources"), f"{where}.resources")
+    for name, amount in pod_level.items():
+        if name in _POD_LEVEL_RESOURCES or name.startswith("hugepages-"):
+            effective[name] = amount
+
+    add_resources(effective, _quantities(spec.get("overhead"), f"{where}.overhead"))
+
+    claims = []
+    for index, claim in enumerate(_list(spec.get("resourceClaims"), f"{where}.resourceClaims")):
+        claim = _mapping(claim, f"{where}.resourceClaims[{index}]")
+        source = claim.get("resourceClaimTemplateName") or claim.get("resourceClaimName")
+        kind = "template" if claim.get("resourceClaimTemplateName") else "claim"
+        # Older API versions nest the reference under `source`.
+        legacy = claim.get("source")
+        if not source and isinstance(legacy, Mapping):
+            source = legacy.get("resourceClaimTemplateName") or legacy.get("resourceClaimName")
+            kind = "template" if legacy.get("resourceClaimTemplateName") else "claim"
+        claims.append({"name": str(claim.get("name", "")), kind: str(source or "")})
+    return PodDemand(requests=effective, resource_claims=tuple(claims))
