@@ -19,7 +19,7 @@ from workloadmap import __version__
 from workloadmap.catalog import Catalog, load_definition
 from workloadmap.definitions import Definition, definition_json_schema
 from workloadmap.errors import WorkloadMapError
-from workloadmap.interpreter import InspectResult, inspect_documents
+from workloadmap.interpreter import InspectResult, RelatedObjects, inspect_documents
 from workloadmap.documents import load_objects
 from workloadmap.resources import DEFAULT_GPU_RESOURCES
 from workloadmap.tree import WorkloadTree
@@ -83,6 +83,11 @@ def inspect(
     gpu_resource: Optional[List[str]] = typer.Option(
         None, "--gpu-resource", help="Resource name counted as a GPU (repeatable; default nvidia.com/gpu, amd.com/gpu)."
     ),
+    related: Optional[List[str]] = typer.Option(
+        None,
+        "--related",
+        help="FILE or DIR of objects workloads reference (e.g. TrainingRuntimes for TrainJobs); repeatable.",
+    ),
 ) -> None:
     """Expand workloads from files into component trees with pod, GPU and gang totals."""
     sources = list(files or []) + list(filename or [])
@@ -92,9 +97,18 @@ def inspect(
     gpu_resources = tuple(gpu_resource) if gpu_resource else DEFAULT_GPU_RESOURCES
     trees: list[WorkloadTree] = []
     codes: list[int] = []
+    related_objects = RelatedObjects()
+    for path in related or []:
+        for document in load_objects(path, recursive=True):
+            if isinstance(document, WorkloadMapError):
+                output.error(str(document))
+                codes.append(document.exit_code)
+            else:
+                related_objects.add(document.body)
     for source in sources:
         documents = load_objects(source, recursive=recursive)
-        for result in inspect_documents(documents, catalog=catalog, gpu_resources=gpu_resources):
+        results = inspect_documents(documents, catalog=catalog, gpu_resources=gpu_resources, related=related_objects)
+        for result in results:
             codes.append(_report(result, trees))
     if trees:
         if output_format in (InspectFormat.json, InspectFormat.yaml):

@@ -31,6 +31,8 @@ __all__ = [
     "SubGroupRule",
     "PodGroupRule",
     "GangDefinition",
+    "Reference",
+    "ReferenceKind",
     "Definition",
     "definition_json_schema",
 ]
@@ -223,6 +225,31 @@ class PodGroupRule(_Compiled):
         return self
 
 
+class ReferenceKind(_Strict):
+    """A kind a reference may point at."""
+
+    api_version: str = Field(alias="apiVersion")
+    kind: str
+    namespaced: bool = True
+
+
+class Reference(_Compiled):
+    """A related object the workload names (a TrainJob's runtime); ``ref(name)`` returns it.
+
+    wmap fetches nothing by itself: the object is found among the other documents of the input or
+    the files given with ``--related``. When it is absent, ``ref(name)`` is null and the tree
+    carries a warning.
+    """
+
+    name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]*$")
+    kinds: list[ReferenceKind] = Field(min_length=1)
+    kind_expression: str | None = Field(
+        default=None, alias="kindExpression", description="Expression giving the kind (default: the first of kinds)."
+    )
+    name_expression: str = Field(alias="nameExpression", description="Expression giving the object's name.")
+    description: str = ""
+
+
 class GangDefinition(_Strict):
     """Gang rules. ``podGroups: []`` (or no gang section) means the kind is not gang scheduled."""
 
@@ -242,6 +269,7 @@ class Definition(_Strict):
     components: list[ComponentDefinition] = Field(min_length=1)
     gang: GangDefinition = Field(default_factory=GangDefinition)
     status: StatusDefinition = Field(default_factory=StatusDefinition)
+    references: list[Reference] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list, description="Semantics worth knowing, shown by `catalog show`.")
 
     _source: str | None = PrivateAttr(default=None)
@@ -324,6 +352,11 @@ class Definition(_Strict):
             for sub_index, sub in enumerate(rule.sub_groups):
                 if isinstance(sub.min_member, str):
                     yield f"{path}.subGroups[{sub_index}]", sub, "min_member", sub.min_member
+        for index, reference in enumerate(self.references):
+            for field_name in ("kind_expression", "name_expression"):
+                value = getattr(reference, field_name)
+                if isinstance(value, str):
+                    yield f"references[{index}]", reference, field_name, value
         for field_name in ("phase", "conditions"):
             value = getattr(self.status, field_name)
             if isinstance(value, str):

@@ -8,6 +8,9 @@ and instance scopes need the whole resource:
 
 ``root()``
     The whole resource, from inside a multi-instance component's scope.
+``ref(name)``
+    A related object the definition declares under ``references`` (e.g. a TrainJob's runtime),
+    or null when it is not in the input.
 ``add(a, b)``, ``sub(a, b)``, ``mul(a, b)``, ``product(array)``
     Integer arithmetic (``sub`` never goes below what the numbers say; clamp with ``max``).
 ``ceil_div(a, b)``
@@ -21,6 +24,7 @@ and instance scopes need the whole resource:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -37,13 +41,18 @@ MAX_EXPRESSION_LENGTH = 2048
 
 
 class _WmapFunctions(jmespath.functions.Functions):
-    def __init__(self, root: Any) -> None:
+    def __init__(self, root: Any, refs: Mapping[str, Any] | None = None) -> None:
         super().__init__()
         self._root = root
+        self._refs = refs or {}
 
     @jmespath.functions.signature()
     def _func_root(self):
         return self._root
+
+    @jmespath.functions.signature({"types": ["string"]})
+    def _func_ref(self, name):
+        return self._refs.get(name)
 
     @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
     def _func_add(self, left, right):
@@ -106,7 +115,7 @@ class Expression:
     def __repr__(self) -> str:
         return f"Expression({self.language}: {self.source!r})"
 
-    def search(self, data: Any, *, root: Any = None) -> Any:
+    def search(self, data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> Any:
         """Evaluate against ``data``; ``root`` is what ``root()`` returns (default: ``data``).
 
         JSONPath returns the single match, a list when there are several, or None.
@@ -119,17 +128,17 @@ class Expression:
             if not matches:
                 return None
             return matches[0] if len(matches) == 1 else matches
-        options = jmespath.Options(custom_functions=_WmapFunctions(data if root is None else root))
+        options = jmespath.Options(custom_functions=_WmapFunctions(data if root is None else root, refs))
         try:
             return self._compiled.search(data, options=options)
         except jmespath.exceptions.JMESPathError as error:
             raise ExpressionError(f"expression {self.source!r} failed: {error}") from None
 
-    def values(self, data: Any, *, root: Any = None) -> list[Any]:
+    def values(self, data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> list[Any]:
         """Evaluate and return every result as a list (JSONPath: every match)."""
         if self.language == "jsonpath":
             return [match.value for match in self._compiled.find(data)]
-        result = self.search(data, root=root)
+        result = self.search(data, root=root, refs=refs)
         if result is None:
             return []
         return result if isinstance(result, list) else [result]

@@ -92,14 +92,14 @@ class _Scope:
         return sets
 
 
-def _rule_applies(rule: PodGroupRule, resource: Mapping) -> bool:
+def _rule_applies(rule: PodGroupRule, resource: Mapping, refs: Mapping[str, Any]) -> bool:
     expression = rule.compiled("when")
     if expression is None:
         return True
-    return _truthy(expression.search(resource, root=resource))
+    return _truthy(expression.search(resource, root=resource, refs=refs))
 
 
-def _evaluate_count(model, field_name: str, scope: Any, resource: Mapping, what: str) -> int | None:
+def _evaluate_count(model, field_name: str, scope: Any, resource: Mapping, what: str, refs: Mapping[str, Any]) -> int | None:
     value = getattr(model, field_name)
     if value is None:
         return None
@@ -110,7 +110,7 @@ def _evaluate_count(model, field_name: str, scope: Any, resource: Mapping, what:
     expression = model.compiled(field_name)
     if expression is None:
         return None
-    result = expression.search(scope, root=resource)
+    result = expression.search(scope, root=resource, refs=refs)
     if result is None:
         return None
     return _to_count(result, what, expression.source)
@@ -126,6 +126,7 @@ def _subgroups(
     scope_value: Any,
     resource: Mapping,
     group_min: int,
+    refs: Mapping[str, Any],
 ) -> list[SubGroup]:
     built: list[tuple[SubGroupRule, SubGroup]] = []
     for rule in rules:
@@ -142,7 +143,7 @@ def _subgroups(
             if rule.min_member == "remainder":
                 min_member = -1  # filled in below
             else:
-                explicit = _evaluate_count(rule, "min_member", scope_value, resource, f"subgroup {name} minMember")
+                explicit = _evaluate_count(rule, "min_member", scope_value, resource, f"subgroup {name} minMember", refs)
                 min_member = default if explicit is None else explicit
             built.append(
                 (
@@ -173,19 +174,20 @@ def _pod_group(
     scope: _Scope,
     scope_value: Any,
     resource: Mapping,
+    refs: Mapping[str, Any],
 ) -> PodGroup | None:
     members = list(scope.roots)
     pods = sum(scope.pods(node) for node in members)
     if pods == 0:
         return None
     default = sum(scope.gang_pods(node) for node in members)
-    explicit = _evaluate_count(rule, "min_member", scope_value, resource, f"PodGroup {name} minMember")
+    explicit = _evaluate_count(rule, "min_member", scope_value, resource, f"PodGroup {name} minMember", refs)
     min_member = default if explicit is None else explicit
     return PodGroup(
         name=name,
         min_member=min_member,
         pods=pods,
-        sub_groups=_subgroups(rule.sub_groups, scope, scope_value, resource, min_member),
+        sub_groups=_subgroups(rule.sub_groups, scope, scope_value, resource, min_member, refs),
         pod_sets=scope.pod_sets(members),
     )
 
@@ -195,27 +197,29 @@ def form_pod_groups(
     resource: Mapping,
     workload_name: str,
     nodes: list[ExpandedComponent],
+    refs: Mapping[str, Any] | None = None,
 ) -> list[PodGroup]:
     """The PodGroups of a resource (empty when the kind is not gang scheduled).
 
     Raises:
         InputError: a gang expression gave something that is not a count.
     """
-    rule = next((rule for rule in definition.gang.pod_groups if _rule_applies(rule, resource)), None)
+    refs = refs or {}
+    rule = next((rule for rule in definition.gang.pod_groups if _rule_applies(rule, resource, refs)), None)
     if rule is None:
         return []
     base = f"{workload_name}-{rule.name}" if rule.name else workload_name
     groups: list[PodGroup] = []
     if rule.per_instance:
         for node in _find(nodes, rule.per_instance):
-            group = _pod_group(f"{base}-{node.instance or node.name}", rule, _Scope([node]), node.scope, resource)
+            group = _pod_group(f"{base}-{node.instance or node.name}", rule, _Scope([node]), node.scope, resource, refs)
             if group:
                 groups.append(group)
     elif rule.per_replica:
         index = 0
         for node in _find(nodes, rule.per_replica):
             # Every replica of the anchor is an identical group: build one, then copy it with its index.
-            template = _pod_group(base, rule, _Scope([node], per_replica_of=node), node.scope, resource)
+            template = _pod_group(base, rule, _Scope([node], per_replica_of=node), node.scope, resource, refs)
             count = node.parent_replicas * node.replicas
             if template is None:
                 continue
@@ -225,7 +229,7 @@ def form_pod_groups(
                 groups.append(template.model_copy(update={"name": f"{base}-{index}"}, deep=True))
                 index += 1
     else:
-        group = _pod_group(base, rule, _Scope(nodes), resource, resource)
+        group = _pod_group(base, rule, _Scope(nodes), resource, resource, refs)
         if group:
             groups.append(group)
     return groups

@@ -22,7 +22,15 @@ from .phases import evaluate_phase
 from .resources import DEFAULT_GPU_RESOURCES, PodDemand, add_resources, format_resources, pod_demand
 from .tree import Component, Totals, WorkloadRef, WorkloadTree
 
-__all__ = ["inspect", "inspect_file", "InspectResult", "ExpandedComponent", "expand_components"]
+__all__ = [
+    "inspect",
+    "inspect_file",
+    "inspect_documents",
+    "InspectResult",
+    "RelatedObjects",
+    "ExpandedComponent",
+    "expand_components",
+]
 
 # Topology annotations a user may already have put on a workload (KAI on the top owner, Kueue on
 # pod templates); placement reads them as the workload's own requirements.
@@ -52,6 +60,7 @@ class ExpandedComponent:
     parent_gang_replicas: int
     parent_max_replicas: int | None
     demand: PodDemand | None = None
+    kind: str | None = None
     template: Mapping | None = None
     template_path: list[str | int] | None = None
     children: list["ExpandedComponent"] = field(default_factory=list)
@@ -121,11 +130,28 @@ def _to_count(value: Any, what: str, source: str) -> int:
 
 
 class _Expander:
-    """Walks one resource through one definition."""
+    """Walks one resource through one definition.
 
-    def __init__(self, definition: Definition, resource: Mapping) -> None:
+    ``catalog`` resolves embedded resources (AppWrapper); ``refs`` holds resolved references;
+    ``path_root`` is the outermost object, so template paths of embedded resources are absolute.
+    """
+
+    def __init__(
+        self,
+        definition: Definition,
+        resource: Mapping,
+        *,
+        catalog: Catalog | None = None,
+        refs: Mapping[str, Any] | None = None,
+        path_root: Mapping | None = None,
+        depth: int = 0,
+    ) -> None:
         self.definition = definition
         self.resource = resource
+        self.catalog = catalog
+        self.refs = dict(refs or {})
+        self.path_root = path_root if path_root is not None else resource
+        self.depth = depth
         self._paths: dict[int, list[str | int]] | None = None
 
     # -- evaluation helpers --------------------------------------------------------------
@@ -134,7 +160,7 @@ class _Expander:
         if expression is None:
             return None
         try:
-            return expression.search(scope, root=self.resource)
+            return expression.search(scope, root=self.resource, refs=self.refs)
         except ExpressionError as error:
             raise error.located(field=expression.source)
 
@@ -156,7 +182,7 @@ class _Expander:
         """Where a pod template sits inside the resource, found by identity (works for any language)."""
         if self._paths is None:
             self._paths = {}
-            stack: list[tuple[Any, list[str | int]]] = [(self.resource, [])]
+            stack: list[tuple[Any, list[str | int]]] = [(self.path_root, [])]
             while stack:
                 node, path = stack.pop()
                 if isinstance(node, dict):
@@ -167,11 +193,52 @@ class _Expander:
         return self._paths.get(id(template))
 
     # -- expansion -------------------------------------------------------------------------
-    def expand(self) -> list[ExpandedComponent]:
+    def expand(
+        self,
+        parent_path: str = "",
+        parent_replicas: int = 1,
+        parent_gang_replicas: int = 1,
+        parent_max_replicas: int | None = None,
+    ) -> list[ExpandedComponent]:
         nodes: list[ExpandedComponent] = []
         for component in self.definition.components:
-            nodes.extend(self._expand(component, self.resource, "", 1, 1, None))
+            nodes.extend(
+                self._expand(component, self.resource, parent_path, parent_replicas, parent_gang_replicas, parent_max_replicas)
+            )
         return nodes
+
+    def _embedded(self, component: ComponentDefinition, scope: Any) -> list[tuple[str, Any]]:
+        """Embedded Kubernetes objects of a `resource` component, named by their metadata.name."""
+        result = self._evaluate(component, "resource", scope)
+        source = component.compiled("resource").source  # type: ignore[union-attr]
+        if result is None:
+            return []
+        objects = result if isinstance(result, list) else [result]
+        pairs = []
+        for index, embedded in enumerate(objects):
+            if not isinstance(embedded, Mapping):
+                raise InputError(f"{component.name} embedded resource must be a mapping", field=f"{source}[{index}]")
+            metadata = embedded.get("metadata") if isinstance(embedded.get("metadata"), Mapping) else {}
+            name = metadata.get("name") or f"{str(embedded.get('kind') or 'object').lower()}-{index}"
+            pairs.append((str(name), embedded))
+        return pairs
+
+    def _expand_embedded(self, component: ComponentDefinition, embedded: Mapping, where: str, *bases) -> tuple[str | None, list[ExpandedComponent]]:
+        if self.catalog is None or self.depth >= 4:
+            raise InputError("embedded resources nest too deeply (refused)", field=where)
+        api_version, kind = embedded.get("apiVersion"), embedded.get("kind")
+        if not isinstance(api_version, str) or not isinstance(kind, str):
+            raise InputError("embedded resource needs apiVersion and kind", field=where)
+        lookup = self.catalog.lookup(api_version, kind)
+        if lookup is None:
+            raise NoDefinitionError(
+                f"no definition covers embedded kind {kind} ({api_version}); see `wmap catalog list`",
+                api_version=api_version,
+                kind=kind,
+                field=where,
+            )
+        nested = _Expander(lookup.definition, embedded, catalog=self.catalog, path_root=self.path_root, depth=self.depth + 1)
+        return kind, nested.expand(*bases)
 
     def _instances(self, component: ComponentDefinition, scope: Any) -> list[tuple[str | None, Any]]:
         if not component.instances:
@@ -209,7 +276,8 @@ class _Expander:
         parent_max_replicas: int | None,
     ) -> list[ExpandedComponent]:
         expanded = []
-        for instance, element in self._instances(component, scope):
+        pairs = self._embedded(component, scope) if component.resource else self._instances(component, scope)
+        for instance, element in pairs:
             name = instance if instance is not None else component.name
             path = f"{parent_path}/{name}" if parent_path else name
             template, spec, where = self._pod_source(component, element, instance)
@@ -242,12 +310,25 @@ class _Expander:
                 parent_gang_replicas=parent_gang_replicas,
                 parent_max_replicas=parent_max_replicas,
                 demand=demand,
+                kind=component.kind,
                 template=template,
                 template_path=self._template_path(template) if template is not None else None,
             )
             child_max = None
             if parent_max_replicas is not None or max_replicas is not None:
                 child_max = (parent_max_replicas or parent_replicas) * (max_replicas if max_replicas is not None else replicas)  # type: ignore[operator]
+            if component.resource:
+                source = component.compiled("resource").source  # type: ignore[union-attr]
+                node.kind, nested = self._expand_embedded(
+                    component,
+                    element,
+                    f"{source}[{pairs.index((instance, element))}]",
+                    path,
+                    parent_replicas * node.replicas,
+                    parent_gang_replicas * node.gang_replicas,
+                    child_max,
+                )
+                node.children.extend(nested)
             for child in component.components:
                 node.children.extend(
                     self._expand(
@@ -344,7 +425,7 @@ def _component_model(node: ExpandedComponent, gpu_resources: tuple[str, ...]) ->
         name=node.name,
         role=node.definition.name,
         instance=node.instance,
-        kind=node.definition.kind,
+        kind=node.kind,
         replicas=node.replicas,
         min_replicas=node.min_replicas,
         max_replicas=node.max_replicas,
@@ -390,6 +471,7 @@ def inspect(
     catalog: Catalog | None = None,
     gpu_resources: Iterable[str] = DEFAULT_GPU_RESOURCES,
     source: str | None = None,
+    related: "RelatedObjects | None" = None,
 ) -> WorkloadTree:
     """Expand one Kubernetes object into a normalized :class:`WorkloadTree`.
 
@@ -398,6 +480,7 @@ def inspect(
         catalog: definitions to use; the built-in catalog when omitted.
         gpu_resources: extended-resource names counted as GPUs.
         source: the file it came from, recorded in the tree.
+        related: other objects the workload may reference (a TrainJob's runtime).
 
     Raises:
         NoDefinitionError: no definition covers the kind.
@@ -420,7 +503,8 @@ def inspect(
         )
     definition = lookup.definition
     warnings = [lookup.warning] if lookup.warning else []
-    expander = _Expander(definition, resource)
+    refs = _resolve_references(definition, resource, related or RelatedObjects(), namespace, warnings)
+    expander = _Expander(definition, resource, catalog=catalog, refs=refs)
     nodes = expander.expand()
     components = [_component_model(node, gpu_resources) for node in nodes]
 
@@ -438,7 +522,7 @@ def inspect(
         warnings.append("per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node")
 
     phase, phases = evaluate_phase(definition.status, resource)
-    pod_groups = form_pod_groups(definition, resource, name, nodes)
+    pod_groups = form_pod_groups(definition, resource, name, nodes, refs)
     return WorkloadTree(
         workload=WorkloadRef(api_version=api_version, kind=kind, name=name, namespace=namespace),
         definition=definition.name,
@@ -452,6 +536,60 @@ def inspect(
         warnings=warnings,
         source=source,
     )
+
+
+class RelatedObjects:
+    """Objects a workload may reference, indexed by kind and name (with their namespace)."""
+
+    def __init__(self, objects: Iterable[Mapping] = ()) -> None:
+        self._index: dict[tuple[str, str], list[tuple[str | None, Mapping]]] = {}
+        for obj in objects:
+            self.add(obj)
+
+    def add(self, obj: Any) -> None:
+        """Index an object (anything without kind and metadata.name is ignored)."""
+        if not isinstance(obj, Mapping) or not isinstance(obj.get("metadata"), Mapping):
+            return
+        kind, name = obj.get("kind"), obj["metadata"].get("name")
+        if isinstance(kind, str) and isinstance(name, str):
+            self._index.setdefault((kind, name), []).append((obj["metadata"].get("namespace"), obj))
+
+    def find(self, kind: str, name: str, namespace: str | None, namespaced: bool) -> Mapping | None:
+        """The object of that kind and name; for namespaced kinds, in the workload's namespace."""
+        candidates = self._index.get((kind, name), [])
+        if not namespaced:
+            return candidates[0][1] if candidates else None
+        for candidate_namespace, obj in candidates:
+            if candidate_namespace == namespace or candidate_namespace is None or namespace is None:
+                return obj
+        return None
+
+
+def _resolve_references(
+    definition: Definition, resource: Mapping, related: RelatedObjects, namespace: str | None, warnings: list[str]
+) -> dict[str, Any]:
+    refs: dict[str, Any] = {}
+    for reference in definition.references:
+        name_expression = reference.compiled("name_expression")
+        kind_expression = reference.compiled("kind_expression")
+        name = name_expression.search(resource) if name_expression is not None else None
+        if not isinstance(name, str) or not name:
+            continue
+        kind = kind_expression.search(resource) if kind_expression is not None else None
+        candidates = [k for k in reference.kinds if kind in (None, k.kind)] or reference.kinds[:1]
+        found = None
+        for candidate in candidates:
+            found = related.find(candidate.kind, name, namespace, candidate.namespaced)
+            if found is not None:
+                break
+        if found is None:
+            wanted = candidates[0].kind
+            warnings.append(
+                f"{reference.name} {wanted}/{name} is not in the input; pass it with --related FILE|DIR "
+                "for the pods it defines (expanded what the workload itself declares)"
+            )
+        refs[reference.name] = found
+    return refs
 
 
 _DEFAULT_CATALOG: Catalog | None = None
@@ -480,10 +618,20 @@ def inspect_documents(
     *,
     catalog: Catalog | None = None,
     gpu_resources: Iterable[str] = DEFAULT_GPU_RESOURCES,
+    related: RelatedObjects | None = None,
 ) -> Iterator[InspectResult]:
-    """Inspect each document, never stopping at a bad one; non-workload kinds are skipped with a note."""
+    """Inspect each document, never stopping at a bad one; non-workload kinds are skipped with a note.
+
+    Objects of the input can reference each other (a TrainJob and its runtime in one file); more
+    related objects come through ``related``.
+    """
     catalog = catalog if catalog is not None else default_catalog()
     gpu_resources = tuple(gpu_resources)
+    documents = list(documents)
+    related = related if related is not None else RelatedObjects()
+    for document in documents:
+        if isinstance(document, Document):
+            related.add(document.body)
     for document in documents:
         if isinstance(document, WorkloadMapError):
             yield InspectResult(None, error=document)
@@ -501,7 +649,7 @@ def inspect_documents(
                 yield InspectResult(document, skipped=f"{document.file}: document {document.label}: skipped {kind}, not a workload")
                 continue
         try:
-            tree = inspect(body, catalog=catalog, gpu_resources=gpu_resources, source=document.file)
+            tree = inspect(body, catalog=catalog, gpu_resources=gpu_resources, source=document.file, related=related)
         except WorkloadMapError as error:
             yield InspectResult(document, error=error.located(file=document.file, document=document.label))
             continue
@@ -514,6 +662,8 @@ def inspect_file(
     catalog: Catalog | None = None,
     gpu_resources: Iterable[str] = DEFAULT_GPU_RESOURCES,
     recursive: bool = False,
+    related: RelatedObjects | None = None,
 ) -> list[InspectResult]:
     """Inspect every object in FILE|DIR|- (see :func:`inspect_documents`)."""
-    return list(inspect_documents(load_objects(path, recursive=recursive), catalog=catalog, gpu_resources=gpu_resources))
+    documents = load_objects(path, recursive=recursive)
+    return list(inspect_documents(documents, catalog=catalog, gpu_resources=gpu_resources, related=related))
