@@ -129,6 +129,26 @@ def _to_count(value: Any, what: str, source: str) -> int:
     return count
 
 
+_FIELD_WORDS = {
+    "replicas": "replicas",
+    "min_replicas": "minReplicas",
+    "max_replicas": "maxReplicas",
+    "pods_per_replica": "pods per replica",
+}
+
+
+def _format_path(path: list[str | int]) -> str:
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif text:
+            text += f".{part}"
+        else:
+            text = str(part)
+    return text
+
+
 class _Expander:
     """Walks one resource through one definition.
 
@@ -176,7 +196,15 @@ class _Expander:
         if result is None:
             return default
         expression = component.compiled(field_name)
-        return _to_count(result, f"{component.name} {field_name.replace('_', ' ')}", _describe(expression, value))
+        what = f"{_FIELD_WORDS.get(field_name, field_name)} of component {component.name}"
+        return _to_count(result, what, self._field_path(scope, expression.source if expression else str(value)))
+
+    def _field_path(self, scope: Any, source: str) -> str:
+        """An expression's field, made absolute when it runs inside an instance element."""
+        if scope is self.path_root:
+            return source
+        prefix = self._template_path(scope)
+        return f"{_format_path(prefix)}.{source}" if prefix else source
 
     def _template_path(self, template: Any) -> list[str | int] | None:
         """Where a pod template sits inside the resource, found by identity (works for any language)."""
@@ -351,25 +379,31 @@ class _Expander:
         """``(template, pod_spec, where)`` for a component; where is the spec's path for errors."""
         label = f"{component.name}[{instance}]" if instance is not None else component.name
         if component.pod_template:
-            source = component.compiled("pod_template").source  # type: ignore[union-attr]
+            expression = component.compiled("pod_template")
             template = self._evaluate(component, "pod_template", element)
             if template is None:
-                return None, None, source
+                return None, None, ""
+            found = self._template_path(template)
+            source = _format_path(found) if found else self._field_path(element, expression.source)  # type: ignore[union-attr]
             if not isinstance(template, Mapping):
-                raise InputError(f"{label} pod template must be a mapping, got {type(template).__name__}", field=source)
+                raise InputError(
+                    f"pod template of component {label} must be a mapping, got {type(template).__name__}", field=source
+                )
             spec = template.get("spec")
             if spec is None:
-                raise InputError(f"{label} pod template has no spec", field=f"{source}.spec")
+                raise InputError(f"pod template of component {label} has no spec", field=f"{source}.spec")
             if not isinstance(spec, Mapping):
-                raise InputError(f"{label} pod template spec must be a mapping", field=f"{source}.spec")
+                raise InputError(f"pod template spec of component {label} must be a mapping", field=f"{source}.spec")
             return template, spec, f"{source}.spec"
         if component.pod_spec:
-            source = component.compiled("pod_spec").source  # type: ignore[union-attr]
+            expression = component.compiled("pod_spec")
             spec = self._evaluate(component, "pod_spec", element)
             if spec is None:
-                return None, None, source
+                return None, None, ""
+            found = self._template_path(spec)
+            source = _format_path(found) if found else self._field_path(element, expression.source)  # type: ignore[union-attr]
             if not isinstance(spec, Mapping):
-                raise InputError(f"{label} pod spec must be a mapping, got {type(spec).__name__}", field=source)
+                raise InputError(f"pod spec of component {label} must be a mapping, got {type(spec).__name__}", field=source)
             metadata = self._evaluate(component, "pod_metadata", element) if component.pod_metadata else None
             template = {"metadata": metadata if isinstance(metadata, Mapping) else {}, "spec": spec}
             return template, spec, source
