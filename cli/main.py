@@ -210,17 +210,14 @@ def version() -> None:
     output.write(f"wmap {__version__}\n")
 
 
-def _register_optional_commands() -> None:
-    # Topology and placement commands live in their own modules.
-    from .place_cmd import place
-    from .topology_cmd import app as topology_app
+from .topology_cmd import app as topology_app  # noqa: E402
 
-    app.add_typer(topology_app, name="topology", help="Read, show and generate cluster topologies.")
+app.add_typer(topology_app, name="topology", help="Read, show and generate cluster topologies.")
+
+try:  # TEMPORARY until the placement module lands
+    from .place_cmd import place  # noqa: E402
+
     app.command(name="place")(place)
-
-
-try:  # TEMPORARY until the topology/placement modules land
-    _register_optional_commands()
 except ImportError:
     pass
 
