@@ -214,12 +214,9 @@ from .topology_cmd import app as topology_app  # noqa: E402
 
 app.add_typer(topology_app, name="topology", help="Read, show and generate cluster topologies.")
 
-try:  # TEMPORARY until the placement module lands
-    from .place_cmd import place  # noqa: E402
+from .place_cmd import place  # noqa: E402
 
-    app.command(name="place")(place)
-except ImportError:
-    pass
+app.command(name="place", help="Which topology level each gang fits, and the scheduler objects that require it.")(place)
 
 
 def run() -> None:
