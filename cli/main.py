@@ -210,7 +210,10 @@ def version() -> None:
     output.write(f"wmap {__version__}\n")
 
 
+from .lint_cmd import lint  # noqa: E402
 from .topology_cmd import app as topology_app  # noqa: E402
+
+catalog_app.command("lint", help="Find definitions that validate but cannot be right (optionally against sample resources).")(lint)
 
 app.add_typer(topology_app, name="topology", help="Read, show and generate cluster topologies.")
 

@@ -1,0 +1,133 @@
+"""Markdown documentation of a catalog: one table row per definition.
+
+``python -m workloadmap.catalog_docs > docs/catalog.md`` regenerates the project's page from the
+built-in catalog. The output depends only on the definitions (sorted by group, then kind), so a
+test can compare the page with a fresh rendering.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+
+from .catalog import Catalog
+from .definitions import PHASE_PRECEDENCE, ComponentDefinition, Definition, PodGroupRule
+
+__all__ = ["render_catalog_table", "render_catalog_document", "component_tree", "gang_summary", "REGENERATE_COMMAND"]
+
+REGENERATE_COMMAND = "python -m workloadmap.catalog_docs > docs/catalog.md"
+
+_POLICY_LIMIT = 70
+
+_INTRO = f"""\
+# Built-in workload definitions
+
+wmap ships one definition per workload kind (`catalog/*.yaml`); `wmap catalog list` and
+`wmap catalog show NAME` print them, `wmap catalog lint` checks them. This page is generated
+from the built-in catalog (`{REGENERATE_COMMAND}`); do not edit it by hand.
+
+Columns:
+
+- **Components**: the component tree; `name[]` is a multi-instance component (one per list or
+  map element, e.g. a JobSet replicatedJob), `parent(child, ...)` nests components whose replicas
+  multiply by the parent's.
+- **Gang**: whose gang semantics the definition follows (the start of its `gang.policy`), then
+  its PodGroup rules in order: `one` PodGroup for the workload, `per instance of C`, `per replica
+  of C`; `(conditional)` marks a rule with a `when` condition (the first rule that holds wins),
+  `minMember 1` a fixed minimum of one, `+subgroups` a rule that forms SubGroups. `none`: not gang
+  scheduled.
+- **Phases**: the normalized phases the status rules map, in precedence order.
+
+"""
+
+
+def _cell(text: str) -> str:
+    """A Markdown table cell: one line, pipes escaped."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def component_tree(components: Iterable[ComponentDefinition]) -> str:
+    """The component tree as text: ``head, workerGroup[]`` or ``group(leader, worker)``."""
+    parts = []
+    for component in components:
+        label = component.name + ("[]" if component.instances else "")
+        if component.components:
+            label += f"({component_tree(component.components)})"
+        parts.append(label)
+    return ", ".join(parts)
+
+
+def _short_policy(policy: str) -> str:
+    text = " ".join(policy.split())
+    cuts = [text.find(separator) for separator in (": ", "; ", " (", " — ") if separator in text]
+    if cuts:
+        text = text[: min(cuts)]
+    if len(text) > _POLICY_LIMIT:
+        text = text[: _POLICY_LIMIT - 1].rstrip() + "…"
+    return text
+
+
+def _rule_shape(rule: PodGroupRule) -> str:
+    if rule.per_instance:
+        shape = f"per instance of {rule.per_instance}"
+    elif rule.per_replica:
+        shape = f"per replica of {rule.per_replica}"
+    else:
+        shape = "one"
+    if rule.min_member in (1, "1"):
+        shape += " minMember 1"
+    if rule.sub_groups:
+        shape += " +subgroups"
+    if rule.when:
+        shape += " (conditional)"
+    return shape
+
+
+def gang_summary(definition: Definition) -> str:
+    """Short gang description: the policy's first clause, then the PodGroup rules in order."""
+    rules = definition.gang.pod_groups
+    if not rules:
+        policy = _short_policy(definition.gang.policy)
+        return f"none ({policy})" if policy and policy.lower() != "none" else "none"
+    shapes = ", else ".join(_rule_shape(rule) for rule in rules)
+    policy = _short_policy(definition.gang.policy)
+    return f"{policy}: {shapes}" if policy else shapes
+
+
+def _phases(definition: Definition) -> str:
+    mapped = [phase.value for phase in PHASE_PRECEDENCE if definition.status.rules.get(phase)]
+    return ", ".join(mapped) if mapped else "—"
+
+
+def render_catalog_table(catalog: Iterable[Definition]) -> str:
+    """A Markdown table with one row per definition, sorted by group then kind."""
+    definitions = sorted(catalog, key=lambda definition: (definition.group, definition.kind))
+    lines = [
+        "| Kind | Group | Versions | Components | Gang | Phases |",
+        "|---|---|---|---|---|---|",
+    ]
+    for definition in definitions:
+        cells = [
+            definition.kind,
+            definition.group or "core",
+            ", ".join(definition.versions),
+            f"`{component_tree(definition.components)}`",
+            gang_summary(definition),
+            _phases(definition),
+        ]
+        lines.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def render_catalog_document(catalog: Iterable[Definition]) -> str:
+    """The whole ``docs/catalog.md`` page: the introduction and the table."""
+    return _INTRO + render_catalog_table(catalog)
+
+
+def main() -> None:
+    """Write the page for the built-in catalog (``WMAP_CATALOG`` is ignored) to standard output."""
+    sys.stdout.write(render_catalog_document(Catalog.load(use_env=False)))
+
+
+if __name__ == "__main__":
+    main()
