@@ -210,9 +210,15 @@ def version() -> None:
     output.write(f"wmap {__version__}\n")
 
 
+from .cluster_cmd import get_command, nodes_command, pods_command  # noqa: E402
 from .lint_cmd import lint  # noqa: E402
 from .topology_cmd import app as topology_app  # noqa: E402
 
+cluster_app = typer.Typer(help="Read-only live-cluster data: nodes and active pods for topology.", no_args_is_help=True)
+cluster_app.command("nodes", help="Print the cluster's NodeList (feeds `wmap topology show` and `wmap place -t`).")(nodes_command)
+cluster_app.command("pods", help="Print the active PodList (feeds --pods).")(pods_command)
+app.add_typer(cluster_app, name="cluster")
+app.command("get", help="Read workloads from a live cluster (read-only) and expand them like `wmap inspect`.")(get_command)
 catalog_app.command("lint", help="Find definitions that validate but cannot be right (optionally against sample resources).")(lint)
 
 app.add_typer(topology_app, name="topology", help="Read, show and generate cluster topologies.")

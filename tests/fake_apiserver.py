@@ -1,0 +1,335 @@
+"""A small stand-in for the Kubernetes API server, on 127.0.0.1 only, for wmap's cluster tests.
+
+It serves legacy discovery (``/api``, ``/apis``, ``/api/v1``, ``/apis/<group>/<version>``),
+objects and lists (with ``limit``/``continue`` paging and a minimal ``fieldSelector``) from an
+in-memory dict, ``Status`` objects for errors, an optional bearer-token check (401), and records
+the method and path of every request so tests can assert that a client only ever sent ``GET``.
+
+Use the ``fake_cluster`` fixture (import it into the test module) or :class:`FakeApiServer`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Iterable
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import pytest
+import yaml
+
+
+@dataclass(frozen=True)
+class FakeResource:
+    group: str
+    version: str
+    plural: str
+    singular: str
+    kind: str
+    namespaced: bool = True
+    short_names: tuple[str, ...] = ()
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def qualified(self) -> str:
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+
+DEFAULT_RESOURCES: tuple[FakeResource, ...] = (
+    FakeResource("", "v1", "nodes", "node", "Node", namespaced=False, short_names=("no",)),
+    FakeResource("", "v1", "pods", "pod", "Pod", short_names=("po",)),
+    FakeResource("", "v1", "namespaces", "namespace", "Namespace", namespaced=False, short_names=("ns",)),
+    FakeResource("", "v1", "configmaps", "configmap", "ConfigMap", short_names=("cm",)),
+    FakeResource("apps", "v1", "deployments", "deployment", "Deployment", short_names=("deploy",)),
+    FakeResource("apps", "v1", "statefulsets", "statefulset", "StatefulSet", short_names=("sts",)),
+    FakeResource("batch", "v1", "jobs", "job", "Job"),
+    FakeResource("jobset.x-k8s.io", "v1alpha2", "jobsets", "jobset", "JobSet"),
+    FakeResource("kubeflow.org", "v1", "pytorchjobs", "pytorchjob", "PyTorchJob"),
+    FakeResource("leaderworkerset.x-k8s.io", "v1", "leaderworkersets", "leaderworkerset", "LeaderWorkerSet", short_names=("lws",)),
+)
+
+# Subresources appear in real discovery documents; clients must skip them.
+_SUBRESOURCES = {("", "v1"): ["pods/log", "pods/status", "nodes/status"], ("jobset.x-k8s.io", "v1alpha2"): ["jobsets/status"]}
+
+
+def _status(code: int, reason: str, message: str, **details: Any) -> dict:
+    body = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message, "reason": reason, "code": code}
+    if details:
+        body["details"] = details
+    return body
+
+
+class FakeApiServer:
+    """A threaded HTTP server on ``127.0.0.1:<free port>`` answering like a Kubernetes API server.
+
+    Attributes:
+        requests: ``(method, path_with_query)`` of every request received, in order.
+        token: the bearer token required (None: no authentication).
+        forbidden: resource plurals whose reads answer 403.
+        broken_groups: ``group/version`` strings whose discovery answers 503 (an aggregated API
+            that is down).
+        delay: seconds to wait before answering object and list requests (to test timeouts).
+    """
+
+    def __init__(self, resources: Iterable[FakeResource] = DEFAULT_RESOURCES, *, token: str | None = None) -> None:
+        self.resources = list(resources)
+        self.token = token
+        self.forbidden: set[str] = set()
+        self.broken_groups: set[str] = set()
+        self.delay = 0.0
+        self.requests: list[tuple[str, str]] = []
+        # (group, plural) -> {(namespace or "", name): object}
+        self.objects: dict[tuple[str, str], dict[tuple[str, str], dict]] = {}
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- content -----------------------------------------------------------------------------
+
+    def resource_for(self, api_version: str, kind: str) -> FakeResource:
+        for resource in self.resources:
+            if resource.api_version == api_version and resource.kind == kind:
+                return resource
+        raise KeyError(f"the fake server serves no {kind} ({api_version})")
+
+    def add(self, obj: dict) -> dict:
+        """Store an object (a deep copy); namespaced objects without a namespace go to ``default``."""
+        obj = json.loads(json.dumps(obj))
+        resource = self.resource_for(obj["apiVersion"], obj["kind"])
+        metadata = obj.setdefault("metadata", {})
+        if resource.namespaced:
+            metadata.setdefault("namespace", "default")
+        else:
+            metadata.pop("namespace", None)
+        metadata.setdefault("resourceVersion", "1")
+        key = (metadata.get("namespace", ""), metadata["name"])
+        with self._lock:
+            self.objects.setdefault((resource.group, resource.plural), {})[key] = obj
+        return obj
+
+    @property
+    def methods(self) -> set[str]:
+        """Every HTTP method seen so far."""
+        with self._lock:
+            return {method for method, _ in self.requests}
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "server not started"
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    def start(self) -> "FakeApiServer":
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def _any(self) -> None:
+                fake._handle(self)
+
+            do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _any
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> "FakeApiServer":
+        return self.start()
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.stop()
+
+    def write_kubeconfig(self, path: Path, *, token: str | None = None, namespace: str | None = None, context: str = "fake") -> Path:
+        """A kubeconfig whose context ``context`` points at this server with a bearer token."""
+        context_entry: dict[str, Any] = {"cluster": "fake-cluster", "user": "fake-user"}
+        if namespace:
+            context_entry["namespace"] = namespace
+        config = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": "fake-cluster", "cluster": {"server": self.url}}],
+            "users": [{"name": "fake-user", "user": {"token": token if token is not None else (self.token or "no-token")}}],
+            "contexts": [{"name": context, "context": context_entry}],
+            "current-context": context,
+        }
+        path.write_text(yaml.safe_dump(config))
+        return path
+
+    # -- HTTP --------------------------------------------------------------------------------
+
+    def _handle(self, handler: BaseHTTPRequestHandler) -> None:
+        with self._lock:
+            self.requests.append((handler.command, handler.path))
+        length = int(handler.headers.get("Content-Length") or 0)
+        if length:
+            handler.rfile.read(length)
+        if handler.command != "GET":
+            self._send(handler, 405, _status(405, "MethodNotAllowed", f"the fake server is read-only: {handler.command}"))
+            return
+        if self.token is not None and handler.headers.get("Authorization") != f"Bearer {self.token}":
+            self._send(handler, 401, _status(401, "Unauthorized", "Unauthorized"))
+            return
+        split = urlsplit(handler.path)
+        query = {key: values[-1] for key, values in parse_qs(split.query).items()}
+        code, body = self._route([unquote(part) for part in split.path.strip("/").split("/")], query)
+        self._send(handler, code, body)
+
+    @staticmethod
+    def _send(handler: BaseHTTPRequestHandler, code: int, body: dict) -> None:
+        data = json.dumps(body).encode()
+        handler.send_response(code)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    def _group_versions(self) -> dict[str, list[str]]:
+        versions: dict[str, list[str]] = {}
+        for resource in self.resources:
+            if resource.group and resource.version not in versions.setdefault(resource.group, []):
+                versions[resource.group].append(resource.version)
+        return versions
+
+    def _route(self, parts: list[str], query: dict[str, str]) -> tuple[int, dict]:
+        if parts == ["api"]:
+            return 200, {"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []}
+        if parts == ["apis"]:
+            groups = [
+                {
+                    "name": group,
+                    "versions": [{"groupVersion": f"{group}/{v}", "version": v} for v in versions],
+                    "preferredVersion": {"groupVersion": f"{group}/{versions[0]}", "version": versions[0]},
+                }
+                for group, versions in self._group_versions().items()
+            ]
+            return 200, {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
+        if parts[0] == "api" and len(parts) >= 2:
+            group, version, rest = "", parts[1], parts[2:]
+        elif parts[0] == "apis" and len(parts) >= 3:
+            group, version, rest = parts[1], parts[2], parts[3:]
+        else:
+            return 404, _status(404, "NotFound", "the server could not find the requested resource")
+        served = [r for r in self.resources if r.group == group and r.version == version]
+        if not served:
+            return 404, _status(404, "NotFound", "the server could not find the requested resource")
+        if not rest:
+            if f"{group}/{version}" in self.broken_groups:
+                return 503, _status(503, "ServiceUnavailable", "the server is currently unable to handle the request")
+            entries = [
+                {
+                    "name": r.plural,
+                    "singularName": r.singular,
+                    "namespaced": r.namespaced,
+                    "kind": r.kind,
+                    "verbs": ["get", "list", "watch", "create", "delete", "patch", "update"],
+                    **({"shortNames": list(r.short_names)} if r.short_names else {}),
+                }
+                for r in served
+            ]
+            entries += [
+                {"name": name, "singularName": "", "namespaced": True, "kind": "Status", "verbs": ["get"]}
+                for name in _SUBRESOURCES.get((group, version), [])
+            ]
+            return 200, {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": f"{group}/{version}" if group else version, "resources": entries}
+        namespace = None
+        if len(rest) >= 3 and rest[0] == "namespaces":
+            namespace, rest = rest[1], rest[2:]
+        by_plural = {r.plural: r for r in served}
+        if not rest or rest[0] not in by_plural or len(rest) > 2:
+            return 404, _status(404, "NotFound", "the server could not find the requested resource")
+        resource = by_plural[rest[0]]
+        if self.delay:
+            time.sleep(self.delay)
+        if resource.plural in self.forbidden:
+            verb = "get" if len(rest) == 2 else "list"
+            return 403, _status(
+                403,
+                "Forbidden",
+                f'{resource.qualified} is forbidden: User "tester" cannot {verb} resource "{resource.plural}" '
+                f'in API group "{resource.group}"' + (f' in the namespace "{namespace}"' if namespace else ""),
+            )
+        with self._lock:
+            stored = dict(self.objects.get((resource.group, resource.plural), {}))
+        if len(rest) == 2:
+            obj = stored.get((namespace or "" if resource.namespaced else "", rest[1]))
+            if obj is None:
+                return 404, _status(404, "NotFound", f'{resource.qualified} "{rest[1]}" not found', name=rest[1], group=resource.group, kind=resource.plural)
+            return 200, obj
+        items = [
+            {key: value for key, value in obj.items() if key not in ("kind", "apiVersion")}  # like the real server
+            for (obj_namespace, _), obj in sorted(stored.items())
+            if namespace is None or obj_namespace == namespace
+        ]
+        items = [item for item in items if _field_selector_matches(item, query.get("fieldSelector", ""))]
+        start = int(query.get("continue") or 0)
+        limit = int(query.get("limit") or 0)
+        page = items[start : start + limit] if limit else items[start:]
+        metadata: dict[str, Any] = {"resourceVersion": "7"}
+        if limit and start + limit < len(items):
+            metadata["continue"] = str(start + limit)
+        return 200, {"kind": f"{resource.kind}List", "apiVersion": resource.api_version, "metadata": metadata, "items": page}
+
+
+def _field_selector_matches(obj: dict, selector: str) -> bool:
+    """``status.phase!=X`` / ``status.phase=X`` / ``metadata.name=X`` terms, comma-separated (AND)."""
+    for term in filter(None, selector.split(",")):
+        negate = "!=" in term
+        field, _, wanted = term.partition("!=" if negate else "=")
+        value: Any = obj
+        for part in field.lstrip("=").split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        if (str(value) == wanted) == negate:
+            return False
+    return True
+
+
+TEST_TOKEN = "s3cr3t-test-token-abc123"
+
+
+@dataclass
+class FakeCluster:
+    """What the ``fake_cluster`` fixture yields: the running server and a kubeconfig for it."""
+
+    server: FakeApiServer
+    kubeconfig: Path
+
+
+@pytest.fixture
+def fake_cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A started :class:`FakeApiServer` requiring ``TEST_TOKEN``, and a kubeconfig pointing at it.
+
+    Proxy variables are cleared so nothing but 127.0.0.1 is ever contacted.
+    """
+    for variable in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    server = FakeApiServer(token=TEST_TOKEN).start()
+    try:
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig")
+        yield FakeCluster(server=server, kubeconfig=kubeconfig)
+    finally:
+        server.stop()

@@ -1,0 +1,158 @@
+"""Tests for workloadmap.expressions: JMESPath with wmap's functions, JSONPath via jsonpath-ng."""
+
+from __future__ import annotations
+
+import pytest
+
+from workloadmap.errors import ExpressionError
+from workloadmap.expressions import MAX_EXPRESSION_LENGTH, compile_expression
+
+RESOURCE = {
+    "spec": {
+        "replicas": 3,
+        "size": "4",
+        "replicatedJobs": [
+            {"name": "leader", "replicas": 1, "template": {"spec": {"parallelism": 1}}},
+            {"name": "workers", "replicas": 2, "template": {"spec": {"parallelism": 4}}},
+        ],
+        "labels": {"a": "1", "b": "2"},
+    }
+}
+
+
+def search(text, data=RESOURCE, **kwargs):
+    return compile_expression(text).search(data, **kwargs)
+
+
+def test_plain_jmespath():
+    assert search("spec.replicas") == 3
+    assert search("spec.replicatedJobs[].name") == ["leader", "workers"]
+    assert search("spec.missing") is None
+    assert search("spec.missing || `7`") == 7
+
+
+def test_root_reaches_the_resource_from_an_instance():
+    worker = RESOURCE["spec"]["replicatedJobs"][1]
+    expression = compile_expression("mul(replicas, root().spec.replicas)")
+    # instance replicas 2 x resource replicas 3 = 6
+    assert expression.search(worker, root=RESOURCE) == 6
+
+
+def test_root_defaults_to_the_data():
+    assert search("root().spec.replicas") == 3
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("add(`2`, `3`)", 5),
+        ("sub(`2`, `3`)", -1),  # sub does not clamp; max() does
+        ("max([sub(`2`, `3`), `0`])", 0),
+        ("mul(`4`, `6`)", 24),
+        ("product(`[2, 3, 4]`)", 24),
+        ("product(`[]`)", 1),
+        ("ceil_div(`7`, `2`)", 4),  # 3.5 rounds up
+        ("ceil_div(`8`, `2`)", 4),
+        ("ceil_div(`1`, `0`)", None),  # no division by zero
+        ("int('3')", 3),
+        ("int(' 12 ')", 12),
+        ("int('2.0')", 2),
+        ("int(`5`)", 5),
+        ("int('abc')", None),
+        ("int(`true`)", None),
+        ("int(`null`)", None),
+        ("int(`[1]`)", None),
+    ],
+)
+def test_custom_functions(text, expected):
+    assert search(text, {}) == expected
+
+
+def test_items_keeps_document_order():
+    assert search("items(spec.labels)") == [{"key": "a", "value": "1"}, {"key": "b", "value": "2"}]
+
+
+def test_int_of_a_numeric_string_field():
+    # LWS size arrives as a string here: int() makes it usable in arithmetic (4 - 1 = 3)
+    assert search("sub(int(spec.size), `1`)") == 3
+
+
+def test_function_type_error_raises_expression_error():
+    with pytest.raises(ExpressionError) as caught:
+        search("add(spec.replicatedJobs, `1`)")
+    assert "add(" in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "spec.[",  # syntax error
+        "spec.replicas ==",  # incomplete
+        "nosuchfunction(spec)",  # unknown function caught at compile time, not at search time
+        "length(to_array(frobnicate(`1`)))",  # unknown function nested inside known ones
+    ],
+)
+def test_compile_errors(text):
+    with pytest.raises(ExpressionError) as caught:
+        compile_expression(text)
+    assert "\n" not in str(caught.value)
+
+
+def test_unknown_function_is_named():
+    with pytest.raises(ExpressionError, match=r"frobnicate\(\)"):
+        compile_expression("frobnicate(spec)")
+
+
+@pytest.mark.parametrize("text", ["", "   "])
+def test_empty_expression_refused(text):
+    with pytest.raises(ExpressionError):
+        compile_expression(text)
+
+
+def test_overlong_expression_refused():
+    with pytest.raises(ExpressionError):
+        compile_expression("a." * (MAX_EXPRESSION_LENGTH // 2) + "b")
+
+
+def test_unknown_language():
+    with pytest.raises(ExpressionError, match="unknown expression language"):
+        compile_expression("spec", "jq")
+
+
+def test_compile_is_cached():
+    assert compile_expression("spec.replicas") is compile_expression("spec.replicas")
+    assert compile_expression("spec.replicas") is not compile_expression("$.spec.replicas", "jsonpath")
+
+
+def test_jsonpath_single_and_several_and_none():
+    single = compile_expression("$.spec.replicas", "jsonpath")
+    assert single.search(RESOURCE) == 3
+    several = compile_expression("$.spec.replicatedJobs[*].name", "jsonpath")
+    assert several.search(RESOURCE) == ["leader", "workers"]
+    assert several.values(RESOURCE) == ["leader", "workers"]
+    none = compile_expression("$.spec.nothing", "jsonpath")
+    assert none.search(RESOURCE) is None
+    assert none.values(RESOURCE) == []
+
+
+def test_jsonpath_filter():
+    expression = compile_expression('$.spec.replicatedJobs[?(@.name == "workers")].replicas', "jsonpath")
+    assert expression.search(RESOURCE) == 2
+
+
+def test_jsonpath_regex_filter_refused():
+    # regex filters can be made to backtrack for seconds per item: never compiled
+    with pytest.raises(ExpressionError, match="regex"):
+        compile_expression('$.spec.replicatedJobs[?(@.name =~ "w.*")]', "jsonpath")
+
+
+def test_jsonpath_syntax_error():
+    with pytest.raises(ExpressionError):
+        compile_expression("$.spec[", "jsonpath")
+
+
+def test_values_wraps_single_jmespath_results():
+    assert compile_expression("spec.replicas").values(RESOURCE) == [3]
+    assert compile_expression("spec.replicatedJobs[].replicas").values(RESOURCE) == [1, 2]
+    assert compile_expression("spec.nothing").values(RESOURCE) == []
