@@ -37,12 +37,6 @@ def test_multi_document_with_empty_documents_skipped(tmp_path):
     assert all(isinstance(doc, Document) for doc in found)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: documents.py _split_documents: when the text starts with '---', bounds = [0] + starts "
-    "makes an empty (0, 0) piece that is kept because begin == 0, so the first real document is "
-    "numbered #2 (and every later one is off by one) in error messages.",
-)
 def test_leading_document_marker_does_not_shift_numbering():
     # `---` at the top of a file opens the first document; it does not add one (yaml.safe_load_all agrees)
     documents = [doc for doc in load_yaml_text("---\n" + POD.format(name="a") + "---\n" + POD.format(name="b"), "f") if doc.body]
@@ -159,12 +153,6 @@ def test_deeply_nested_yaml_refused_without_traceback():
     assert isinstance(error, InputError)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: documents.py iter_documents JSON branch catches only json.JSONDecodeError; json.loads "
-    "raises RecursionError on deeply nested input, which escapes as a traceback (the YAML branch "
-    "catches RecursionError, the JSON branch does not).",
-)
 def test_deeply_nested_json_refused_without_traceback():
     results = list(iter_documents("[" * 100_000 + "]" * 100_000, "deep.json"))
     assert len(results) == 1 and isinstance(results[0], InputError)

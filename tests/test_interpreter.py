@@ -300,13 +300,6 @@ def test_acceptable_replica_counts(inspect_builtin, replicas, pods):
     assert inspect_builtin(deployment).totals.pods == pods
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: expressions.py Expression.search catches only jmespath JMESPathError; jmespath's "
-    "ordering comparators (visitor.py visit_comparator) raise a bare TypeError for int vs str, so a "
-    "Deployment with replicas: '4' and a status escapes inspect() as a TypeError traceback "
-    "(from the status rule `(status.readyReplicas || 0) < (spec.replicas || 1)`).",
-)
 def test_mixed_types_in_status_expressions_never_traceback(inspect_builtin):
     deployment = load_fixture("deployment-inference.yaml")  # has a status block
     deployment["spec"]["replicas"] = "4"

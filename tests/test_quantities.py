@@ -103,11 +103,6 @@ def test_invalid_strings_raise_quantity_error(bad):
     assert repr(bad) in str(caught.value)  # the message quotes the value
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="BUG: quantities.py _QUANTITY_RE ends in `$`, which also matches before a trailing newline; "
-    "'1\\n' is accepted (the API server rejects it). Use re.fullmatch or `\\Z`.",
-)
 def test_trailing_newline_is_invalid():
     with pytest.raises(QuantityError):
         parse_quantity("1\n")

@@ -137,7 +137,7 @@ def test_nodelist_errors(documents, message, document, field):
 
 def test_invalid_yaml_names_the_line(tmp_path):
     path = write(tmp_path, "bad.yaml", "kind: NodeList\nitems:\n  - metadata: {name: a\n")
-    with pytest.raises(TopologyError, match=r"bad.yaml: invalid YAML at line \d+"):
+    with pytest.raises(TopologyError, match=r"bad.yaml, document #1: invalid YAML at line \d+"):
         load_cluster(path)
 
 

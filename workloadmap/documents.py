@@ -20,11 +20,21 @@ import yaml
 
 from .errors import InputError
 
-__all__ = ["Document", "load_yaml_text", "load_objects", "iter_input_files", "MAX_INPUT_BYTES"]
+__all__ = [
+    "Document",
+    "load_yaml_text",
+    "iter_documents",
+    "read_documents",
+    "read_text",
+    "load_objects",
+    "iter_input_files",
+    "MAX_INPUT_BYTES",
+]
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024
-# Walking a document visits each node once per reference; a billion-laughs document blows far past this.
-MAX_NODES_PER_DOCUMENT = 2_000_000
+# Walking a document visits each container once per reference; a billion-laughs document blows past
+# its own text length, which is the real budget (this is the floor).
+MAX_NODES_PER_DOCUMENT = 100_000
 MAX_DEPTH = 200
 
 _BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -72,31 +82,47 @@ class Document:
         return text
 
 
-def _check_structure(body: Any, file: str, label: str) -> None:
-    """Refuse self-referential data, alias bombs and absurd nesting (iteratively, no recursion)."""
+def _check_structure(body: Any, file: str, label: str, budget: int = MAX_NODES_PER_DOCUMENT) -> None:
+    """Refuse self-referential data, alias bombs and absurd nesting, in one linear walk.
+
+    A document cannot hold more containers than its text has characters, so a walk that visits
+    more than ``budget`` containers (the caller passes the text length) met aliases being expanded.
+    """
     visited = 0
-    stack: list[tuple[Any, int, frozenset[int]]] = [(body, 0, frozenset())]
+    on_path: set[int] = set()
+    stack: list[tuple[Any, int, bool]] = [(body, 0, False)]
     while stack:
-        node, depth, ancestors = stack.pop()
+        node, depth, leaving = stack.pop()
+        if leaving:
+            on_path.discard(id(node))
+            continue
         if not isinstance(node, (dict, list)):
             continue
         visited += 1
-        if visited > MAX_NODES_PER_DOCUMENT:
+        if visited > budget:
             raise InputError("document too large after alias expansion (refused)", file=file, document=label)
         if depth > MAX_DEPTH:
             raise InputError(f"document nested deeper than {MAX_DEPTH} levels (refused)", file=file, document=label)
         identity = id(node)
-        if identity in ancestors:
+        if identity in on_path:
             raise InputError("document refers to itself through a YAML alias (refused)", file=file, document=label)
-        inner = ancestors | {identity}
+        on_path.add(identity)
+        stack.append((node, depth, True))
         children = node.values() if isinstance(node, dict) else node
         for child in children:
             if isinstance(child, (dict, list)):
-                stack.append((child, depth + 1, inner))
+                stack.append((child, depth + 1, False))
+
+
+_CONTENT_LINE = re.compile(r"^[ \t]*[^ \t#\r\n]", re.MULTILINE)
 
 
 def _split_documents(text: str) -> list[tuple[int, str]]:
-    """Split a YAML stream at ``---`` lines, keeping each piece's starting line (0-based)."""
+    """Split a YAML stream at ``---`` lines, keeping each piece's starting line (0-based).
+
+    Pieces with no content (blank or comment-only, such as what precedes a leading ``---``) are
+    not documents and are not numbered, as kubectl counts them.
+    """
     pieces: list[tuple[int, str]] = []
     starts = [match.start() for match in _DOCUMENT_START.finditer(text)]
     bounds = [0] + starts + [len(text)]
@@ -104,9 +130,8 @@ def _split_documents(text: str) -> list[tuple[int, str]]:
         piece = text[begin:end]
         if begin in starts:
             piece = piece[3:]  # drop the marker itself, keep the rest of the line
-        line = text.count("\n", 0, begin)
-        if piece.strip() or begin == 0:
-            pieces.append((line, piece))
+        if _CONTENT_LINE.search(piece):
+            pieces.append((text.count("\n", 0, begin), piece))
     return pieces
 
 
@@ -132,6 +157,11 @@ def load_yaml_text(text: str, file: str = "-") -> list[Document]:
     return documents
 
 
+def read_documents(path: str) -> list[Document]:
+    """Every non-empty document of one file (``-`` for standard input); the first broken one raises."""
+    return [document for document in load_yaml_text(read_text(path), path) if document.body is not None]
+
+
 def iter_documents(text: str, file: str = "-") -> Iterator[Document | InputError]:
     """Yield each document of a stream, or an :class:`InputError` for one that does not parse.
 
@@ -141,18 +171,22 @@ def iter_documents(text: str, file: str = "-") -> Iterator[Document | InputError
     if stripped.startswith(("{", "[")):
         try:
             body = json.loads(text)
+        except RecursionError:
+            yield InputError("document nested too deeply (refused)", file=file, document="#1")
+            return
         except json.JSONDecodeError as error:
             # Flow-style YAML also starts with a brace; let the YAML parser have a go before failing.
             try:
                 body = yaml.load(text, Loader=_Loader)
-            except yaml.YAMLError:
+            except (yaml.YAMLError, RecursionError):
                 yield InputError(f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}", file=file, document="#1")
                 return
-        try:
-            _check_structure(body, file, "#1")
-        except InputError as error:
-            yield error
-            return
+            # Only YAML has aliases; plain JSON cannot refer to itself, so it skips this walk.
+            try:
+                _check_structure(body, file, "#1", max(MAX_NODES_PER_DOCUMENT, len(text)))
+            except InputError as structure_error:
+                yield structure_error
+                return
         yield Document(body, file, 1)
         return
     index = 0
@@ -167,7 +201,7 @@ def iter_documents(text: str, file: str = "-") -> Iterator[Document | InputError
             yield InputError("document nested too deeply (refused)", file=file, document=f"#{index}")
             continue
         try:
-            _check_structure(body, file, f"#{index}")
+            _check_structure(body, file, f"#{index}", max(MAX_NODES_PER_DOCUMENT, len(piece)))
         except InputError as error:
             yield error
             continue
@@ -188,9 +222,12 @@ def _flatten(document: Document) -> Iterator[Document]:
 
 def read_text(path: str) -> str:
     """Read a file (``-`` for standard input) as UTF-8 text, refusing huge inputs."""
+    if path != "-" and not Path(path).exists():
+        raise InputError("no such file", file=path)
     try:
         if path == "-":
-            data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+            stream = getattr(sys.stdin, "buffer", None)
+            data = stream.read(MAX_INPUT_BYTES + 1) if stream is not None else sys.stdin.read(MAX_INPUT_BYTES + 1).encode()
         else:
             with open(path, "rb") as handle:
                 data = handle.read(MAX_INPUT_BYTES + 1)

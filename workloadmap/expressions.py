@@ -131,8 +131,10 @@ class Expression:
         options = jmespath.Options(custom_functions=_WmapFunctions(data if root is None else root, refs))
         try:
             return self._compiled.search(data, options=options)
-        except jmespath.exceptions.JMESPathError as error:
-            raise ExpressionError(f"expression {self.source!r} failed: {error}") from None
+        except (jmespath.exceptions.JMESPathError, TypeError, ValueError, ArithmeticError) as error:
+            # jmespath raises plain TypeError when comparing mixed types (e.g. "4" < 3).
+            message = " ".join(str(error).split())
+            raise ExpressionError(f"expression {self.source!r} failed on this input: {message}") from None
 
     def values(self, data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> list[Any]:
         """Evaluate and return every result as a list (JSONPath: every match)."""

@@ -16,7 +16,7 @@ from typing import Any
 from .catalog import NON_WORKLOAD_KINDS, Catalog
 from .definitions import ComponentDefinition, Count, Definition
 from .documents import Document, load_objects
-from .errors import ExpressionError, InputError, InterpretError, NoDefinitionError, WorkloadMapError
+from .errors import ExpressionError, InputError, NoDefinitionError, WorkloadMapError
 from .expressions import Expression
 from .phases import evaluate_phase
 from .resources import DEFAULT_GPU_RESOURCES, PodDemand, add_resources, format_resources, pod_demand

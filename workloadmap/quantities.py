@@ -20,7 +20,7 @@ Quantity = Fraction
 
 _QUANTITY_RE = re.compile(
     r"^(?P<sign>[+-]?)(?P<number>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)"
-    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$",
+    r"(?P<suffix>Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?",
     re.ASCII,
 )
 
@@ -62,7 +62,7 @@ def parse_quantity(value: object) -> Fraction:
             f"invalid quantity {value!r}: expected a number or a quantity string, "
             f"got {type(value).__name__}"
         )
-    match = _QUANTITY_RE.match(text)
+    match = _QUANTITY_RE.fullmatch(text)
     if not match:
         raise QuantityError(f"invalid quantity {text!r}")
     number = match["number"]

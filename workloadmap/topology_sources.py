@@ -17,17 +17,15 @@ always end with ``kubernetes.io/hostname``.
 
 from __future__ import annotations
 
-import json
 import re
-import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import yaml
 
+from .documents import iter_documents, read_text
 from .errors import InputError, QuantityError, TopologyError
 from .quantities import parse_quantity
 from .resources import pod_demand
@@ -190,41 +188,23 @@ def _display_name(source: str | Path) -> str:
 
 def _read_text(source: str | Path) -> str:
     name = _display_name(source)
-    if name == "-":
-        return sys.stdin.read()
-    path = Path(source)
-    if not path.exists():
-        raise TopologyError("no such file", file=name)
-    if path.is_dir():
+    if name != "-" and Path(source).is_dir():
         raise TopologyError("is a directory, expected a file", file=name)
     try:
-        data = path.read_bytes()
-    except OSError as error:
-        raise TopologyError(f"cannot read: {error.strerror or error}", file=name) from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise TopologyError("not a UTF-8 text file", file=name) from None
-
-
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+        return read_text(name if name == "-" else str(source))
+    except InputError as error:
+        raise TopologyError(error.message, file=name) from None
 
 
 def _parse_documents(text: str, file: str) -> list[Any]:
-    """YAML or JSON documents (empty documents dropped)."""
-    stripped = text.lstrip()
-    if stripped.startswith(("{", "[")):
-        try:
-            return [json.loads(text)]
-        except ValueError:
-            pass  # YAML flow style is not always JSON; let the YAML parser judge
-    try:
-        return [document for document in yaml.load_all(text, Loader=_Loader) if document is not None]
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise TopologyError(f"invalid YAML{where}: {problem}", file=file) from None
+    """YAML or JSON documents (empty documents dropped), through wmap's one safe loader."""
+    bodies = []
+    for item in iter_documents(text, file):
+        if isinstance(item, InputError):
+            raise TopologyError(item.message, file=file, document=item.document) from None
+        if item.body is not None:
+            bodies.append(item.body)
+    return bodies
 
 
 def read_documents(source: str | Path) -> list[Any]:
