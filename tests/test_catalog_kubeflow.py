@@ -354,10 +354,22 @@ def test_spark_jvm_overhead_factor_and_minimum():
     assert component(tree, "driver").pod_resources["memory"] == "1408Mi"  # 1024 + 384 (floor(102.4) < 384)
 
 
-def test_spark_memory_with_a_unit_is_not_guessed():
+def test_spark_memory_with_a_unit_is_a_jvm_size():
+    # "4g" is a JVM size: 4096 MiB (not 4 giga-units of milli-bytes); Python app -> overhead factor 0.4:
+    # max(floor(4096 x 0.4), 384) = 1638 MiB, so the pod requests 4096 + 1638 = 5734Mi.
     resource = load_fixture("spark/sparkapplication-python-gpu.yaml")
     resource["spec"]["executor"]["memory"] = "4g"
-    assert "memory" not in component(inspect(resource), "executor").pod_resources
+    resource["spec"]["executor"].pop("memoryOverhead", None)
+    resource["spec"].pop("memoryOverheadFactor", None)
+    assert component(inspect(resource), "executor").pod_resources["memory"] == "5734Mi"
+
+
+def test_spark_memory_units_and_explicit_overhead():
+    # 512m = 512 MiB; an explicit memoryOverhead of "1g" = 1024 MiB replaces the default: 1536Mi.
+    resource = load_fixture("spark/sparkapplication-python-gpu.yaml")
+    resource["spec"]["driver"]["memory"] = "512m"
+    resource["spec"]["driver"]["memoryOverhead"] = "1g"
+    assert component(inspect(resource), "driver").pod_resources["memory"] == "1536Mi"
 
 
 def test_spark_dynamic_allocation_starts_at_the_largest_initial_target():

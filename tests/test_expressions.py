@@ -156,3 +156,17 @@ def test_values_wraps_single_jmespath_results():
     assert compile_expression("spec.replicas").values(RESOURCE) == [3]
     assert compile_expression("spec.replicatedJobs[].replicas").values(RESOURCE) == [1, 2]
     assert compile_expression("spec.nothing").values(RESOURCE) == []
+
+
+@pytest.mark.parametrize(
+    ("size", "mib"),
+    [("512m", 512), ("2g", 2048), ("2G", 2048), ("1t", 1024 * 1024), ("1024k", 1), ("1000k", 1), ("768", 768), (None, None), ("2x", None)],
+)
+def test_jvm_mib_reads_spark_sizes(size, mib):
+    # JVM sizes are binary (k = KiB, m = MiB, g = GiB); Spark reads a bare number as MiB; partial MiB round up.
+    assert compile_expression("jvm_mib(size)").search({"size": size}) == mib
+
+
+def test_object_builds_a_computed_key():
+    expression = compile_expression("object(gpu.name, gpu.quantity)")
+    assert expression.search({"gpu": {"name": "amd.com/gpu", "quantity": 2}}) == {"amd.com/gpu": 2}

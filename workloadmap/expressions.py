@@ -19,11 +19,16 @@ and instance scopes need the whole resource:
     ``[{"key": k, "value": v}, ...]`` in document order.
 ``int(value)``
     A number or numeric string as an integer (``"3"`` -> 3); null when it is not one.
+``jvm_mib(size)``
+    A JVM/Spark memory size (``"512m"``, ``"2g"``; a bare number is MiB) in MiB, rounded up.
+``object(key, value)``
+    ``{key: value}`` with a computed key (e.g. a GPU resource name read from the spec).
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
@@ -38,6 +43,11 @@ __all__ = ["Expression", "compile_expression", "LANGUAGES", "MAX_EXPRESSION_LENG
 
 LANGUAGES = ("jmespath", "jsonpath")
 MAX_EXPRESSION_LENGTH = 2048
+
+
+# JVM / Spark memory sizes ("512m", "2g"); a bare number is MiB, as Spark reads it.
+_JVM_SIZE = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]+)?)(?P<unit>[kKmMgGtTpP])?[bB]?")
+_JVM_UNIT_MIB = {"k": 1 / 1024, "m": 1, "g": 1024, "t": 1024**2, "p": 1024**3}
 
 
 class _WmapFunctions(jmespath.functions.Functions):
@@ -79,6 +89,20 @@ class _WmapFunctions(jmespath.functions.Functions):
     @jmespath.functions.signature({"types": ["object"]})
     def _func_items(self, mapping):
         return [{"key": key, "value": value} for key, value in mapping.items()]
+
+    @jmespath.functions.signature({"types": ["string", "number", "null"]})
+    def _func_jvm_mib(self, size):
+        if size is None or isinstance(size, bool):
+            return None
+        match = _JVM_SIZE.fullmatch(str(size).strip())
+        if not match:
+            return None
+        amount = float(match["number"]) * _JVM_UNIT_MIB[(match["unit"] or "m").lower()]
+        return int(math.ceil(amount))
+
+    @jmespath.functions.signature({"types": ["string"]}, {"types": []})
+    def _func_object(self, key, value):
+        return {key: value}
 
     @jmespath.functions.signature({"types": []})
     def _func_int(self, value):
