@@ -182,10 +182,16 @@ def catalog_show(
 
 
 @catalog_app.command("validate")
-def catalog_validate(files: List[Path] = typer.Argument(..., help="Definition files to check.")) -> None:
-    """Check definition files against the schema and compile their expressions."""
+def catalog_validate(files: List[Path] = typer.Argument(..., help="Definition files or directories to check.")) -> None:
+    """Check definition files (or directories of them) against the schema and compile their expressions."""
     code = 0
+    expanded: list[Path] = []
     for path in files:
+        if path.is_dir():
+            expanded.extend(sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file()))
+        else:
+            expanded.append(path)
+    for path in expanded:
         try:
             definition = load_definition(path)
         except WorkloadMapError as error:
