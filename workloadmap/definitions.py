@@ -161,6 +161,12 @@ class ComponentDefinition(_Compiled):
     )
     active: str | None = Field(default=None, description="Expression; when false the component runs no pods (suspended group).")
     per_node: bool = Field(default=False, alias="perNode", description="One pod per eligible node (DaemonSet).")
+    scaled_pod_groups: bool = Field(
+        default=False,
+        alias="scaledPodGroups",
+        description="Replicas beyond minReplicas each form a PodGroup of their own (Grove's scaled PodGangs); "
+        "the enclosing PodGroup holds minReplicas replicas.",
+    )
     resource: str | None = Field(
         default=None,
         description="Expression yielding embedded Kubernetes object(s) that are interpreted with their own definitions.",
@@ -189,8 +195,18 @@ class SubGroupRule(_Compiled):
     """A SubGroup of a PodGroup: the pods of one component (or of each of its instances)."""
 
     component: str = Field(description="The component whose pods form the subgroup.")
-    name: str | None = Field(default=None, description="Subgroup name (default: the component or instance name).")
+    name: str | None = Field(
+        default=None,
+        description="Subgroup name (default: the component or instance name). May use {group} (the PodGroup), "
+        "{base} (the PodGroup a scaled PodGroup belongs to), {instance}, {component}, {replicaOf} and {replica} "
+        "(with eachReplicaOf); `|lower` lower-cases a value, e.g. {instance|lower}.",
+    )
     each_instance: bool = Field(default=False, alias="eachInstance", description="One subgroup per instance.")
+    each_replica_of: str | None = Field(
+        default=None,
+        alias="eachReplicaOf",
+        description="One subgroup per replica of this ancestor component (e.g. each Grove scaling-group replica).",
+    )
     min_member: Count | None = Field(
         default=None,
         alias="minMember",
@@ -290,9 +306,15 @@ class Definition(_Strict):
                 raise ValueError(f"gang.podGroups[{index}].perInstance: component {rule.per_instance!r} has no instances")
             subgroup_names = set()
             for sub_index, sub in enumerate(rule.sub_groups):
-                if sub.component not in known:
+                for named in (sub.component, sub.each_replica_of):
+                    if named and named not in known:
+                        raise ValueError(
+                            f"gang.podGroups[{index}].subGroups[{sub_index}] names unknown component {named!r}"
+                        )
+                if sub.each_replica_of and sub.component not in {c.name for c in by_name[sub.each_replica_of].walk()}:
                     raise ValueError(
-                        f"gang.podGroups[{index}].subGroups[{sub_index}] names unknown component {sub.component!r}"
+                        f"gang.podGroups[{index}].subGroups[{sub_index}]: {sub.component!r} is not inside "
+                        f"eachReplicaOf component {sub.each_replica_of!r}"
                     )
                 subgroup_names.add(sub.name or sub.component)
             for sub_index, sub in enumerate(rule.sub_groups):

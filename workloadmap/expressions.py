@@ -21,6 +21,9 @@ and instance scopes need the whole resource:
     A number or numeric string as an integer (``"3"`` -> 3); null when it is not one.
 ``jvm_mib(size)``
     A JVM/Spark memory size (``"512m"``, ``"2g"``; a bare number is MiB) in MiB, rounded up.
+``pick(array, key, values)``, ``omit(array, key, values)``
+    The elements whose ``key`` is (or is not) one of ``values``: a join between two lists, e.g. the
+    Grove cliques a scaling group names.
 ``object(key, value)``
     ``{key: value}`` with a computed key (e.g. a GPU resource name read from the spec).
 """
@@ -48,6 +51,10 @@ MAX_EXPRESSION_LENGTH = 2048
 # JVM / Spark memory sizes ("512m", "2g"); a bare number is MiB, as Spark reads it.
 _JVM_SIZE = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]+)?)(?P<unit>[kKmMgGtTpP])?[bB]?")
 _JVM_UNIT_MIB = {"k": 1 / 1024, "m": 1, "g": 1024, "t": 1024**2, "p": 1024**3}
+
+
+def _hashable(value: Any) -> Any:
+    return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
 
 
 class _WmapFunctions(jmespath.functions.Functions):
@@ -99,6 +106,16 @@ class _WmapFunctions(jmespath.functions.Functions):
             return None
         amount = float(match["number"]) * _JVM_UNIT_MIB[(match["unit"] or "m").lower()]
         return int(math.ceil(amount))
+
+    @jmespath.functions.signature({"types": ["array", "null"]}, {"types": ["string"]}, {"types": ["array", "null"]})
+    def _func_pick(self, elements, key, values):
+        wanted = set(_hashable(value) for value in values or [])
+        return [e for e in elements or [] if isinstance(e, dict) and _hashable(e.get(key)) in wanted]
+
+    @jmespath.functions.signature({"types": ["array", "null"]}, {"types": ["string"]}, {"types": ["array", "null"]})
+    def _func_omit(self, elements, key, values):
+        unwanted = set(_hashable(value) for value in values or [])
+        return [e for e in elements or [] if not (isinstance(e, dict) and _hashable(e.get(key)) in unwanted)]
 
     @jmespath.functions.signature({"types": ["string"]}, {"types": []})
     def _func_object(self, key, value):

@@ -3,15 +3,21 @@
 A definition's ``gang.podGroups`` is a list of rules; the first whose ``when`` holds is used.
 A rule forms one PodGroup for the whole workload, one per instance of a component
 (``perInstance``: JobSet ``InOrder``) or one per replica of a component (``perReplica``: an LWS
-group). ``minMember`` defaults to the members' pods at gang scale, where each component counts
-``minReplicas`` when positive and ``replicas`` otherwise, multiplied down the tree (the rule KAI's
-pod-grouper applies). SubGroups default the same way per component; ``remainder`` gives a
-subgroup what the PodGroup's ``minMember`` leaves after the others.
+group, a Grove PodCliqueSet replica). ``minMember`` defaults to the members' pods at gang scale,
+where each component counts ``minReplicas`` when positive and ``replicas`` otherwise, multiplied
+down the tree (the rule KAI's pod-grouper applies). SubGroups default the same way per component;
+``remainder`` gives a subgroup what the PodGroup's ``minMember`` leaves after the others.
+
+A component marked ``scaledPodGroups`` (a Grove scaling group) puts only its ``minReplicas``
+replicas in the enclosing PodGroup; each replica beyond them is a PodGroup of its own, named
+``<enclosing group>-<component instance>-<replica index>`` (Grove's scaled PodGangs).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from .definitions import Definition, PodGroupRule, SubGroupRule
@@ -20,79 +26,93 @@ from .interpreter import ExpandedComponent, _to_count
 from .resources import format_resources
 from .tree import PodGroup, PodSet, SubGroup
 
-__all__ = ["form_pod_groups"]
+__all__ = ["form_pod_groups", "rule_applies"]
+
+_MAX_POD_GROUPS = 100_000
 
 
 def _truthy(value: Any) -> bool:
     return not (value is None or value is False or value == "" or value == [] or value == {})
 
 
+@dataclass
 class _Scope:
-    """The members of one PodGroup: a set of expanded components and how many of each pod it holds.
+    """The members of one PodGroup and how many pods of each component it holds.
 
-    ``factor`` maps a component path to how many replicas of that component's *parent chain* the
-    group contains (1 for a per-replica group, the full multiplicity for a workload group).
+    ``roots`` are the components the group is made of; an ``anchored`` group holds exactly one
+    replica of its single root (index ``replica``). ``multipliers`` gives, per root, how many
+    replicas of the root's parent the group spans.
     """
 
-    def __init__(self, roots: list[ExpandedComponent], per_replica_of: ExpandedComponent | None = None) -> None:
-        self.roots = roots
-        self.per_replica_of = per_replica_of
+    roots: list[ExpandedComponent]
+    anchored: bool = False
+    replica: int = 0
+    base: str = ""
+    multipliers: dict[int, int] = field(default_factory=dict)
+    _declared: dict[int, int] = field(default_factory=dict)
+    _gang: dict[int, int] = field(default_factory=dict)
+    _mult: dict[int, int] = field(default_factory=dict)
+    _own: dict[int, int] = field(default_factory=dict)
+    _own_pods: dict[int, int] = field(default_factory=dict)
 
-    def nodes(self) -> Iterable[ExpandedComponent]:
+    def __post_init__(self) -> None:
+        for root in self.roots:
+            multiplier = self.multipliers.get(id(root), 1)
+            self._visit(root, multiplier, gang=False, anchored=self.anchored)
+            self._visit(root, multiplier, gang=True, anchored=self.anchored)
+
+    def _visit(self, node: ExpandedComponent, multiplier: int, *, gang: bool, anchored: bool) -> int:
+        if anchored:
+            own = 1
+        elif gang or node.definition.scaled_pod_groups:
+            own = node.gang_replicas
+        else:
+            own = node.replicas
+        total = multiplier * own * node.pods_per_replica if node.has_pods else 0
+        if not gang:
+            self._own_pods[id(node)] = total
+        for child in node.children:
+            total += self._visit(child, multiplier * own, gang=gang, anchored=False)
+        (self._gang if gang else self._declared)[id(node)] = total
+        if not gang:
+            self._mult[id(node)] = multiplier
+            self._own[id(node)] = own
+        return total
+
+    def nodes(self):
         for root in self.roots:
             yield from root.walk()
 
     def pods(self, node: ExpandedComponent) -> int:
         """Declared pods of ``node``'s subtree inside this group."""
-        return self._count(node, gang=False)
+        return self._declared.get(id(node), 0)
 
     def gang_pods(self, node: ExpandedComponent) -> int:
         """Pods of ``node``'s subtree inside this group at gang (minimum-first) scale."""
-        return self._count(node, gang=True)
+        return self._gang.get(id(node), 0)
 
-    def _count(self, node: ExpandedComponent, gang: bool) -> int:
-        anchor = self.per_replica_of
-        if anchor is None:
-            parent = node.parent_gang_replicas if gang else node.parent_replicas
-            own = node.gang_pods_per_parent_replica() if gang else node.pods_per_parent_replica()
-            return parent * own
-        if node is anchor:
-            # One replica of the anchor: its subtree per one replica.
-            per_parent = node.gang_pods_per_parent_replica() if gang else node.pods_per_parent_replica()
-            replicas = node.gang_replicas if gang else node.replicas
-            return per_parent // replicas if replicas else 0
-        # A descendant of the anchor: multiply replicas from the anchor (exclusive) down to the node.
-        chain = self._chain(anchor, node)
-        if chain is None:
-            return 0
-        multiplier = 1
-        for between in chain[1:-1]:
-            multiplier *= between.gang_replicas if gang else between.replicas
-        own = node.gang_pods_per_parent_replica() if gang else node.pods_per_parent_replica()
-        return multiplier * own
+    def copies(self, node: ExpandedComponent) -> int:
+        """How many replicas of ``node``'s parent this group spans."""
+        return self._mult.get(id(node), 0)
 
-    @staticmethod
-    def _chain(anchor: ExpandedComponent, node: ExpandedComponent) -> list[ExpandedComponent] | None:
-        stack: list[tuple[ExpandedComponent, list[ExpandedComponent]]] = [(anchor, [anchor])]
-        while stack:
-            current, path = stack.pop()
-            if current is node:
-                return path
-            for child in current.children:
-                stack.append((child, path + [child]))
-        return None
+    def replicas_in_group(self, node: ExpandedComponent) -> list[int]:
+        """Replica indexes of ``node`` that belong to this group."""
+        if self.anchored and node in self.roots:
+            return [self.replica]
+        return list(range(self._own.get(id(node), 0)))
 
-    def pod_sets(self, nodes: Iterable[ExpandedComponent]) -> list[PodSet]:
+    def pod_sets(self, nodes) -> list[PodSet]:
         sets = []
         for top in nodes:
             for leaf in top.leaves():
-                count = self.pods(leaf)
+                count = self._own_pods.get(id(leaf), 0)
                 if count and leaf.demand is not None:
                     sets.append(PodSet(component=leaf.path, count=count, pod_resources=format_resources(leaf.demand.requests)))
         return sets
 
 
-def _rule_applies(rule: PodGroupRule, resource: Mapping, refs: Mapping[str, Any]) -> bool:
+def rule_applies(rule: PodGroupRule, resource: Mapping, refs: Mapping[str, Any]) -> bool:
+    """Whether a PodGroup rule's ``when`` holds for the resource (a rule without one always does)."""
     expression = rule.compiled("when")
     if expression is None:
         return True
@@ -116,56 +136,75 @@ def _evaluate_count(model, field_name: str, scope: Any, resource: Mapping, what:
     return _to_count(result, what, expression.source)
 
 
-def _find(nodes: list[ExpandedComponent], component: str) -> list[ExpandedComponent]:
-    return [node for root in nodes for node in root.walk() if node.definition.name == component]
+_PLACEHOLDER = re.compile(r"\{(\w+)(\|lower)?\}")
+
+
+def _render_name(template: str, values: dict[str, str]) -> str:
+    def substitute(match: re.Match) -> str:
+        value = values.get(match.group(1), match.group(0))
+        return value.lower() if match.group(2) else value
+
+    return _PLACEHOLDER.sub(substitute, template)
 
 
 def _subgroups(
     rules: list[SubGroupRule],
     scope: _Scope,
+    group_name: str,
     scope_value: Any,
     resource: Mapping,
     group_min: int,
     refs: Mapping[str, Any],
 ) -> list[SubGroup]:
-    built: list[tuple[SubGroupRule, SubGroup]] = []
+    built: list[SubGroup] = []
+    remainders: list[SubGroup] = []
     for rule in rules:
         targets = [node for node in scope.nodes() if node.definition.name == rule.component]
-        if rule.each_instance:
-            groups = [(node.instance or node.name, [node]) for node in targets]
-        else:
-            groups = [(rule.name or rule.component, targets)] if targets else []
-        for name, members in groups:
-            pods = sum(scope.pods(node) for node in members)
+        # (name values, member nodes, replica scope) per subgroup to build
+        plans: list[tuple[dict[str, str], list[ExpandedComponent], _Scope]] = []
+        if rule.each_replica_of:
+            owners = [node for node in scope.nodes() if node.definition.name == rule.each_replica_of]
+            for owner in owners:
+                inner = [node for node in owner.walk() if node in targets]
+                for replica in scope.replicas_in_group(owner):
+                    per_replica = _Scope([owner], anchored=True, replica=replica)
+                    for node in inner:
+                        values = {"replicaOf": owner.instance or owner.name, "replica": str(replica),
+                                  "instance": node.instance or node.name}
+                        plans.append((values, [node], per_replica))
+        elif rule.each_instance:
+            plans = [({"instance": node.instance or node.name}, [node], scope) for node in targets]
+        elif targets:
+            plans = [({"instance": rule.name or rule.component}, targets, scope)]
+        for values, members, counting in plans:
+            values = {"group": group_name, "base": scope.base or group_name, "component": rule.component, **values}
+            if rule.name:
+                name = _render_name(rule.name, values)
+            elif rule.each_replica_of:
+                name = f"{values['replicaOf']}-{values['replica']}-{values['instance']}"
+            else:
+                name = values["instance"]
+            pods = sum(counting.pods(node) for node in members)
             if pods == 0:
                 continue
-            default = sum(scope.gang_pods(node) for node in members)
+            default = sum(counting.gang_pods(node) for node in members)
             if rule.min_member == "remainder":
-                min_member = -1  # filled in below
+                subgroup = SubGroup(name=name, min_member=0, parent=rule.parent, pods=pods, pod_sets=counting.pod_sets(members))
+                remainders.append(subgroup)
             else:
                 explicit = _evaluate_count(rule, "min_member", scope_value, resource, f"subgroup {name} minMember", refs)
-                min_member = default if explicit is None else explicit
-            built.append(
-                (
-                    rule,
-                    SubGroup(
-                        name=name,
-                        min_member=min_member,
-                        parent=rule.parent,
-                        pods=pods,
-                        pod_sets=scope.pod_sets(members),
-                    ),
+                subgroup = SubGroup(
+                    name=name,
+                    min_member=default if explicit is None else explicit,
+                    parent=rule.parent,
+                    pods=pods,
+                    pod_sets=counting.pod_sets(members),
                 )
-            )
-    for rule, subgroup in built:
-        if subgroup.min_member == -1:
-            others = sum(
-                other.min_member
-                for other_rule, other in built
-                if other is not subgroup and other.parent == subgroup.parent and other.min_member >= 0
-            )
-            subgroup.min_member = max(0, group_min - others)
-    return [subgroup for _, subgroup in built]
+            built.append(subgroup)
+    for subgroup in remainders:
+        others = sum(other.min_member for other in built if other not in remainders and other.parent == subgroup.parent)
+        subgroup.min_member = max(0, group_min - others)
+    return built
 
 
 def _pod_group(
@@ -175,21 +214,43 @@ def _pod_group(
     scope_value: Any,
     resource: Mapping,
     refs: Mapping[str, Any],
+    *,
+    explicit_min: bool = True,
 ) -> PodGroup | None:
-    members = list(scope.roots)
-    pods = sum(scope.pods(node) for node in members)
+    pods = sum(scope.pods(node) for node in scope.roots)
     if pods == 0:
         return None
-    default = sum(scope.gang_pods(node) for node in members)
-    explicit = _evaluate_count(rule, "min_member", scope_value, resource, f"PodGroup {name} minMember", refs)
+    default = sum(scope.gang_pods(node) for node in scope.roots)
+    explicit = (
+        _evaluate_count(rule, "min_member", scope_value, resource, f"PodGroup {name} minMember", refs)
+        if explicit_min
+        else None
+    )
     min_member = default if explicit is None else explicit
     return PodGroup(
         name=name,
         min_member=min_member,
         pods=pods,
-        sub_groups=_subgroups(rule.sub_groups, scope, scope_value, resource, min_member, refs),
-        pod_sets=scope.pod_sets(members),
+        sub_groups=_subgroups(rule.sub_groups, scope, name, scope_value, resource, min_member, refs),
+        pod_sets=scope.pod_sets(scope.roots),
     )
+
+
+def _scaled_groups(main: PodGroup, scope: _Scope, rule: PodGroupRule, resource: Mapping, refs) -> list[PodGroup]:
+    """The PodGroups of replicas beyond minReplicas of ``scaledPodGroups`` components in a group."""
+    groups = []
+    for node in scope.nodes():
+        if not node.definition.scaled_pod_groups or node.replicas <= node.gang_replicas:
+            continue
+        copies = scope.copies(node)
+        for copy in range(copies):
+            for replica in range(node.gang_replicas, node.replicas):
+                suffix = f"{node.instance or node.name}-{replica}" if copies == 1 else f"{node.instance or node.name}-{copy}-{replica}"
+                replica_scope = _Scope([node], anchored=True, replica=replica, base=main.name)
+                group = _pod_group(f"{main.name}-{suffix}", rule, replica_scope, node.scope, resource, refs, explicit_min=False)
+                if group:
+                    groups.append(group)
+    return groups
 
 
 def form_pod_groups(
@@ -202,34 +263,39 @@ def form_pod_groups(
     """The PodGroups of a resource (empty when the kind is not gang scheduled).
 
     Raises:
-        InputError: a gang expression gave something that is not a count.
+        InputError: a gang expression gave something that is not a count, or the workload would
+            form more PodGroups than any cluster holds.
     """
     refs = refs or {}
-    rule = next((rule for rule in definition.gang.pod_groups if _rule_applies(rule, resource, refs)), None)
+    rule = next((rule for rule in definition.gang.pod_groups if rule_applies(rule, resource, refs)), None)
     if rule is None:
         return []
     base = f"{workload_name}-{rule.name}" if rule.name else workload_name
-    groups: list[PodGroup] = []
+    plans: list[tuple[str, _Scope, Any]] = []
     if rule.per_instance:
-        for node in _find(nodes, rule.per_instance):
-            group = _pod_group(f"{base}-{node.instance or node.name}", rule, _Scope([node]), node.scope, resource, refs)
-            if group:
-                groups.append(group)
+        for node in (n for root in nodes for n in root.walk() if n.definition.name == rule.per_instance):
+            plans.append((f"{base}-{node.instance or node.name}", _Scope([node], multipliers={id(node): node.parent_replicas}), node.scope))
     elif rule.per_replica:
         index = 0
-        for node in _find(nodes, rule.per_replica):
-            # Every replica of the anchor is an identical group: build one, then copy it with its index.
-            template = _pod_group(base, rule, _Scope([node], per_replica_of=node), node.scope, resource, refs)
+        for node in (n for root in nodes for n in root.walk() if n.definition.name == rule.per_replica):
             count = node.parent_replicas * node.replicas
-            if template is None:
-                continue
-            if count > 100_000:
-                raise InputError(f"{count} PodGroups (one per {rule.per_replica} replica) is beyond any real cluster")
-            for _ in range(count):
-                groups.append(template.model_copy(update={"name": f"{base}-{index}"}, deep=True))
+            if index + count > _MAX_POD_GROUPS:
+                raise InputError(f"more than {_MAX_POD_GROUPS} PodGroups (one per {rule.per_replica} replica) is beyond any real cluster")
+            # Replicas are identical: count them once, then name each copy by its index.
+            template = _Scope([node], anchored=True, replica=0)
+            for replica in range(count):
+                name = f"{base}-{index}"
+                plans.append((name, template if replica == 0 else _Scope([node], anchored=True, replica=replica % max(node.replicas, 1)), node.scope))
                 index += 1
     else:
-        group = _pod_group(base, rule, _Scope(nodes), resource, resource, refs)
-        if group:
-            groups.append(group)
+        plans.append((base, _Scope(list(nodes)), resource))
+    groups: list[PodGroup] = []
+    for name, scope, scope_value in plans:
+        group = _pod_group(name, rule, scope, scope_value, resource, refs)
+        if group is None:
+            continue
+        groups.append(group)
+        groups.extend(_scaled_groups(group, scope, rule, resource, refs))
+        if len(groups) > _MAX_POD_GROUPS:
+            raise InputError(f"more than {_MAX_POD_GROUPS} PodGroups is beyond any real cluster")
     return groups

@@ -29,7 +29,9 @@ __all__ = [
     "InspectResult",
     "RelatedObjects",
     "ExpandedComponent",
+    "Expander",
     "expand_components",
+    "resolve_references",
 ]
 
 # Topology annotations a user may already have put on a workload (KAI on the top owner, Kueue on
@@ -149,8 +151,8 @@ def _format_path(path: list[str | int]) -> str:
     return text
 
 
-class _Expander:
-    """Walks one resource through one definition.
+class Expander:
+    """Walks one resource through one definition (the interpreter's engine; lint reuses it).
 
     ``catalog`` resolves embedded resources (AppWrapper); ``refs`` holds resolved references;
     ``path_root`` is the outermost object, so template paths of embedded resources are absolute.
@@ -265,7 +267,7 @@ class _Expander:
                 kind=kind,
                 field=where,
             )
-        nested = _Expander(lookup.definition, embedded, catalog=self.catalog, path_root=self.path_root, depth=self.depth + 1)
+        nested = Expander(lookup.definition, embedded, catalog=self.catalog, path_root=self.path_root, depth=self.depth + 1)
         return kind, nested.expand(*bases)
 
     def _instances(self, component: ComponentDefinition, scope: Any) -> list[tuple[str | None, Any]]:
@@ -412,7 +414,7 @@ class _Expander:
 
 def expand_components(definition: Definition, resource: Mapping) -> list[ExpandedComponent]:
     """Expand a resource's components through a definition (counts evaluated, pods not totalled)."""
-    return _Expander(definition, resource).expand()
+    return Expander(definition, resource).expand()
 
 
 def _number(amount: Fraction) -> int | float:
@@ -537,8 +539,8 @@ def inspect(
         )
     definition = lookup.definition
     warnings = [lookup.warning] if lookup.warning else []
-    refs = _resolve_references(definition, resource, related or RelatedObjects(), namespace, warnings)
-    expander = _Expander(definition, resource, catalog=catalog, refs=refs)
+    refs = resolve_references(definition, resource, related or RelatedObjects(), namespace, warnings)
+    expander = Expander(definition, resource, catalog=catalog, refs=refs)
     nodes = expander.expand()
     components = [_component_model(node, gpu_resources) for node in nodes]
 
@@ -599,9 +601,10 @@ class RelatedObjects:
         return None
 
 
-def _resolve_references(
+def resolve_references(
     definition: Definition, resource: Mapping, related: RelatedObjects, namespace: str | None, warnings: list[str]
 ) -> dict[str, Any]:
+    """Find each reference a definition declares among ``related``; a missing one adds a warning."""
     refs: dict[str, Any] = {}
     for reference in definition.references:
         name_expression = reference.compiled("name_expression")

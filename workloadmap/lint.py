@@ -561,7 +561,7 @@ class _SampleRun:
 
     def run(self) -> None:
         from .gangs import form_pod_groups
-        from .interpreter import RelatedObjects, _Expander, _resolve_references
+        from .interpreter import Expander, RelatedObjects, resolve_references
         from .phases import evaluate_phase
 
         related = RelatedObjects(self.related)
@@ -578,7 +578,7 @@ class _SampleRun:
             metadata = resource.get("metadata") if isinstance(resource.get("metadata"), Mapping) else {}
             namespace = metadata.get("namespace") if isinstance(metadata.get("namespace"), str) else None
             self.failed_on_sample = False
-            refs = _resolve_references(self.definition, resource, related, namespace, [])
+            refs = resolve_references(self.definition, resource, related, namespace, [])
             for index, reference in enumerate(self.definition.references):
                 self.evaluate(reference, "name_expression", resource, resource, refs, f"references[{index}].nameExpression", sample)
             for index, component in enumerate(self.definition.components):
@@ -588,7 +588,7 @@ class _SampleRun:
             if _truthy(resource.get("status")):
                 status_conditions.extend(self._status(resource, sample))
             try:
-                nodes = _Expander(self.definition, resource, catalog=self.catalog, refs=refs).expand()
+                nodes = Expander(self.definition, resource, catalog=self.catalog, refs=refs).expand()
                 name = metadata.get("name") or "sample"
                 pod_groups = form_pod_groups(self.definition, resource, str(name), nodes, refs)
                 evaluate_phase(self.definition.status, resource)
@@ -712,10 +712,10 @@ class _SampleRun:
             )
 
     def _check_gang_sizes(self, pod_groups: list[Any], resource: Mapping, refs: Mapping[str, Any], sample: str) -> None:
-        from .gangs import _rule_applies
+        from .gangs import rule_applies
 
         rules = self.definition.gang.pod_groups
-        index = next((i for i, rule in enumerate(rules) if _rule_applies(rule, resource, refs)), None)
+        index = next((i for i, rule in enumerate(rules) if rule_applies(rule, resource, refs)), None)
         if index is None:
             return
         for group in pod_groups:
