@@ -170,3 +170,10 @@ def test_jvm_mib_reads_spark_sizes(size, mib):
 def test_object_builds_a_computed_key():
     expression = compile_expression("object(gpu.name, gpu.quantity)")
     assert expression.search({"gpu": {"name": "amd.com/gpu", "quantity": 2}}) == {"amd.com/gpu": 2}
+
+
+def test_pick_and_omit_join_two_lists():
+    data = {"cliques": [{"name": "a"}, {"name": "b"}, {"name": "c"}], "group": ["c", "a"]}
+    assert compile_expression("pick(cliques, 'name', group)[].name").search(data) == ["a", "c"]
+    assert compile_expression("omit(cliques, 'name', group)[].name").search(data) == ["b"]
+    assert compile_expression("omit(cliques, 'name', missing)[].name").search(data) == ["a", "b", "c"]

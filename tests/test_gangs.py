@@ -295,3 +295,73 @@ def test_podgroup_json_contract(inspect_builtin):
     assert set(group["subGroups"][0]) == {"name", "minMember", "parent", "pods", "podSets"}
     assert group["subGroups"][1]["podSets"][0]["count"] == 3
     yaml.safe_dump(data)  # plain data, no custom types
+
+
+# ------------------------------------------------------------------ format features (user definition)
+
+SCALED_DEFINITION = """
+name: cells
+group: example.com
+kind: CellSet
+versions: [v1]
+components:
+  - name: cell
+    instances: spec.cells
+    podTemplate: template
+    replicas: replicas
+    minReplicas: minReplicas
+    scaledPodGroups: true
+    components:
+      - name: helper
+        podTemplate: helperTemplate
+        replicas: 2
+gang:
+  podGroups:
+    - subGroups:
+        - component: cell
+          eachReplicaOf: cell
+          name: "{base}-{instance|lower}-{replica}"
+"""
+
+
+def scaled_tree(tmp_path, replicas, min_replicas):
+    from workloadmap import Catalog, inspect, load_definition
+
+    path = tmp_path / "cells.yaml"
+    path.write_text(SCALED_DEFINITION)
+    catalog = Catalog([load_definition(path)])
+    template = {"spec": {"containers": [{"name": "c", "resources": {"limits": {"nvidia.com/gpu": 1}}}]}}
+    resource = {
+        "apiVersion": "example.com/v1",
+        "kind": "CellSet",
+        "metadata": {"name": "net"},
+        "spec": {"cells": [{"name": "Edge", "replicas": replicas, "minReplicas": min_replicas,
+                            "template": template, "helperTemplate": template}]},
+    }
+    return inspect(resource, catalog=catalog)
+
+
+def test_scaled_pod_groups_split_replicas_beyond_the_minimum(tmp_path):
+    # 3 cell replicas, minimum 1: each replica is 1 cell pod + 2 helper pods = 3 pods. The main group holds
+    # the minimum (1 replica = 3 pods); replicas 1 and 2 are PodGroups of their own, named <group>-<cell>-<index>.
+    tree = scaled_tree(tmp_path, replicas=3, min_replicas=1)
+    assert tree.totals.pods == 9
+    assert groups(tree) == [("net", 3, 3), ("net-Edge-1", 3, 3), ("net-Edge-2", 3, 3)]
+    # Subgroup names follow the template: {base} is the main group for every one of them, |lower lower-cases.
+    assert [subgroups(group) for group in tree.pod_groups] == [
+        [("net-edge-0", 3)],
+        [("net-edge-1", 3)],
+        [("net-edge-2", 3)],
+    ]
+
+
+def test_scaled_pod_groups_with_minimum_two_keep_two_replicas_in_the_main_group(tmp_path):
+    tree = scaled_tree(tmp_path, replicas=3, min_replicas=2)
+    # main group: 2 replicas x 3 pods = 6, with one subgroup per replica; replica 2 stands alone.
+    assert groups(tree) == [("net", 6, 6), ("net-Edge-2", 3, 3)]
+    assert subgroups(tree.pod_groups[0]) == [("net-edge-0", 3), ("net-edge-1", 3)]
+
+
+def test_scaled_pod_groups_at_the_minimum_form_no_extra_groups(tmp_path):
+    tree = scaled_tree(tmp_path, replicas=2, min_replicas=2)
+    assert groups(tree) == [("net", 6, 6)]
