@@ -11,6 +11,7 @@ Volcano's minAvailable defaulting, Spark's executor target and memory overhead. 
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 
 import pytest
 

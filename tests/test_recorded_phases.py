@@ -26,11 +26,31 @@ from workloadmap.interpreter import inspect
 RECORDED_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "corpus" / "recorded"
 
 _NO_STATUS = (
-    "the frame has no status at all; wmap's phase engine (workloadmap/phases.py) returns Undefined for an "
-    "object without status before trying any rule, while the recorder judged it by a spec/expression "
-    "predicate ({what}). The definition's own rule does match this frame; whether rules should run on a "
-    "status-less object is an engine decision (every other status-less recorded frame would still be "
-    "Undefined if they did)"
+    "the frame has no status at all: the controller has not seen the object yet, and wmap's contract is that a "
+    "resource with no status is Undefined. The recorder judged it from the spec ({what}), a test-flow "
+    "predicate rather than anything the operator reported"
+)
+_RAYJOB_SUBMITTED = (
+    "jobDeploymentStatus Running with no jobStatus: KubeRay has the cluster up and the job submitted, but Ray "
+    "has not reported the job yet. wmap says Initializing; the recorder's predicates covered no such frame "
+    "(Undefined), which tells a user nothing"
+)
+_RAYJOB_SUSPENDING = (
+    "jobDeploymentStatus Suspending: KubeRay is tearing the cluster down after suspend: true. wmap says "
+    "Suspending, the phase made for it; the recording leaves it Undefined"
+)
+_RAYJOB_RESUMING = (
+    "spec.suspend is false but jobDeploymentStatus is still Suspended: the user asked to resume and the "
+    "controller has not acted yet. wmap says Resuming; the recording still says Suspended"
+)
+_ISVC_READY_UNKNOWN = (
+    "Ready=Unknown (RevisionMissing / Uninitialized / IngressNotConfigured) while the predictor revision and "
+    "route come up: Knative's convention, which KServe follows, is that Unknown means in progress, and the "
+    "Knative recordings map the same condition to Initializing. wmap says Initializing; this recording says Undefined"
+)
+_NIM_PVC_CREATED = (
+    "state PVC-Created: the NIM operator has created the model-cache PVC and is still setting the service up. "
+    "wmap says Initializing; the recording leaves it Undefined"
 )
 
 # (path relative to recorded/, STATE index) -> why wmap's phase differs from the recorded state.
@@ -44,6 +64,24 @@ _DISAGREEMENTS: dict[tuple[str, int], str] = {
     ("kuberay/v1.34.0/ray-io-raycluster-v1/suspended.yaml", 0): _NO_STATUS.format(
         what="spec.suspend: true -> Suspended"
     ),
+    ("kuberay/v1.34.0/ray-io-rayjob-v1/completed.yaml", 5): _RAYJOB_SUBMITTED,
+    ("kuberay/v1.34.0/ray-io-rayjob-v1/failed.yaml", 5): _RAYJOB_SUBMITTED,
+    ("kuberay/v1.34.0/ray-io-rayjob-v1/resumed.yaml", 10): _RAYJOB_SUBMITTED,
+    ("kuberay/v1.34.0/ray-io-rayjob-v1/running.yaml", 6): _RAYJOB_SUBMITTED,
+    ("kuberay/v1.34.0/ray-io-rayjob-v1/resumed.yaml", 2): _RAYJOB_SUSPENDING,
+    ("kuberay/v1.34.0/ray-io-rayjob-v1/suspended.yaml", 2): _RAYJOB_SUSPENDING,
+    ("kuberay/v1.34.0/ray-io-rayjob-v1/resumed.yaml", 4): _RAYJOB_RESUMING,
+    ("kserve/v0.20.0/serving-kserve-io-inferenceservice-v1beta1/failed.yaml", 1): _ISVC_READY_UNKNOWN,
+    **{
+        ("kserve/v0.20.0/serving-kserve-io-inferenceservice-v1beta1/running.yaml", index): _ISVC_READY_UNKNOWN
+        for index in (1, 2, 3, 4, 5)
+    },
+    **{
+        ("kserve/v1.34.0/serving-kserve-io-inferenceservice-v1beta1/running.yaml", index): _ISVC_READY_UNKNOWN
+        for index in (2, 3, 4)
+    },
+    ("nim/v1.34.0/apps-nvidia-com-nimservice-v1alpha1/initializing.yaml", 1): _NIM_PVC_CREATED,
+    ("nim/v1.34.0/apps-nvidia-com-nimservice-v1alpha1/running.yaml", 1): _NIM_PVC_CREATED,
 }
 
 
