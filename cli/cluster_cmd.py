@@ -7,7 +7,6 @@ sent to the cluster.
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 from typing import List, Optional
 
@@ -21,19 +20,12 @@ from workloadmap.resources import DEFAULT_GPU_RESOURCES
 from workloadmap.tree import WorkloadTree
 
 from . import output
+from .output import DumpFormat, ViewFormat
 from .render import render_inspect_table, render_tree
 
 
-class GetFormat(str, Enum):
-    tree = "tree"
-    table = "table"
-    json = "json"
-    yaml = "yaml"
 
 
-class DumpFormat(str, Enum):
-    yaml = "yaml"
-    json = "json"
 
 
 def _kubeconfig_option() -> Optional[Path]:
@@ -66,7 +58,7 @@ def get_command(
     all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces", help="List across all namespaces."),
     kubeconfig: Optional[Path] = _kubeconfig_option(),
     context: Optional[str] = _context_option(),
-    output_format: GetFormat = typer.Option(GetFormat.tree, "-o", "--output", help="tree, table, json or yaml."),
+    output_format: ViewFormat = typer.Option(ViewFormat.tree, "-o", "--output", help="tree, table, json or yaml."),
     catalog: Optional[List[Path]] = typer.Option(
         None, "--catalog", help="Directory (or file) of extra definitions; repeatable. Also read from $WMAP_CATALOG."
     ),
@@ -123,9 +115,9 @@ def get_command(
                 output.warn(f"warning: {result.tree.workload.kind}/{result.tree.workload.name}: {warning}")
             trees.append(result.tree)
     if trees:
-        if output_format in (GetFormat.json, GetFormat.yaml):
+        if output_format in (ViewFormat.json, ViewFormat.yaml):
             output.write(output.dump(output.as_list([tree.to_dict() for tree in trees]), output_format.value))
-        elif output_format == GetFormat.table:
+        elif output_format == ViewFormat.table:
             output.write(render_inspect_table(trees))
         else:
             output.write("\n".join(render_tree(tree) for tree in trees))

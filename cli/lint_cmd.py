@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 from typing import List, Optional
 
@@ -12,12 +11,9 @@ from workloadmap.errors import WorkloadMapError
 from workloadmap.lint import LintFinding, has_errors, lint_path
 
 from . import output
+from .output import TableFormat
 
 
-class LintFormat(str, Enum):
-    table = "table"
-    json = "json"
-    yaml = "yaml"
 
 
 def _render_table(findings: list[LintFinding]) -> str:
@@ -40,7 +36,7 @@ def lint(
         help="FILE or DIR of sample resources (read recursively; recorded flows unpacked) to evaluate the "
         "definitions on. Repeatable.",
     ),
-    output_format: LintFormat = typer.Option(LintFormat.table, "-o", "--output", help="table, json or yaml."),
+    output_format: TableFormat = typer.Option(TableFormat.table, "-o", "--output", help="table, json or yaml."),
 ) -> None:
     """Lint definitions: beyond the schema, rules that catch wrong counts, dead gang and status rules.
 
@@ -53,7 +49,7 @@ def lint(
     except WorkloadMapError as error:
         output.error(str(error))
         raise typer.Exit(1)
-    if output_format == LintFormat.table:
+    if output_format == TableFormat.table:
         if findings:
             output.write(_render_table(findings))
         errors = sum(finding.severity == "error" for finding in findings)

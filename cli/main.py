@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-from enum import Enum
 from pathlib import Path
 from typing import List, Optional
 
@@ -25,6 +24,7 @@ from workloadmap.resources import DEFAULT_GPU_RESOURCES
 from workloadmap.tree import WorkloadTree
 
 from . import output
+from .output import TableFormat, ViewFormat
 from .render import render_definition_table, render_inspect_table, render_tree
 
 app = typer.Typer(
@@ -39,17 +39,8 @@ catalog_app = typer.Typer(help="List, show, validate and lint workload definitio
 app.add_typer(catalog_app, name="catalog")
 
 
-class InspectFormat(str, Enum):
-    tree = "tree"
-    table = "table"
-    json = "json"
-    yaml = "yaml"
 
 
-class DataFormat(str, Enum):
-    table = "table"
-    json = "json"
-    yaml = "yaml"
 
 
 CatalogOption = typer.Option(
@@ -77,7 +68,7 @@ def _exit_code(codes: list[int]) -> int:
 def inspect(
     files: Optional[List[str]] = typer.Argument(None, help="FILE, DIR or - (standard input)."),
     filename: Optional[List[str]] = typer.Option(None, "-f", "--filename", help="FILE, DIR or -; repeatable."),
-    output_format: InspectFormat = typer.Option(InspectFormat.tree, "-o", "--output", help="tree, table, json or yaml."),
+    output_format: ViewFormat = typer.Option(ViewFormat.tree, "-o", "--output", help="tree, table, json or yaml."),
     catalog_dirs: Optional[List[Path]] = CatalogOption,
     recursive: bool = typer.Option(False, "-R", "--recursive", help="Read directories recursively."),
     gpu_resource: Optional[List[str]] = typer.Option(
@@ -111,9 +102,9 @@ def inspect(
         for result in results:
             codes.append(_report(result, trees))
     if trees:
-        if output_format in (InspectFormat.json, InspectFormat.yaml):
+        if output_format in (ViewFormat.json, ViewFormat.yaml):
             output.write(output.dump(output.as_list([tree.to_dict() for tree in trees]), output_format.value))
-        elif output_format == InspectFormat.table:
+        elif output_format == ViewFormat.table:
             output.write(render_inspect_table(trees))
         else:
             output.write("\n".join(render_tree(tree) for tree in trees))
@@ -136,13 +127,13 @@ def _report(result: InspectResult, trees: list[WorkloadTree]) -> int:
 
 @catalog_app.command("list")
 def catalog_list(
-    output_format: DataFormat = typer.Option(DataFormat.table, "-o", "--output", help="table, json or yaml."),
+    output_format: TableFormat = typer.Option(TableFormat.table, "-o", "--output", help="table, json or yaml."),
     catalog_dirs: Optional[List[Path]] = CatalogOption,
 ) -> None:
     """List the definitions: one per workload kind."""
     catalog = _load_catalog(catalog_dirs)
     definitions = list(catalog)
-    if output_format == DataFormat.table:
+    if output_format == TableFormat.table:
         output.write(render_definition_table(definitions))
         return
     items = [_definition_summary(definition) for definition in definitions]

@@ -5,12 +5,44 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable, Sequence
+from enum import Enum
 from typing import Any
 
 import typer
 import yaml
 
-OUTPUT_FORMATS = ("tree", "table", "json", "yaml")
+
+
+class ViewFormat(str, Enum):
+    """-o for commands that show workloads: a tree, a table, or a machine dump."""
+
+    tree = "tree"
+    table = "table"
+    json = "json"
+    yaml = "yaml"
+
+
+class TableFormat(str, Enum):
+    """-o for listings."""
+
+    table = "table"
+    json = "json"
+    yaml = "yaml"
+
+
+class TreeFormat(str, Enum):
+    """-o for trees that have no table form."""
+
+    tree = "tree"
+    json = "json"
+    yaml = "yaml"
+
+
+class DumpFormat(str, Enum):
+    """-o for commands that print Kubernetes objects."""
+
+    yaml = "yaml"
+    json = "json"
 
 
 def dump(data: Any, output: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
 from typing import Any, List, Optional
 
@@ -18,15 +17,11 @@ from workloadmap.topology_sources import load_cluster
 from workloadmap.tree import WorkloadTree
 
 from . import output
+from .output import ViewFormat
 
 EXIT_UNFIT = 3
 
 
-class PlaceFormat(str, Enum):
-    tree = "tree"
-    table = "table"
-    json = "json"
-    yaml = "yaml"
 
 
 def _short(level: Optional[str]) -> str:
@@ -129,7 +124,7 @@ def place(
         None, "--required", help="Level every PodGroup must fit in (label key or its tail, e.g. rack)."
     ),
     preferred: Optional[str] = typer.Option(None, "--preferred", help="Preferred level to report and export."),
-    output_format: PlaceFormat = typer.Option(PlaceFormat.tree, "-o", "--output", help="tree, table, json or yaml."),
+    output_format: ViewFormat = typer.Option(ViewFormat.tree, "-o", "--output", help="tree, table, json or yaml."),
     emit: Optional[List[str]] = typer.Option(
         None,
         "--emit",
@@ -209,8 +204,8 @@ def _unique(objects: list[dict]) -> list[dict]:
     return kept
 
 
-def _write_objects(objects: list[dict], output_format: PlaceFormat) -> None:
-    if output_format is PlaceFormat.json:
+def _write_objects(objects: list[dict], output_format: ViewFormat) -> None:
+    if output_format is ViewFormat.json:
         output.write(output.dump(output.as_list(objects), "json"))
         return
     import yaml
@@ -218,25 +213,25 @@ def _write_objects(objects: list[dict], output_format: PlaceFormat) -> None:
     output.write(yaml.safe_dump_all(objects, sort_keys=False, default_flow_style=False))
 
 
-def _write_reports(reports: list[PlacementReport], output_format: PlaceFormat) -> None:
+def _write_reports(reports: list[PlacementReport], output_format: ViewFormat) -> None:
     if not reports:
         return
-    if output_format in (PlaceFormat.json, PlaceFormat.yaml):
+    if output_format in (ViewFormat.json, ViewFormat.yaml):
         data = [report.to_dict() for report in reports]
         output.write(output.dump(data[0] if len(data) == 1 else data, output_format.value))
-    elif output_format is PlaceFormat.table:
+    elif output_format is ViewFormat.table:
         rows = [row for report in reports for row in _table_rows(report)]
         output.write(output.table(_HEADERS, rows))
     else:
         output.write("\n".join(_render_tree(report) for report in reports))
 
 
-def _write_rankings(rankings: list, output_format: PlaceFormat) -> None:
-    if output_format in (PlaceFormat.json, PlaceFormat.yaml):
+def _write_rankings(rankings: list, output_format: ViewFormat) -> None:
+    if output_format in (ViewFormat.json, ViewFormat.yaml):
         data = [ranking.to_dict() for ranking in rankings]
         output.write(output.dump(data[0] if len(data) == 1 else data, output_format.value))
         return
-    if output_format is PlaceFormat.table:
+    if output_format is ViewFormat.table:
         rows = []
         for ranking in rankings:
             workload = f"{ranking.workload['kind']}/{ranking.workload['name']}"

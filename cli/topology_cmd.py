@@ -18,6 +18,7 @@ from workloadmap.topology import HOSTNAME_LABEL, Domain
 from workloadmap.topology_sources import detect_schemes, load_cluster
 
 from . import output
+from .output import DumpFormat, TableFormat, TreeFormat
 
 app = typer.Typer(
     help="Read cluster topology (NodeList, Slurm topology.conf/yaml, Topograph model, preset) and simulate clusters.",
@@ -28,21 +29,10 @@ app = typer.Typer(
 )
 
 
-class ShowFormat(str, Enum):
-    tree = "tree"
-    json = "json"
-    yaml = "yaml"
 
 
-class DataFormat(str, Enum):
-    yaml = "yaml"
-    json = "json"
 
 
-class TableFormat(str, Enum):
-    table = "table"
-    json = "json"
-    yaml = "yaml"
 
 
 class AcceleratorStyle(str, Enum):
@@ -88,7 +78,7 @@ def show(
     slurm_topology: Optional[str] = typer.Option(None, "--slurm-topology", help="Which topology of a topology.yaml."),
     hosts: bool = typer.Option(False, "--hosts", help="Also list the nodes (the hostname level)."),
     depth: Optional[int] = typer.Option(None, "--depth", min=0, help="Show at most this many levels."),
-    output_format: ShowFormat = typer.Option(ShowFormat.tree, "-o", "--output", help="tree, json or yaml."),
+    output_format: TreeFormat = typer.Option(TreeFormat.tree, "-o", "--output", help="tree, json or yaml."),
 ) -> None:
     """Print the domain tree: nodes, ready nodes and free/total GPUs per topology domain."""
     level_list = None
@@ -115,7 +105,7 @@ def show(
         shown = min(shown, depth)
     # Without a hostname level, --hosts lists the nodes under the deepest domains shown.
     list_nodes = hosts and not (host_level and shown == len(cluster.levels))
-    if output_format is ShowFormat.tree:
+    if output_format is TreeFormat.tree:
         lines = [
             f"cluster {cluster.name} ({cluster.source}): {_summary(root)}",
             f"levels: {' > '.join(cluster.levels)}",
@@ -163,7 +153,7 @@ def generate(
         None, "--accelerator-labels", help="NVLink domain labels: topograph, clique (nvidia.com/gpu.clique) or both."
     ),
     zone: Optional[str] = typer.Option(None, "--zone", help="A topology.kubernetes.io/zone value for all nodes."),
-    output_format: DataFormat = typer.Option(DataFormat.yaml, "-o", "--output", help="yaml or json."),
+    output_format: DumpFormat = typer.Option(DumpFormat.yaml, "-o", "--output", help="yaml or json."),
     output_file: Optional[Path] = typer.Option(None, "--output-file", "--file", help="Write here instead of stdout."),
 ) -> None:
     """Write a simulated cluster as a Kubernetes NodeList (Topograph v1 labels)."""
@@ -192,7 +182,7 @@ def generate(
         nodelist = generate_nodelist(spec)
     except WorkloadMapError as error:
         raise _fail(error) from None
-    if output_format is DataFormat.json:
+    if output_format is DumpFormat.json:
         text = json.dumps(nodelist, indent=2) + "\n"
     else:
         # The C emitter writes what yaml.safe_dump writes, only fast enough for 100,000 nodes.
