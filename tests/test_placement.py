@@ -529,3 +529,16 @@ def test_cli_emit_and_ranking(place_cli, tmp_path):
     assert ranked.exit_code == 0, ranked.output
     data = json.loads(ranked.stdout)
     assert [fit["cluster"] for fit in data["ranked"]] == ["one", "two"]  # same level, fewer GPUs left
+
+
+def test_pods_asking_for_local_disk_fit_simulated_nodes():
+    # Simulated and Slurm-derived nodes report ephemeral-storage like real nodes do; a pod asking for
+    # 800Gi of scratch fits one of them (3500Gi each), and nine such pods cannot share one node.
+    from fractions import Fraction
+
+    from workloadmap.placement import node_capacity
+    from workloadmap.topology import NodeCapacity
+
+    free = NodeCapacity().allocatable()
+    request = {"cpu": Fraction(8), "ephemeral-storage": Fraction(800 * 2**30), "nvidia.com/gpu": Fraction(1)}
+    assert node_capacity(free, request) == 4  # floor(3500 / 800) = 4, below 8 GPUs and 12 cpu-slots

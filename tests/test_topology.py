@@ -57,7 +57,9 @@ def test_node_gpus_sum_nvidia_and_amd():
 
 
 def test_node_capacity_defaults_and_zero_gpus_dropped():
-    assert NodeCapacity().allocatable() == {"cpu": F(96), "memory": F(1024 * 2**30), "pods": F(110), GPU: F(8)}
+    assert NodeCapacity().allocatable() == {
+        "cpu": F(96), "memory": F(1024 * 2**30), "pods": F(110), "ephemeral-storage": F(3500 * 2**30), GPU: F(8)
+    }
     assert GPU not in NodeCapacity(gpus=0).allocatable()
     assert NodeCapacity(gpus=4, gpu_resource="amd.com/gpu").allocatable()["amd.com/gpu"] == 4
 

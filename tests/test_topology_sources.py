@@ -379,7 +379,9 @@ def test_detect_format_preset_and_errors(tmp_path):
 def test_load_cluster_slurm_capacity_options_and_topology_name():
     cluster = load_cluster(FIXTURES / "topology-block.conf", gpus_per_node=4, cpus_per_node="72",
                            memory_per_node="512Gi", pods_per_node=64)
-    assert cluster.nodes[0].allocatable == {"cpu": 72, "memory": 512 * 2**30, "pods": 64, GPU: 4}
+    assert cluster.nodes[0].allocatable == {
+        "cpu": 72, "memory": 512 * 2**30, "pods": 64, "ephemeral-storage": 3500 * 2**30, GPU: 4
+    }
     tree = load_cluster(FIXTURES / "topology.yaml", slurm_topology="fabric")
     assert tree.levels[0] == "slurm.wmap.dev/switch-tier-1"
     with pytest.raises(TopologyError, match="invalid per-node memory"):

@@ -220,21 +220,21 @@ def _flatten(document: Document) -> Iterator[Document]:
     yield document
 
 
-def read_text(path: str) -> str:
-    """Read a file (``-`` for standard input) as UTF-8 text, refusing huge inputs."""
+def read_text(path: str, *, limit: int = MAX_INPUT_BYTES) -> str:
+    """Read a file (``-`` for standard input) as UTF-8 text, refusing inputs over ``limit`` bytes."""
     if path != "-" and not Path(path).exists():
         raise InputError("no such file", file=path)
     try:
         if path == "-":
             stream = getattr(sys.stdin, "buffer", None)
-            data = stream.read(MAX_INPUT_BYTES + 1) if stream is not None else sys.stdin.read(MAX_INPUT_BYTES + 1).encode()
+            data = stream.read(limit + 1) if stream is not None else sys.stdin.read(limit + 1).encode()
         else:
             with open(path, "rb") as handle:
-                data = handle.read(MAX_INPUT_BYTES + 1)
+                data = handle.read(limit + 1)
     except OSError as error:
         raise InputError(f"cannot read: {error.strerror or error}", file=path) from None
-    if len(data) > MAX_INPUT_BYTES:
-        raise InputError(f"input larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB (refused)", file=path)
+    if len(data) > limit:
+        raise InputError(f"input larger than {limit // (1024 * 1024)} MiB (refused)", file=path)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:

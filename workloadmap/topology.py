@@ -123,7 +123,8 @@ class NodeCapacity:
     """Per-node capacity for sources that describe topology but not nodes (Slurm files, models).
 
     The defaults are those of Topograph's KWOK node renderer (cpu 96, memory 1024Gi, pods 110)
-    plus 8 GPUs, the size of an HGX board.
+    plus 8 GPUs, the size of an HGX board, and local disk: every real node reports
+    ``ephemeral-storage``, and a pod that requests some cannot land on a node without it.
     """
 
     gpus: int = 8
@@ -131,6 +132,7 @@ class NodeCapacity:
     memory: str | int = "1024Gi"
     pods: int = 110
     gpu_resource: str = "nvidia.com/gpu"
+    ephemeral_storage: str | int = "3500Gi"
 
     def allocatable(self) -> dict[str, Fraction]:
         """The allocatable map every node of this capacity gets (a fresh dict each call).
@@ -142,6 +144,7 @@ class NodeCapacity:
             "cpu": self.cpu,
             "memory": self.memory,
             "pods": self.pods,
+            "ephemeral-storage": self.ephemeral_storage,
             self.gpu_resource: self.gpus,
         }
         allocatable: dict[str, Fraction] = {}

@@ -186,12 +186,16 @@ def _display_name(source: str | Path) -> str:
     return "-" if str(source) == "-" else str(source)
 
 
+# A NodeList of 100,000 nodes is a few hundred MiB of JSON; workload files stay under the smaller limit.
+MAX_TOPOLOGY_BYTES = 2 * 1024**3
+
+
 def _read_text(source: str | Path) -> str:
     name = _display_name(source)
     if name != "-" and Path(source).is_dir():
         raise TopologyError("is a directory, expected a file", file=name)
     try:
-        return read_text(name if name == "-" else str(source))
+        return read_text(name if name == "-" else str(source), limit=MAX_TOPOLOGY_BYTES)
     except InputError as error:
         raise TopologyError(error.message, file=name) from None
 
