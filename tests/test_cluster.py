@@ -376,12 +376,14 @@ def test_client_only_sends_get(fake_cluster, monkeypatch):
     assert fake_cluster.server.methods == {"GET"}
 
 
-def test_kubernetes_package_is_imported_lazily():
+def test_kubernetes_package_is_imported_lazily(tmp_path):
     code = (
         "import sys, workloadmap, workloadmap.cluster, workloadmap.cli.cluster_cmd\n"
         "print('kubernetes' in sys.modules)"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=REPO_ROOT)
+    # Run outside the checkout: `python -c` puts the working directory first on sys.path, and the
+    # checkout's source tree is not the installed package (cli/ installs as workloadmap.cli).
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
 
