@@ -20,7 +20,7 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
-from conftest import FIXTURES_DIR, REPO_ROOT, load_fixture
+from conftest import FIXTURES_DIR, load_fixture
 from fake_apiserver import TEST_TOKEN, FakeApiServer, FakeResource, fake_cluster  # noqa: F401  (fixture)
 from workloadmap import cluster as cluster_module
 from workloadmap.cli.cluster_cmd import get_command, nodes_command, pods_command
