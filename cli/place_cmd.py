@@ -120,6 +120,12 @@ def place(
     ),
     pods: Optional[Path] = typer.Option(None, "--pods", help="Pod/PodList file; running pods use node capacity."),
     levels: Optional[str] = typer.Option(None, "--levels", help="Comma-separated node-label keys, widest first."),
+    topology_object: Optional[Path] = typer.Option(
+        None, "--topology-object", help="KAI or Kueue Topology object whose levels to use."
+    ),
+    gpus_per_node: Optional[int] = typer.Option(None, "--gpus-per-node", help="Node GPUs (Slurm files and models)."),
+    cpus_per_node: Optional[str] = typer.Option(None, "--cpus-per-node", help="Node cpu (Slurm files and models)."),
+    memory_per_node: Optional[str] = typer.Option(None, "--memory-per-node", help="Node memory (Slurm files and models)."),
     required: Optional[str] = typer.Option(
         None, "--required", help="Level every PodGroup must fit in (label key or its tail, e.g. rack)."
     ),
@@ -149,7 +155,19 @@ def place(
         sources = list(topology or [f"preset:{DEFAULT_PRESET}"])
         if not topology:
             output.warn(f"note: no --topology given; placing on the built-in example cluster preset:{DEFAULT_PRESET}")
-        clusters: list[Cluster] = [load_cluster(source, levels=level_list, pods_file=pods) for source in sources]
+        capacity = {
+            name: value
+            for name, value in (
+                ("gpus_per_node", gpus_per_node),
+                ("cpus_per_node", cpus_per_node),
+                ("memory_per_node", memory_per_node),
+            )
+            if value is not None
+        }
+        clusters: list[Cluster] = [
+            load_cluster(source, levels=level_list, pods_file=pods, topology_object=topology_object, **capacity)
+            for source in sources
+        ]
         workloads, code = _load_workloads(workload)
         options = {"required": required, "preferred": preferred, "auto": not no_auto}
         reports: list[tuple[WorkloadTree, Any, PlacementReport, Cluster]] = []

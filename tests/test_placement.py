@@ -542,3 +542,20 @@ def test_pods_asking_for_local_disk_fit_simulated_nodes():
     free = NodeCapacity().allocatable()
     request = {"cpu": Fraction(8), "ephemeral-storage": Fraction(800 * 2**30), "nvidia.com/gpu": Fraction(1)}
     assert node_capacity(free, request) == 4  # floor(3500 / 800) = 4, below 8 GPUs and 12 cpu-slots
+
+
+def test_cli_places_on_a_slurm_tree_with_capacity_flags(place_cli, tmp_path):
+    # A 3-pod JobSet of 4 GPUs per pod on a Slurm tree whose nodes get 4 GPUs each from the flag:
+    # one pod per node, so a leaf switch with at least 3 nodes holds the gang.
+    topology = tmp_path / "topology.conf"
+    topology.write_text("SwitchName=spine Switches=leaf[1-2]\nSwitchName=leaf1 Nodes=n[1-3]\nSwitchName=leaf2 Nodes=n[4-5]\n")
+    workload = Path(__file__).resolve().parents[1] / "fixtures" / "jobset-leader-workers.yaml"
+    result = place_cli(str(workload), "-t", str(topology), "--gpus-per-node", "4", "-o", "json")
+    assert result.exit_code == 0, result.output
+    (group,) = json.loads(result.stdout)["podGroups"]
+    assert group["fits"] and group["preferredLevel"] == "slurm.wmap.dev/switch-tier-0"
+    assert group["candidates"] == ["leaf1"]  # leaf2 has only 2 nodes
+    # Without the flag the nodes have Topograph's default 8 GPUs: two pods share a node, leaf2 fits too.
+    result = place_cli(str(workload), "-t", str(topology), "-o", "json")
+    (group,) = json.loads(result.stdout)["podGroups"]
+    assert sorted(group["candidates"]) == ["leaf1", "leaf2"]
