@@ -101,6 +101,8 @@ def inspect(
         results = inspect_documents(documents, catalog=catalog, gpu_resources=gpu_resources, related=related_objects)
         for result in results:
             codes.append(_report(result, trees))
+    if not codes:
+        output.warn(f"note: no Kubernetes objects found in {', '.join(sources)}")
     if trees:
         if output_format in (ViewFormat.json, ViewFormat.yaml):
             output.write(output.dump(output.as_list([tree.to_dict() for tree in trees]), output_format.value))
