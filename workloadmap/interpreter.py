@@ -17,7 +17,6 @@ from .catalog import NON_WORKLOAD_KINDS, Catalog
 from .definitions import ComponentDefinition, Count, Definition
 from .documents import Document, load_objects
 from .errors import ExpressionError, InputError, NoDefinitionError, WorkloadMapError
-from .expressions import Expression
 from .phases import evaluate_phase
 from .resources import DEFAULT_GPU_RESOURCES, PodDemand, add_resources, format_resources, pod_demand
 from .tree import Component, Totals, WorkloadRef, WorkloadTree
@@ -30,7 +29,6 @@ __all__ = [
     "RelatedObjects",
     "ExpandedComponent",
     "Expander",
-    "expand_components",
     "resolve_references",
 ]
 
@@ -90,12 +88,6 @@ class ExpandedComponent:
             return self.replicas * self.pods_per_replica
         return self.replicas * sum(child.pods_per_parent_replica() for child in self.children)
 
-    def gang_pods_per_parent_replica(self) -> int:
-        """Like :meth:`pods_per_parent_replica`, at the gang (minimum-first) scale."""
-        if self.has_pods:
-            return self.gang_replicas * self.pods_per_replica
-        return self.gang_replicas * sum(child.gang_pods_per_parent_replica() for child in self.children)
-
     def walk(self) -> Iterator["ExpandedComponent"]:
         yield self
         for child in self.children:
@@ -106,10 +98,6 @@ class ExpandedComponent:
         for node in self.walk():
             if node.has_pods:
                 yield node
-
-
-def _describe(expression: Expression | None, value: Any) -> str:
-    return expression.source if expression is not None else repr(value)
 
 
 def _to_count(value: Any, what: str, source: str) -> int:
@@ -410,11 +398,6 @@ class Expander:
             template = {"metadata": metadata if isinstance(metadata, Mapping) else {}, "spec": spec}
             return template, spec, source
         return None, None, ""
-
-
-def expand_components(definition: Definition, resource: Mapping) -> list[ExpandedComponent]:
-    """Expand a resource's components through a definition (counts evaluated, pods not totalled)."""
-    return Expander(definition, resource).expand()
 
 
 def _number(amount: Fraction) -> int | float:
