@@ -17,14 +17,9 @@ from .output import TableFormat
 
 
 def _render_table(findings: list[LintFinding]) -> str:
-    """Aligned columns; the message is last and keeps its spaces."""
-    headers = ["SEVERITY", "DEFINITION", "FIELD", "RULE", "MESSAGE"]
-    rows = [[f.severity, f.definition, f.field or "-", f.rule, f.message] for f in findings]
-    widths = [max([len(headers[i])] + [len(row[i]) for row in rows]) for i in range(len(headers) - 1)]
-    lines = []
-    for row in [headers] + rows:
-        lines.append("   ".join([cell.ljust(widths[i]) for i, cell in enumerate(row[:-1])] + [row[-1]]))
-    return "\n".join(lines) + "\n"
+    """One row per finding; the message is last and keeps its spaces."""
+    rows = [[f.severity, f.definition, f.field, f.rule, f.message] for f in findings]
+    return output.table(["SEVERITY", "DEFINITION", "FIELD", "RULE", "MESSAGE"], rows, free_text_last=True)
 
 
 def lint(

@@ -59,16 +59,25 @@ def as_list(items: list[dict[str, Any]]) -> Any:
     return {"kind": "List", "apiVersion": "v1", "items": items}
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
-    """A borderless kubectl table: upper-case headers, columns padded with three spaces."""
-    rows = [["<none>" if cell in (None, "") else str(cell).replace(" ", "-") for cell in row] for row in rows]
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, free_text_last: bool = False) -> str:
+    """A borderless kubectl table: upper-case headers, columns padded with three spaces.
+
+    Values get ``-`` for spaces, except in a last free-text column (a REASON or MESSAGE, as
+    `kubectl get events` prints it) when ``free_text_last`` is set.
+    """
+    def cell(value: Any, last: bool) -> str:
+        if value in (None, ""):
+            return "<none>"
+        return str(value) if last and free_text_last else str(value).replace(" ", "-")
+
+    rows = [[cell(value, index == len(row) - 1) for index, value in enumerate(row)] for row in rows]
     widths = [len(header) for header in headers]
     for row in rows:
-        for index, cell in enumerate(row):
-            widths[index] = max(widths[index], len(cell))
+        for index, value in enumerate(row):
+            widths[index] = max(widths[index], len(value))
     lines = []
     for row in [list(headers)] + rows:
-        lines.append("   ".join(cell.ljust(widths[index]) for index, cell in enumerate(row)).rstrip())
+        lines.append("   ".join(value.ljust(widths[index]) for index, value in enumerate(row)).rstrip())
     return "\n".join(lines) + "\n"
 
 

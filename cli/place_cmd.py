@@ -239,7 +239,7 @@ def _write_reports(reports: list[PlacementReport], output_format: ViewFormat) ->
         output.write(output.dump(data[0] if len(data) == 1 else data, output_format.value))
     elif output_format is ViewFormat.table:
         rows = [row for report in reports for row in _table_rows(report)]
-        output.write(output.table(_HEADERS, rows))
+        output.write(output.table(_HEADERS, rows, free_text_last=True))
     else:
         output.write("\n".join(_render_tree(report) for report in reports))
 
@@ -257,7 +257,7 @@ def _write_rankings(rankings: list, output_format: ViewFormat) -> None:
                 rows.append([workload, rank, fit.cluster, _short(fit.preferred_level), fit.leftover_gpus, None])
             for entry in ranking.unfit:
                 rows.append([workload, None, entry["cluster"], None, None, entry["reason"]])
-        output.write(output.table(["WORKLOAD", "RANK", "CLUSTER", "PREFERRED", "LEFTOVER-GPUS", "REASON"], rows))
+        output.write(output.table(["WORKLOAD", "RANK", "CLUSTER", "PREFERRED", "LEFTOVER-GPUS", "REASON"], rows, free_text_last=True))
         return
     blocks = []
     for ranking in rankings:
