@@ -77,7 +77,9 @@ def inspect(
     related: Optional[List[str]] = typer.Option(
         None,
         "--related",
-        help="FILE or DIR of objects workloads reference (e.g. TrainingRuntimes for TrainJobs); repeatable.",
+        "--runtimes",
+        help="FILE or DIR of objects workloads reference (e.g. TrainingRuntimes / ClusterTrainingRuntimes for "
+        "TrainJobs); repeatable.",
     ),
 ) -> None:
     """Expand workloads from files into component trees with pod, GPU and gang totals."""

@@ -165,3 +165,12 @@ def test_user_catalog_replaces_the_builtin_with_a_notice(wmap, tmp_path):
 
 def test_version(wmap):
     assert wmap("version").stdout.startswith("wmap ")
+
+
+def test_trainjob_runtime_from_a_directory(wmap, corpus_dir):
+    trainjob = str(FIXTURES_DIR / "kubeflow" / "trainjob-no-runtime.yaml")
+    alone = wmap("inspect", trainjob)
+    assert alone.exit_code == 0 and "not in the input" in alone.stderr
+    with_runtime = wmap("inspect", trainjob, "--runtimes", str(corpus_dir / "clustertrainingruntime"))
+    assert with_runtime.exit_code == 0 and "not in the input" not in with_runtime.stderr
+    assert "(replicatedJob)" in with_runtime.stdout  # the runtime's JobSet template is expanded
