@@ -14,7 +14,7 @@ def _plural(count: int | float, word: str) -> str:
 
 def _component_label(component: Component) -> str:
     parts = [component.name]
-    if component.instance is not None:
+    if component.instance is not None and component.instance != component.role:
         parts.append(f"({component.role})")
     if component.has_pod_template:
         scale = f"replicas {component.replicas}"
