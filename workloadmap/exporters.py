@@ -70,7 +70,7 @@ KAI_PODGROUP_API = "scheduling.run.ai/v2alpha2"
 KUEUE_TOPOLOGY_API = "kueue.x-k8s.io/v1beta2"
 VOLCANO_HYPERNODE_API = "topology.volcano.sh/v1alpha1"
 VOLCANO_PODGROUP_API = "scheduling.volcano.sh/v1beta1"
-DEMAND_API = "wmap.nvidia.com/v1alpha1"
+DEMAND_API = "wmap.dev/v1alpha1"
 
 EXPORT_TARGETS: tuple[str, ...] = ("kai", "kai-annotations", "kueue", "volcano", "demand")
 
