@@ -336,3 +336,21 @@ def test_export_dispatch():
         export("slurm", workload, report)
     with pytest.raises(PlacementError, match="cluster"):
         export("volcano", workload, report)
+
+
+def test_exported_workloads_are_ready_to_apply():
+    # A workload read back from a cluster carries status and server metadata; the annotated copy
+    # that --emit prints drops them (kubectl apply would otherwise send stale fields) and leaves
+    # the original untouched.
+    from workloadmap.exporters import _applyable_copy
+
+    original = {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {"name": "j", "uid": "1", "resourceVersion": "9", "managedFields": [], "labels": {"a": "b"}},
+        "spec": {"x": 1},
+        "status": {"conditions": []},
+    }
+    copy = _applyable_copy(original)
+    assert copy == {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "j", "labels": {"a": "b"}}, "spec": {"x": 1}}
+    assert "status" in original and original["metadata"]["uid"] == "1"

@@ -219,6 +219,21 @@ def _workload_levels(report: PlacementReport) -> tuple[str | None, str | None]:
     return required, preferred
 
 
+# Server-populated fields: an object meant for `kubectl apply` leaves them out.
+_SERVER_METADATA = ("resourceVersion", "uid", "generation", "creationTimestamp", "managedFields", "selfLink")
+
+
+def _applyable_copy(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """A deep copy of a workload without its status and server-populated metadata."""
+    result = copy.deepcopy(dict(obj))
+    result.pop("status", None)
+    metadata = result.get("metadata")
+    if isinstance(metadata, dict):
+        for key in _SERVER_METADATA:
+            metadata.pop(key, None)
+    return result
+
+
 def kai_annotated_workload(obj: Mapping[str, Any], report: PlacementReport, *, topology: str) -> dict[str, Any]:
     """A copy of the workload object with KAI topology annotations on its top-level metadata.
 
@@ -226,7 +241,7 @@ def kai_annotated_workload(obj: Mapping[str, Any], report: PlacementReport, *, t
     ``…-preferred-placement`` from the top owner only, and applies them to every PodGroup it
     builds; SubGroup constraints cannot be expressed this way (use :func:`kai_podgroups`).
     """
-    result = copy.deepcopy(dict(obj))
+    result = _applyable_copy(obj)
     metadata = result.setdefault("metadata", {})
     annotations = metadata.get("annotations") or {}
     metadata["annotations"] = annotations
@@ -421,7 +436,7 @@ def kueue_annotated_workload(
     Raises:
         PlacementError: a component's template cannot be located.
     """
-    result = copy.deepcopy(dict(obj))
+    result = _applyable_copy(obj)
     for component, wanted in kueue_annotations(tree, report).items():
         path = _template_path(tree, component, template_paths)
         if path is None:
@@ -584,7 +599,7 @@ def volcano_export(
     (``scheduling.volcano.sh/v1beta1``) with ``minMember`` and ``networkTopology``."""
     objects = volcano_hypernodes(cluster, members=members)
     if obj is not None and str(obj.get("apiVersion", "")).startswith("batch.volcano.sh/") and obj.get("kind") == "Job":
-        job = copy.deepcopy(dict(obj))
+        job = _applyable_copy(obj)
         block = volcano_network_topology(report)
         spec = job.setdefault("spec", {})
         if block:
