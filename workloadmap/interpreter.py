@@ -295,7 +295,7 @@ class Expander:
     ) -> list[ExpandedComponent]:
         expanded = []
         pairs = self._embedded(component, scope) if component.resource else self._instances(component, scope)
-        for instance, element in pairs:
+        for position, (instance, element) in enumerate(pairs):
             name = instance if instance is not None else component.name
             path = f"{parent_path}/{name}" if parent_path else name
             template, spec, where = self._pod_source(component, element, instance)
@@ -340,7 +340,7 @@ class Expander:
                 node.kind, nested = self._expand_embedded(
                     component,
                     element,
-                    f"{source}[{pairs.index((instance, element))}]",
+                    f"{source}[{position}]",
                     path,
                     parent_replicas * node.replicas,
                     parent_gang_replicas * node.gang_replicas,
