@@ -8,6 +8,7 @@ resource, maps the status to a phase, and forms the gangs (:mod:`workloadmap.gan
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -241,7 +242,8 @@ class Expander:
             pairs.append((str(name), embedded))
         return pairs
 
-    def _expand_embedded(self, component: ComponentDefinition, embedded: Mapping, where: str, *bases) -> tuple[str | None, list[ExpandedComponent]]:
+    def _expand_embedded(self, embedded: Mapping, where: str, *bases: Any) -> tuple[str | None, list[ExpandedComponent]]:
+        """Expand an embedded object through its own definition, under this component's replicas."""
         if self.catalog is None or self.depth >= 4:
             raise InputError("embedded resources nest too deeply (refused)", field=where)
         api_version, kind = embedded.get("apiVersion"), embedded.get("kind")
@@ -278,8 +280,7 @@ class Expander:
                 pairs.append((str(name) if name not in (None, "") else str(index), element))
         else:
             raise InputError(f"{component.name} instances must be a list or a mapping, got {type(result).__name__}", field=source)
-        names = [name for name, _ in pairs]
-        duplicates = sorted({name for name in names if names.count(name) > 1})
+        duplicates = sorted(name for name, count in Counter(name for name, _ in pairs).items() if count > 1)
         if duplicates:
             raise InputError(f"{component.name} instance name {duplicates[0]!r} appears more than once", field=source)
         return pairs
@@ -338,7 +339,6 @@ class Expander:
             if component.resource:
                 source = component.compiled("resource").source  # type: ignore[union-attr]
                 node.kind, nested = self._expand_embedded(
-                    component,
                     element,
                     f"{source}[{position}]",
                     path,
