@@ -65,6 +65,11 @@ def _render_tree(report: PlacementReport) -> str:
             lambda group: group.sub_groups,
         )
     )
+    for fit in report.slices:
+        where = "fits nowhere" if not fit.fits else f"preferred {_short(fit.preferred_level)}"
+        if fit.required_level:
+            where += f"; required {_short(fit.required_level)} ({fit.required_source})"
+        lines.append(f"slices: {fit.count} x {fit.component} of {fit.size} pods each: {where}")
     return "\n".join(lines) + "\n"
 
 
@@ -235,8 +240,7 @@ def _write_reports(reports: list[PlacementReport], output_format: ViewFormat) ->
     if not reports:
         return
     if output_format in (ViewFormat.json, ViewFormat.yaml):
-        data = [report.to_dict() for report in reports]
-        output.write(output.dump(data[0] if len(data) == 1 else data, output_format.value))
+        output.write(output.dump(output.as_list([report.to_dict() for report in reports]), output_format.value))
     elif output_format is ViewFormat.table:
         rows = [row for report in reports for row in _table_rows(report)]
         output.write(output.table(_HEADERS, rows, free_text_last=True))
@@ -246,8 +250,7 @@ def _write_reports(reports: list[PlacementReport], output_format: ViewFormat) ->
 
 def _write_rankings(rankings: list, output_format: ViewFormat) -> None:
     if output_format in (ViewFormat.json, ViewFormat.yaml):
-        data = [ranking.to_dict() for ranking in rankings]
-        output.write(output.dump(data[0] if len(data) == 1 else data, output_format.value))
+        output.write(output.dump(output.as_list([ranking.to_dict() for ranking in rankings]), output_format.value))
         return
     if output_format is ViewFormat.table:
         rows = []

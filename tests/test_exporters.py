@@ -354,3 +354,51 @@ def test_exported_workloads_are_ready_to_apply():
     copy = _applyable_copy(original)
     assert copy == {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "j", "labels": {"a": "b"}}, "spec": {"x": 1}}
     assert "status" in original and original["metadata"]["uid"] == "1"
+
+
+def test_jobset_jobs_become_kueue_slices_inside_an_nvlink_domain():
+    # 8 Jobs x 4 pods x 4 GPUs = 128 GPUs on NVL72 racks (18 nodes x 4 GPUs = 72 GPUs per NVLink domain,
+    # 2 racks per leaf): the whole replicatedJob needs a leaf (144 GPUs), one Job (16 GPUs) fits a rack.
+    # So Kueue gets the leaf as the podset's preferred level and each Job (slice of parallelism 4 pods)
+    # required inside one NVLink domain.
+    from workloadmap import inspect
+    from workloadmap.exporters import (
+        KUEUE_PREFERRED_ANNOTATION,
+        KUEUE_SLICE_REQUIRED_ANNOTATION,
+        KUEUE_SLICE_SIZE_ANNOTATION,
+        kueue_annotated_workload,
+    )
+    from workloadmap.placement import place
+    from workloadmap.simulation import example_cluster
+
+    jobset = {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {"name": "pretrain"},
+        "spec": {
+            "replicatedJobs": [
+                {
+                    "name": "trainer",
+                    "replicas": 8,
+                    "template": {
+                        "spec": {
+                            "parallelism": 4,
+                            "completions": 4,
+                            "template": {"spec": {"containers": [{"name": "t", "resources": {"limits": {"nvidia.com/gpu": 4}}}]}},
+                        }
+                    },
+                }
+            ]
+        },
+    }
+    tree = inspect(jobset)
+    report = place(tree, example_cluster("nvl72-4rack"))
+    (fit,) = report.slices
+    assert (fit.component, fit.size, fit.count) == ("trainer", 4, 8)
+    assert (fit.required_level, fit.required_source) == ("accelerator.topograph.run/domain", "auto")
+    annotated = kueue_annotated_workload(jobset, tree, report)
+    annotations = annotated["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"]["annotations"]
+    assert annotations[KUEUE_PREFERRED_ANNOTATION] == "fabric.topograph.run/tier-0"
+    assert annotations[KUEUE_SLICE_REQUIRED_ANNOTATION] == "accelerator.topograph.run/domain"
+    assert annotations[KUEUE_SLICE_SIZE_ANNOTATION] == "4"
+    assert 32 % int(annotations[KUEUE_SLICE_SIZE_ANNOTATION]) == 0  # Kueue: the slice size divides the podset

@@ -313,6 +313,9 @@ def kueue_annotations(tree: WorkloadTree, report: PlacementReport) -> dict[str, 
       equal size that divides its pod count, all with one required level narrower than the
       component's, the component gets ``podset-slice-required-topology`` and
       ``podset-slice-size``.
+    * A component whose replicas are several pods each (see ``PlacementReport.slices``) and whose
+      one replica is required to stay in an accelerator domain gets that level as
+      ``podset-slice-required-topology`` with ``podset-slice-size`` = the replica's pods.
     * Kueue requires a level on every template once one has it: components left without one get
       ``podset-preferred-topology`` at the widest level (the loosest preference).
     """
@@ -378,6 +381,18 @@ def kueue_annotations(tree: WorkloadTree, report: PlacementReport) -> dict[str, 
             if levels.index(slice_level) > levels.index(level):
                 entry[KUEUE_SLICE_REQUIRED_ANNOTATION] = slice_level
                 entry[KUEUE_SLICE_SIZE_ANNOTATION] = str(size)
+
+    # A component made of multi-pod replicas (a JobSet Job, a Ray multi-host replica) whose one
+    # replica must stay inside an accelerator domain gets that as its slice requirement, when the
+    # podset-level requirement is wider. The slice size is the replica's pod count.
+    for fit in report.slices:
+        entry = annotations.get(fit.component)
+        if not entry or KUEUE_SLICE_REQUIRED_ANNOTATION in entry or not fit.required_level:
+            continue
+        level = entry.get(KUEUE_REQUIRED_ANNOTATION) or entry.get(KUEUE_PREFERRED_ANNOTATION)
+        if level in levels and fit.required_level in levels and levels.index(fit.required_level) > levels.index(level):
+            entry[KUEUE_SLICE_REQUIRED_ANNOTATION] = fit.required_level
+            entry[KUEUE_SLICE_SIZE_ANNOTATION] = str(fit.size)
 
     if levels and any(
         KUEUE_REQUIRED_ANNOTATION in entry or KUEUE_PREFERRED_ANNOTATION in entry for entry in annotations.values()

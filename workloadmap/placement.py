@@ -54,6 +54,7 @@ __all__ = [
     "LevelFit",
     "GroupPlacement",
     "PlacementReport",
+    "SliceFit",
     "ClusterFit",
     "ClusterRanking",
     "component_paths",
@@ -631,6 +632,19 @@ class GroupPlacement(_Model):
     sub_groups: list["GroupPlacement"] = Field(default_factory=list, alias="subGroups")
 
 
+class SliceFit(_Model):
+    """Where one replica of a multi-pod component fits: a JobSet Job of ``parallelism`` pods, a Ray
+    multi-host group replica of ``numOfHosts`` pods. Kueue calls such a unit a slice."""
+
+    component: str
+    size: int = Field(description="Pods in one slice.")
+    count: int = Field(description="Slices of this component in the workload.")
+    fits: bool
+    preferred_level: str | None = Field(default=None, alias="preferredLevel")
+    required_level: str | None = Field(default=None, alias="requiredLevel")
+    required_source: str | None = Field(default=None, alias="requiredSource")
+
+
 class PlacementReport(_Model):
     """Placement of every gang of a workload on one cluster."""
 
@@ -639,6 +653,11 @@ class PlacementReport(_Model):
     fits: bool
     reason: str | None = None
     pod_groups: list[GroupPlacement] = Field(alias="podGroups")
+    slices: list[SliceFit] = Field(
+        default_factory=list,
+        description="Components whose replicas are several pods each, and where one replica fits "
+        "(the auto policy requires an accelerator domain for a slice that fits one).",
+    )
 
     def groups(self):
         """Yield every PodGroup and SubGroup placement, parents first."""
@@ -1013,6 +1032,35 @@ class _Placer:
         report.sub_groups = sorted(subgroups, key=lambda sub: order[sub.name])
         return report
 
+    def slices(self) -> list[SliceFit]:
+        """One :class:`SliceFit` per component with several pods per replica and several replicas."""
+        fits = []
+        for path, component in self.paths.items():
+            size = component.pods_per_replica
+            if not component.has_pod_template or size <= 1 or component.pods <= size:
+                continue
+            request = _parse_resources(component.pod_resources, f"components[{path}].podResources")
+            report = self.group(
+                name=f"{path}[slice]",
+                min_member=size,
+                pods=size,
+                shapes=_merge_shapes([(request, size)]),
+                root=False,
+                pod_sets=[PodSet(component=path, count=size, pod_resources=component.pod_resources)],
+            )
+            fits.append(
+                SliceFit(
+                    component=path,
+                    size=size,
+                    count=component.pods // size,
+                    fits=report.fits,
+                    preferred_level=report.preferred_level,
+                    required_level=report.required_level,
+                    required_source=report.required_source,
+                )
+            )
+        return fits
+
     def independent(self) -> list[GroupPlacement]:
         reports = []
         for path, component in self.paths.items():
@@ -1118,6 +1166,7 @@ def place(
         fits=reason is None,
         reason=reason,
         pod_groups=groups,
+        slices=placer.slices(),
     )
 
 
