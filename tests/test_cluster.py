@@ -514,3 +514,38 @@ def test_cli_cluster_nodes_error(tmp_path):
     result = _run("cluster", "nodes", "--kubeconfig", str(tmp_path / "missing"))
     assert result.exit_code == 1
     assert result.stderr.startswith("error: kubeconfig ") and len(result.stderr.splitlines()) == 1
+
+
+def test_live_cluster_is_a_topology_source(fake_cluster, monkeypatch):
+    # `--topology cluster:` reads nodes and the pods using them from the kubeconfig's cluster, with GETs only;
+    # the result equals the same nodes and pods read from files.
+    nodes_file = FIXTURES_DIR / "topology" / "nodes-topograph.yaml"
+    pods_file = FIXTURES_DIR / "topology" / "pods.yaml"
+    for node in _items(nodes_file):
+        fake_cluster.server.add(node)
+    for pod in _items(pods_file):
+        pod.setdefault("apiVersion", "v1")
+        pod.setdefault("kind", "Pod")
+        fake_cluster.server.add(pod)
+    monkeypatch.setenv("KUBECONFIG", str(fake_cluster.kubeconfig))
+    live = load_cluster("cluster:")
+    from_files = load_cluster(str(nodes_file), pods_file=pods_file)
+    assert live.levels == from_files.levels
+    assert {node.name: (node.labels, node.free()) for node in live.nodes} == {
+        node.name: (node.labels, node.free()) for node in from_files.nodes
+    }
+    assert fake_cluster.server.methods == {"GET"}
+
+
+def test_live_cluster_unreachable_is_one_line(tmp_path, monkeypatch):
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(yaml.safe_dump({
+        "apiVersion": "v1", "kind": "Config", "current-context": "dead",
+        "clusters": [{"name": "dead", "cluster": {"server": "http://127.0.0.1:1"}}],
+        "contexts": [{"name": "dead", "context": {"cluster": "dead", "user": "u"}}],
+        "users": [{"name": "u", "user": {"token": "x"}}],
+    }))
+    monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
+    with pytest.raises(ClusterError) as raised:
+        load_cluster("cluster:")
+    assert "cannot reach" in str(raised.value) and "\n" not in str(raised.value)

@@ -59,6 +59,8 @@ __all__ = [
 ]
 
 PRESET_PREFIX = "preset:"
+# `cluster:` reads the current kubeconfig context's cluster, `cluster:NAME` another context (read-only).
+LIVE_PREFIX = "cluster:"
 
 _TOPOGRAPH_TIER_RE = re.compile(r"^fabric\.topograph\.run/tier-([0-9]+)$")
 _TOPOLOGY_API_VERSIONS = ("kai.scheduler/v1alpha1", "kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1beta2")
@@ -750,7 +752,9 @@ def load_cluster(
     """Read a cluster from a topology source (format detected from the content).
 
     Args:
-        source: a file path (``-`` for standard input) or ``preset:NAME``.
+        source: a file path (``-`` for standard input), ``preset:NAME``, or ``cluster:`` /
+            ``cluster:CONTEXT`` for the nodes and running pods of a live cluster (read-only; the
+            kubeconfig comes from ``$KUBECONFIG`` or ``~/.kube/config``).
         levels: explicit levels, widest first (validated like a KAI/Kueue Topology).
         pods_file: a Pod/PodList file whose running pods use capacity (see :func:`apply_pods`).
         topology_object: a KAI or Kueue ``Topology`` file stating the levels.
@@ -774,6 +778,10 @@ def load_cluster(
         if capacity_given:
             raise TopologyError("per-node capacity options do not apply to a preset (it states its capacity)", file=name)
         cluster = example_cluster(name[len(PRESET_PREFIX) :])
+    elif name.startswith(LIVE_PREFIX):
+        if capacity_given:
+            raise TopologyError("per-node capacity options do not apply to a live cluster (nodes state it)", file=name)
+        cluster = _live_cluster(name[len(LIVE_PREFIX) :] or None, with_pods=pods_file is None, source=name)
     else:
         text = _read_text(source)
         kind, documents = _format_of(text, name)
@@ -809,6 +817,17 @@ def load_cluster(
     elif levels is not None:
         _set_levels(cluster, validate_levels(list(levels)))
     return cluster
+
+
+def _live_cluster(context: str | None, *, with_pods: bool, source: str) -> Cluster:
+    """Nodes (and the pods using them) read from a live API server, with GET requests only."""
+    from .cluster import ClusterClient  # the kubernetes client is imported on live paths only
+
+    with ClusterClient(context=context) as client:
+        nodes = client.nodes()
+        pods = client.pods() if with_pods else None
+        name = client.context or "cluster"
+    return cluster_from_objects([nodes], [pods] if pods is not None else None, name=name, source=source)
 
 
 def _set_levels(cluster: Cluster, levels: list[str], stated_in: str | None = None) -> None:
