@@ -125,13 +125,14 @@ def render_definition_table(definitions: list[Definition]) -> str:
     rows = []
     for definition in definitions:
         components = [component.name for root in definition.components for component in root.walk()]
+        shown = ",".join(components[:3]) + (f",+{len(components) - 3}" if len(components) > 3 else "")
         rows.append(
             [
                 definition.name,
                 definition.kind,
                 definition.group or "core",
                 ",".join(definition.versions),
-                ",".join(components),
+                shown,
                 "yes" if definition.gang.pod_groups else "no",
             ]
         )
