@@ -1,0 +1,42 @@
+"""The documentation's examples are real: the README's annotated definition loads and means what it says."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import load_fixture
+from workloadmap import Catalog, inspect
+from workloadmap.catalog import parse_definition
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _readme_definition() -> str:
+    readme = (REPO / "README.md").read_text()
+    section = readme[readme.index("## The definition format"):]
+    match = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert match, "the README lost its annotated definition"
+    return match.group(1)
+
+
+def test_readme_definition_is_valid_and_interprets_an_lws():
+    definition = parse_definition(_readme_definition(), "README.md")
+    assert (definition.group, definition.kind) == ("leaderworkerset.x-k8s.io", "LeaderWorkerSet")
+    tree = inspect(load_fixture("leaderworkerset.yaml"), catalog=Catalog([definition]))
+    builtin = inspect(load_fixture("leaderworkerset.yaml"))
+    # The README's copy counts the same pods and gangs as the shipped definition.
+    assert (tree.totals.pods, tree.totals.gpus) == (builtin.totals.pods, builtin.totals.gpus)
+    assert [(g.min_member, [(s.name, s.min_member) for s in g.sub_groups]) for g in tree.pod_groups] == [
+        (g.min_member, [(s.name, s.min_member) for s in g.sub_groups]) for g in builtin.pod_groups
+    ]
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/definitions.md", "docs/topology.md", "docs/performance.md"])
+def test_documented_links_exist(page):
+    text = (REPO / page).read_text()
+    for target in re.findall(r"\]\(((?:docs/)?[\w./-]+\.md)\)", text):
+        base = REPO if page == "README.md" else (REPO / page).parent
+        assert (base / target).exists(), f"{page} links to missing {target}"
