@@ -12,7 +12,6 @@ from typing import List, Optional
 
 import typer
 
-from workloadmap.catalog import Catalog
 from workloadmap.documents import Document
 from workloadmap.errors import WorkloadMapError
 from workloadmap.interpreter import inspect_documents
@@ -20,6 +19,7 @@ from workloadmap.resources import DEFAULT_GPU_RESOURCES
 from workloadmap.tree import WorkloadTree
 
 from . import output
+from .options import catalog_option, load_catalog
 from .output import DumpFormat, ViewFormat
 from .render import render_inspect_table, render_tree
 
@@ -59,9 +59,7 @@ def get_command(
     kubeconfig: Optional[Path] = _kubeconfig_option(),
     context: Optional[str] = _context_option(),
     output_format: ViewFormat = typer.Option(ViewFormat.tree, "-o", "--output", help="tree, table, json or yaml."),
-    catalog: Optional[List[Path]] = typer.Option(
-        None, "--catalog", help="Directory (or file) of extra definitions; repeatable. Also read from $WMAP_CATALOG."
-    ),
+    catalog: Optional[List[Path]] = catalog_option(),
     gpu_resource: Optional[List[str]] = typer.Option(
         None, "--gpu-resource", help="Resource name counted as a GPU (repeatable; default nvidia.com/gpu, amd.com/gpu)."
     ),
@@ -80,9 +78,7 @@ def get_command(
     if object_name is not None and all_namespaces:
         raise typer.BadParameter("a resource cannot be retrieved by name across all namespaces", param_hint="-A")
     try:
-        loaded_catalog = Catalog.load([str(path) for path in catalog or []])
-        for notice in loaded_catalog.notices:
-            output.warn(f"notice: {notice}")
+        loaded_catalog = load_catalog(catalog)
         with _client(kubeconfig, context) as client:
             if object_name is not None:
                 objects = [client.get(f"{type_token}/{object_name}", namespace)]

@@ -15,7 +15,7 @@ from typing import List, Optional
 import typer
 
 from workloadmap import __version__
-from workloadmap.catalog import Catalog, load_definition
+from workloadmap.catalog import load_definition
 from workloadmap.definitions import Definition, definition_json_schema
 from workloadmap.errors import WorkloadMapError
 from workloadmap.interpreter import InspectResult, RelatedObjects, inspect_documents
@@ -24,6 +24,7 @@ from workloadmap.resources import DEFAULT_GPU_RESOURCES
 from workloadmap.tree import WorkloadTree
 
 from . import output
+from .options import catalog_option, load_catalog, worst_exit_code
 from .output import TableFormat, ViewFormat
 from .render import render_definition_table, render_inspect_table, render_tree
 
@@ -39,37 +40,12 @@ catalog_app = typer.Typer(help="List, show, validate and lint workload definitio
 app.add_typer(catalog_app, name="catalog")
 
 
-
-
-
-
-CatalogOption = typer.Option(
-    None,
-    "--catalog",
-    help="Directory (or file) of extra definitions; replaces built-ins for the same kind. Repeatable. "
-    "Also read from $WMAP_CATALOG.",
-)
-
-
-def _load_catalog(dirs: Optional[List[Path]]) -> Catalog:
-    catalog = Catalog.load([str(d) for d in dirs or []])
-    for notice in catalog.notices:
-        output.warn(f"notice: {notice}")
-    return catalog
-
-
-def _exit_code(codes: list[int]) -> int:
-    if 1 in codes:
-        return 1
-    return max(codes, default=0)
-
-
 @app.command()
 def inspect(
     files: Optional[List[str]] = typer.Argument(None, help="FILE, DIR or - (standard input)."),
     filename: Optional[List[str]] = typer.Option(None, "-f", "--filename", help="FILE, DIR or -; repeatable."),
     output_format: ViewFormat = typer.Option(ViewFormat.tree, "-o", "--output", help="tree, table, json or yaml."),
-    catalog_dirs: Optional[List[Path]] = CatalogOption,
+    catalog_dirs: Optional[List[Path]] = catalog_option(),
     recursive: bool = typer.Option(False, "-R", "--recursive", help="Read directories recursively."),
     gpu_resource: Optional[List[str]] = typer.Option(
         None, "--gpu-resource", help="Resource name counted as a GPU (repeatable; default nvidia.com/gpu, amd.com/gpu)."
@@ -86,7 +62,7 @@ def inspect(
     sources = list(files or []) + list(filename or [])
     if not sources:
         raise typer.BadParameter("give at least one FILE, DIR or - (standard input)", param_hint="FILE")
-    catalog = _load_catalog(catalog_dirs)
+    catalog = load_catalog(catalog_dirs)
     gpu_resources = tuple(gpu_resource) if gpu_resource else DEFAULT_GPU_RESOURCES
     trees: list[WorkloadTree] = []
     codes: list[int] = []
@@ -112,7 +88,7 @@ def inspect(
             output.write(render_inspect_table(trees))
         else:
             output.write("\n".join(render_tree(tree) for tree in trees))
-    raise typer.Exit(_exit_code(codes))
+    raise typer.Exit(worst_exit_code(codes))
 
 
 def _report(result: InspectResult, trees: list[WorkloadTree]) -> int:
@@ -132,10 +108,10 @@ def _report(result: InspectResult, trees: list[WorkloadTree]) -> int:
 @catalog_app.command("list")
 def catalog_list(
     output_format: TableFormat = typer.Option(TableFormat.table, "-o", "--output", help="table, json or yaml."),
-    catalog_dirs: Optional[List[Path]] = CatalogOption,
+    catalog_dirs: Optional[List[Path]] = catalog_option(),
 ) -> None:
     """List the definitions: one per workload kind."""
-    catalog = _load_catalog(catalog_dirs)
+    catalog = load_catalog(catalog_dirs)
     definitions = list(catalog)
     if output_format == TableFormat.table:
         output.write(render_definition_table(definitions))
@@ -162,12 +138,12 @@ def _definition_summary(definition: Definition) -> dict:
 def catalog_show(
     name: str = typer.Argument(..., help="Definition name, kind, or kind.group."),
     output_format: str = typer.Option("yaml", "-o", "--output", help="yaml or json."),
-    catalog_dirs: Optional[List[Path]] = CatalogOption,
+    catalog_dirs: Optional[List[Path]] = catalog_option(),
 ) -> None:
     """Print one definition."""
     if output_format not in ("yaml", "json"):
         raise typer.BadParameter("must be yaml or json", param_hint="-o")
-    catalog = _load_catalog(catalog_dirs)
+    catalog = load_catalog(catalog_dirs)
     definition = catalog.get(name)
     if definition is None:
         output.error(f"no definition named {name!r}; see `wmap catalog list`")

@@ -9,7 +9,9 @@ import typer
 
 from workloadmap.errors import WorkloadMapError
 from workloadmap.exporters import EXPORT_TARGETS, export
-from workloadmap.interpreter import inspect_file
+from workloadmap.catalog import Catalog
+from workloadmap.documents import load_objects
+from workloadmap.interpreter import RelatedObjects, inspect_file
 from workloadmap.placement import GroupPlacement, PlacementReport, place as place_workload, rank_clusters
 from workloadmap.topology import Cluster
 from workloadmap.simulation import DEFAULT_PRESET
@@ -17,6 +19,7 @@ from workloadmap.topology_sources import load_cluster
 from workloadmap.tree import WorkloadTree
 
 from . import output
+from .options import catalog_option, load_catalog, worst_exit_code
 from .output import ViewFormat
 
 EXIT_UNFIT = 3
@@ -98,20 +101,20 @@ def _table_rows(report: PlacementReport) -> list[list[Any]]:
 _HEADERS = ["WORKLOAD", "CLUSTER", "GROUP", "PODS", "MIN", "FITS", "REQUIRED", "PREFERRED", "CANDIDATES", "REASON"]
 
 
-def _load_workloads(sources: List[str]) -> tuple[list[tuple[WorkloadTree, Any]], int]:
+def _load_workloads(sources: List[str], catalog: Catalog, related: RelatedObjects) -> tuple[list[tuple[WorkloadTree, Any]], int]:
     found: list[tuple[WorkloadTree, Any]] = []
-    code = 0
+    codes: list[int] = []
     for source in sources:
-        for result in inspect_file(source):
+        for result in inspect_file(source, catalog=catalog, related=related):
             if result.skipped:
                 output.warn(f"note: {result.skipped}")
             elif result.error is not None:
                 output.error(str(result.error))
-                code = 1 if code == 1 or result.error.exit_code == 1 else max(code, result.error.exit_code)
+                codes.append(result.error.exit_code)
             elif result.tree is not None:
                 body = result.document.body if result.document is not None else None
                 found.append((result.tree, body))
-    return found, code
+    return found, worst_exit_code(codes)
 
 
 def place(
@@ -149,6 +152,10 @@ def place(
         False, "--no-auto", help="Do not require an accelerator (NVLink) domain for SubGroups that fit one."
     ),
     fail_unfit: bool = typer.Option(False, "--fail-unfit", help="Exit 3 when some gang does not fit."),
+    catalog_dirs: Optional[List[Path]] = catalog_option(),
+    related: Optional[List[str]] = typer.Option(
+        None, "--related", "--runtimes", help="FILE or DIR of objects workloads reference (e.g. TrainJob runtimes)."
+    ),
 ) -> None:
     """Show where each gang of the workload fits (per topology level), or emit scheduler objects."""
     targets = list(emit or [])
@@ -173,7 +180,13 @@ def place(
             load_cluster(source, levels=level_list, pods_file=pods, topology_object=topology_object, **capacity)
             for source in sources
         ]
-        workloads, code = _load_workloads(workload)
+        related_objects = RelatedObjects()
+        for path in related or []:
+            for document in load_objects(path, recursive=True):
+                if isinstance(document, WorkloadMapError):
+                    raise document
+                related_objects.add(document.body)
+        workloads, code = _load_workloads(workload, load_catalog(catalog_dirs), related_objects)
         options = {"required": required, "preferred": preferred, "auto": not no_auto}
         reports: list[tuple[WorkloadTree, Any, PlacementReport, Cluster]] = []
         rankings = []
