@@ -61,13 +61,18 @@ def _render_tree(report: PlacementReport) -> str:
     if report.reason:
         head += f" ({report.reason})"
     lines = [head]
-    lines.extend(
-        output.tree_lines(
-            report.pod_groups,
-            _group_label,
-            lambda group: group.sub_groups,
+    for group in report.pod_groups:
+        # SubGroups hang under their parent SubGroup, as KAI nests them.
+        children: dict[str | None, list[GroupPlacement]] = {}
+        for sub in group.sub_groups:
+            children.setdefault(sub.parent, []).append(sub)
+        lines.extend(
+            output.tree_lines(
+                [group],
+                _group_label,
+                lambda node, root=group, children=children: children.get(None if node is root else node.name, []),
+            )
         )
-    )
     for fit in report.slices:
         where = "fits nowhere" if not fit.fits else f"preferred {_short(fit.preferred_level)}"
         if fit.required_level:

@@ -365,3 +365,68 @@ def test_scaled_pod_groups_with_minimum_two_keep_two_replicas_in_the_main_group(
 def test_scaled_pod_groups_at_the_minimum_form_no_extra_groups(tmp_path):
     tree = scaled_tree(tmp_path, replicas=2, min_replicas=2)
     assert groups(tree) == [("net", 6, 6)]
+
+
+# ---------------------------------------------------------------- KAI segments (schedulers.md A.4.1, A.4.5)
+
+
+def lws_segmented(size, segment, policy=None, replicas=1):
+    lws = load_fixture("leaderworkerset.yaml")
+    lws["spec"]["replicas"] = replicas
+    template = lws["spec"]["leaderWorkerTemplate"]
+    template["size"] = size
+    template["subGroupPolicy"] = {"subGroupSize": segment}
+    if policy:
+        template["subGroupPolicy"]["subGroupPolicyType"] = policy
+    return lws
+
+
+def tree_subgroups(group):
+    return [(sub.name, sub.min_member, sub.parent) for sub in group.sub_groups]
+
+
+def test_lws_leader_worker_segments_when_workers_divide_evenly(inspect_builtin):
+    # size 9, segments of 4: the 8 workers divide evenly, so segment-0 = 4 workers + the leader = 5,
+    # segment-1 = 4; segment-0 has children leader (1) and workers (4).
+    tree = inspect_builtin(lws_segmented(9, 4))
+    (group,) = tree.pod_groups
+    assert group.min_member == 9
+    assert tree_subgroups(group) == [
+        ("segment-0", 5, None), ("leader", 1, "segment-0"), ("workers", 4, "segment-0"), ("segment-1", 4, None)
+    ]
+
+
+def test_lws_leader_worker_segments_when_workers_do_not_divide(inspect_builtin):
+    # size 8, segments of 4: 7 workers do not divide by 4, so the 8 pods are cut 4 + 4 with the leader first:
+    # segment-0 = leader + 3 workers.
+    tree = inspect_builtin(lws_segmented(8, 4))
+    assert tree_subgroups(tree.pod_groups[0]) == [
+        ("segment-0", 4, None), ("leader", 1, "segment-0"), ("workers", 3, "segment-0"), ("segment-1", 4, None)
+    ]
+
+
+def test_lws_leader_excluded_segments(inspect_builtin):
+    # LeaderExcluded, size 9, segments of 4: a top-level leader (1) and the 8 workers in two segments of 4.
+    tree = inspect_builtin(lws_segmented(9, 4, policy="LeaderExcluded", replicas=2))
+    assert [group.name for group in tree.pod_groups] == ["vllm-multihost-group-0", "vllm-multihost-group-1"]
+    assert tree_subgroups(tree.pod_groups[1]) == [("leader", 1, None), ("segment-0", 4, None), ("segment-1", 4, None)]
+
+
+def test_lws_segment_size_must_be_above_one_and_within_size(inspect_builtin):
+    for segment in (1, 10):
+        tree = inspect_builtin(lws_segmented(9, segment))
+        assert [sub.name for sub in tree.pod_groups[0].sub_groups] == ["leader", "workers"]
+
+
+def test_pytorch_worker_segments_from_the_worker_template_annotation(inspect_builtin):
+    # 1 master + 7 workers, segment-size 3: worker becomes the parent of worker-0 (3), worker-1 (3), worker-2 (1).
+    job = pytorchjob(master=1, workers=7)
+    job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"].setdefault("metadata", {}).setdefault("annotations", {})[
+        "kai.scheduler/segment-size"
+    ] = "3"
+    tree = inspect_builtin(job)
+    (group,) = tree.pod_groups
+    assert group.min_member == 8
+    assert tree_subgroups(group) == [
+        ("master", 1, None), ("worker", 7, None), ("worker-0", 3, "worker"), ("worker-1", 3, "worker"), ("worker-2", 1, "worker")
+    ]

@@ -214,6 +214,29 @@ class SubGroupRule(_Compiled):
         "Default: the component's pods at minimum scale within the group.",
     )
     parent: str | None = None
+    segment_size: Count | None = Field(
+        default=None,
+        alias="segmentSize",
+        description="Split the subgroup into segments of this many pods (KAI segment-size; the last segment "
+        "holds the rest). Null or below 1 means no segments.",
+    )
+    segment_name: str = Field(
+        default="{name}-{index}",
+        alias="segmentName",
+        description="Name template of a segment: {name} (the subgroup), {index}.",
+    )
+    segments_replace: bool = Field(
+        default=False,
+        alias="segmentsReplace",
+        description="The segments take the subgroup's place (children of its parent) instead of hanging under it.",
+    )
+    segment_leader: str | None = Field(
+        default=None,
+        alias="segmentLeader",
+        description="A component whose pods join segment 0 ahead of this one's (the LWS leader); segment 0 then "
+        "gets two children, the leader's pods (named after that component) and the rest (this subgroup's name). "
+        "When this component's pods divide evenly into segments, the leader is added on top of segment 0.",
+    )
 
 
 class PodGroupRule(_Compiled):
@@ -306,7 +329,7 @@ class Definition(_Strict):
                 raise ValueError(f"gang.podGroups[{index}].perInstance: component {rule.per_instance!r} has no instances")
             subgroup_names = set()
             for sub_index, sub in enumerate(rule.sub_groups):
-                for named in (sub.component, sub.each_replica_of):
+                for named in (sub.component, sub.each_replica_of, sub.segment_leader):
                     if named and named not in known:
                         raise ValueError(
                             f"gang.podGroups[{index}].subGroups[{sub_index}] names unknown component {named!r}"
@@ -372,8 +395,10 @@ class Definition(_Strict):
                 if isinstance(value, str):
                     yield path, rule, field_name, value
             for sub_index, sub in enumerate(rule.sub_groups):
-                if isinstance(sub.min_member, str):
-                    yield f"{path}.subGroups[{sub_index}]", sub, "min_member", sub.min_member
+                for field_name in ("min_member", "segment_size"):
+                    value = getattr(sub, field_name)
+                    if isinstance(value, str):
+                        yield f"{path}.subGroups[{sub_index}]", sub, field_name, value
         for index, reference in enumerate(self.references):
             for field_name in ("kind_expression", "name_expression"):
                 value = getattr(reference, field_name)

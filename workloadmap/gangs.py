@@ -158,6 +158,7 @@ def _subgroups(
 ) -> list[SubGroup]:
     built: list[SubGroup] = []
     remainders: list[SubGroup] = []
+    segmented: dict[int, tuple[SubGroupRule, _Scope]] = {}
     for rule in rules:
         targets = [node for node in scope.nodes() if node.definition.name == rule.component]
         # (name values, member nodes, replica scope) per subgroup to build
@@ -201,10 +202,63 @@ def _subgroups(
                     pod_sets=counting.pod_sets(members),
                 )
             built.append(subgroup)
+            if rule.segment_size is not None:
+                segmented[id(subgroup)] = (rule, counting)
     for subgroup in remainders:
         others = sum(other.min_member for other in built if other not in remainders and other.parent == subgroup.parent)
         subgroup.min_member = max(0, group_min - others)
-    return built
+    if not segmented:
+        return built
+    result: list[SubGroup] = []
+    for subgroup in built:
+        if id(subgroup) not in segmented:
+            result.append(subgroup)
+            continue
+        rule, counting = segmented[id(subgroup)]
+        size = _evaluate_count(rule, "segment_size", scope_value, resource, f"subgroup {subgroup.name} segmentSize", refs)
+        if not size:
+            result.append(subgroup)
+            continue
+        if not rule.segments_replace:
+            result.append(subgroup)
+        result.extend(_segments(subgroup, rule, size, counting))
+    return result
+
+
+def _segments(subgroup: SubGroup, rule: SubGroupRule, size: int, counting: _Scope) -> list[SubGroup]:
+    """KAI segments: the subgroup's pods cut into runs of ``size`` (the last one shorter).
+
+    With a ``segmentLeader`` (an LWS leader), the leader's pods join segment 0: on top of it when
+    the other pods divide evenly, else as its first pods; segment 0 then gets two children.
+    """
+    parent = subgroup.parent if rule.segments_replace else subgroup.name
+    own_pods = subgroup.pods
+    leader_pods = 0
+    leader_sets: list[PodSet] = []
+    if rule.segment_leader:
+        leaders = [node for node in counting.nodes() if node.definition.name == rule.segment_leader]
+        leader_pods = sum(counting.pods(node) for node in leaders)
+        leader_sets = counting.pod_sets(leaders)
+    if leader_pods and own_pods % size == 0:
+        counts = [size] * (own_pods // size)
+        counts[0] += leader_pods
+    else:
+        total = own_pods + leader_pods
+        counts = [size] * (total // size) + ([total % size] if total % size else [])
+    shapes = subgroup.pod_sets
+    segments: list[SubGroup] = []
+    for index, count in enumerate(counts):
+        name = _render_name(rule.segment_name, {"name": subgroup.name, "index": str(index)})
+        own_in_segment = count - leader_pods if index == 0 else count
+        pod_sets = [PodSet(component=s.component, count=own_in_segment, pod_resources=s.pod_resources) for s in shapes[:1]]
+        if index == 0 and leader_pods:
+            segments.append(SubGroup(name=name, min_member=count, parent=parent, pods=count, pod_sets=leader_sets + pod_sets))
+            segments.append(SubGroup(name=rule.segment_leader or "leader", min_member=leader_pods, parent=name, pods=leader_pods, pod_sets=leader_sets))
+            if own_in_segment:
+                segments.append(SubGroup(name=subgroup.name, min_member=own_in_segment, parent=name, pods=own_in_segment, pod_sets=pod_sets))
+            continue
+        segments.append(SubGroup(name=name, min_member=count, parent=parent, pods=count, pod_sets=pod_sets))
+    return segments
 
 
 def _pod_group(
