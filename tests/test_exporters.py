@@ -22,6 +22,7 @@ from workloadmap.exporters import (  # noqa: E402
     export,
     kai_annotated_workload,
     kai_export,
+    kai_podgroups,
     kai_topology,
     kueue_annotated_workload,
     kueue_annotations,
@@ -402,3 +403,37 @@ def test_jobset_jobs_become_kueue_slices_inside_an_nvlink_domain():
     assert annotations[KUEUE_SLICE_REQUIRED_ANNOTATION] == "accelerator.topograph.run/domain"
     assert annotations[KUEUE_SLICE_SIZE_ANNOTATION] == "4"
     assert 32 % int(annotations[KUEUE_SLICE_SIZE_ANNOTATION]) == 0  # Kueue: the slice size divides the podset
+
+
+def test_kai_podgroups_of_a_segmented_lws_validate():
+    # An LWS of size 36 in segments of 18 (subGroupPolicy): KAI's LeaderWorker segments, segment-0 with the
+    # leader and 17 workers as children. The exported PodGroup passes the CRD schema and the webhook's rule
+    # that every parent names an existing subgroup; each segment (18 pods x 4 GPUs = 72 GPUs) fits one
+    # NVL72 rack and is required there by the auto policy.
+    from workloadmap import inspect
+    from workloadmap.simulation import example_cluster
+
+    lws = {
+        "apiVersion": "leaderworkerset.x-k8s.io/v1",
+        "kind": "LeaderWorkerSet",
+        "metadata": {"name": "big-serve"},
+        "spec": {
+            "replicas": 1,
+            "leaderWorkerTemplate": {
+                "size": 36,
+                "subGroupPolicy": {"subGroupSize": 18},
+                "workerTemplate": {"spec": {"containers": [{"name": "w", "resources": {"limits": {"nvidia.com/gpu": 4}}}]}},
+            },
+        },
+    }
+    tree = inspect(lws)
+    report = place(tree, example_cluster("nvl72-4rack"))
+    (podgroup,) = kai_podgroups(tree, report, topology="nvl72-4rack")
+    validate(podgroup, "kai-podgroup")
+    subgroups = podgroup["spec"]["subGroups"]
+    names = {sub["name"] for sub in subgroups}
+    assert all(sub.get("parent") in names for sub in subgroups if "parent" in sub)
+    segments = {sub["name"]: sub for sub in subgroups if sub["name"].startswith("segment-")}
+    assert {name: sub["minMember"] for name, sub in segments.items()} == {"segment-0": 18, "segment-1": 18}
+    for segment in segments.values():
+        assert segment["topologyConstraint"]["requiredTopologyLevel"] == "accelerator.topograph.run/domain"
