@@ -335,11 +335,9 @@ def form_pod_groups(
             count = node.parent_replicas * node.replicas
             if index + count > _MAX_POD_GROUPS:
                 raise InputError(f"more than {_MAX_POD_GROUPS} PodGroups (one per {rule.per_replica} replica) is beyond any real cluster")
-            # Replicas are identical: count them once, then name each copy by its index.
-            template = _Scope([node], anchored=True, replica=0)
             for replica in range(count):
-                name = f"{base}-{index}"
-                plans.append((name, template if replica == 0 else _Scope([node], anchored=True, replica=replica % max(node.replicas, 1)), node.scope))
+                # The replica index within its parent names per-replica subgroups ({replica}).
+                plans.append((f"{base}-{index}", _Scope([node], anchored=True, replica=replica % max(node.replicas, 1)), node.scope))
                 index += 1
     else:
         plans.append((base, _Scope(list(nodes)), resource))
