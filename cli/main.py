@@ -66,14 +66,7 @@ def inspect(
     gpu_resources = tuple(gpu_resource) if gpu_resource else DEFAULT_GPU_RESOURCES
     trees: list[WorkloadTree] = []
     codes: list[int] = []
-    related_objects = RelatedObjects()
-    for path in related or []:
-        for document in load_objects(path, recursive=True):
-            if isinstance(document, WorkloadMapError):
-                output.error(str(document))
-                codes.append(document.exit_code)
-            else:
-                related_objects.add(document.body)
+    related_objects = RelatedObjects.from_paths(related or [])
     for source in sources:
         documents = load_objects(source, recursive=recursive)
         results = inspect_documents(documents, catalog=catalog, gpu_resources=gpu_resources, related=related_objects)

@@ -10,7 +10,6 @@ import typer
 from workloadmap.errors import WorkloadMapError
 from workloadmap.exporters import EXPORT_TARGETS, export
 from workloadmap.catalog import Catalog
-from workloadmap.documents import load_objects
 from workloadmap.interpreter import RelatedObjects, inspect_file
 from workloadmap.placement import GroupPlacement, PlacementReport, place as place_workload, rank_clusters
 from workloadmap.topology import Cluster
@@ -185,12 +184,7 @@ def place(
             load_cluster(source, levels=level_list, pods_file=pods, topology_object=topology_object, **capacity)
             for source in sources
         ]
-        related_objects = RelatedObjects()
-        for path in related or []:
-            for document in load_objects(path, recursive=True):
-                if isinstance(document, WorkloadMapError):
-                    raise document
-                related_objects.add(document.body)
+        related_objects = RelatedObjects.from_paths(related or [])
         workloads, code = _load_workloads(workload, load_catalog(catalog_dirs), related_objects)
         options = {"required": required, "preferred": preferred, "auto": not no_auto}
         reports: list[tuple[WorkloadTree, Any, PlacementReport, Cluster]] = []

@@ -174,3 +174,17 @@ def test_trainjob_runtime_from_a_directory(wmap, corpus_dir):
     with_runtime = wmap("inspect", trainjob, "--runtimes", str(corpus_dir / "clustertrainingruntime"))
     assert with_runtime.exit_code == 0 and "not in the input" not in with_runtime.stderr
     assert "(replicatedJob)" in with_runtime.stdout  # the runtime's JobSet template is expanded
+
+
+def test_missing_related_file_is_a_one_line_error(tmp_path):
+    # Through the console-script entry point (run), which turns library errors into one line and exit 1.
+    import subprocess
+    import sys
+
+    code = "import sys; sys.argv = ['wmap', 'inspect', sys.argv[1], '--related', sys.argv[2]]; from workloadmap.cli.main import run; run()"
+    result = subprocess.run(
+        [sys.executable, "-c", code, JOBSET, str(tmp_path / "missing")],
+        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+    )
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [f"error: {tmp_path / 'missing'}: no such file or directory"]

@@ -565,6 +565,21 @@ class RelatedObjects:
         for obj in objects:
             self.add(obj)
 
+    @classmethod
+    def from_paths(cls, paths: Iterable[str]) -> "RelatedObjects":
+        """Every object in the given FILEs or DIRs (read recursively).
+
+        Raises:
+            InputError: a file is missing or a document does not parse.
+        """
+        related = cls()
+        for path in paths:
+            for document in load_objects(path, recursive=True):
+                if isinstance(document, WorkloadMapError):
+                    raise document
+                related.add(document.body)
+        return related
+
     def add(self, obj: Any) -> None:
         """Index an object (anything without kind and metadata.name is ignored)."""
         if not isinstance(obj, Mapping) or not isinstance(obj.get("metadata"), Mapping):
