@@ -35,3 +35,10 @@ def worst_exit_code(codes: list[int]) -> int:
     if 1 in codes:
         return 1
     return max(codes, default=0)
+
+
+def parse_levels(levels: Optional[str]) -> Optional[List[str]]:
+    """`--levels a,b,c` as a list (None when not given)."""
+    if levels is None:
+        return None
+    return [level.strip() for level in levels.split(",") if level.strip()]

@@ -18,7 +18,7 @@ from workloadmap.topology_sources import load_cluster
 from workloadmap.tree import WorkloadTree
 
 from . import output
-from .options import catalog_option, load_catalog, worst_exit_code
+from .options import catalog_option, load_catalog, parse_levels, worst_exit_code
 from .output import ViewFormat
 
 EXIT_UNFIT = 3
@@ -166,7 +166,7 @@ def place(
     for target in targets:
         if target not in EXPORT_TARGETS:
             raise typer.BadParameter(f"{target!r} is not one of {', '.join(EXPORT_TARGETS)}", param_hint="--emit")
-    level_list = [level.strip() for level in levels.split(",") if level.strip()] if levels else None
+    level_list = parse_levels(levels)
     try:
         sources = list(topology or [f"preset:{DEFAULT_PRESET}"])
         if not topology:

@@ -18,6 +18,7 @@ from workloadmap.topology import HOSTNAME_LABEL, Domain
 from workloadmap.topology_sources import detect_schemes, load_cluster
 
 from . import output
+from .options import parse_levels
 from .output import DumpFormat, TableFormat, TreeFormat
 
 app = typer.Typer(
@@ -81,9 +82,7 @@ def show(
     output_format: TreeFormat = typer.Option(TreeFormat.tree, "-o", "--output", help="tree, json or yaml."),
 ) -> None:
     """Print the domain tree: nodes, ready nodes and free/total GPUs per topology domain."""
-    level_list = None
-    if levels is not None:
-        level_list = [level.strip() for level in levels.split(",") if level.strip()]
+    level_list = parse_levels(levels)
     try:
         cluster = load_cluster(
             source,

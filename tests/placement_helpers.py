@@ -38,6 +38,16 @@ def rack_cluster(blocks=2, racks=2, hosts=4, name="test", **node_args):
     return Cluster(name=name, nodes=nodes, levels=[BLOCK, RACK, HOST])
 
 
+def clique_cluster(name="nvl"):
+    """2 racks, each with 2 NVLink cliques of 4 nodes x 4 GPUs."""
+    nodes = []
+    for r in range(2):
+        for c in range(2):
+            for h in range(4):
+                nodes.append(node(f"r{r}c{c}h{h}", {RACK: f"r{r}", CLIQUE: f"uuid{r}.{c}"}, gpus=4, cpu=64))
+    return Cluster(name=name, nodes=nodes, levels=[RACK, CLIQUE, HOST])
+
+
 def tree(pod_groups, components=None, kind="JobSet", name="train", namespace="default"):
     """A WorkloadTree from camelCase PodGroup dicts; components default to one per podset path."""
     if components is None:

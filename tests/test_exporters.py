@@ -13,7 +13,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from placement_helpers import BLOCK, CLIQUE, HOST, RACK, node, pod_set, rack_cluster, tree  # noqa: E402
+from placement_helpers import BLOCK, CLIQUE, HOST, RACK, clique_cluster, pod_set, rack_cluster, tree  # noqa: E402
 
 from workloadmap.errors import PlacementError  # noqa: E402
 from workloadmap.exporters import (  # noqa: E402
@@ -33,7 +33,6 @@ from workloadmap.exporters import (  # noqa: E402
     volcano_tiers,
 )
 from workloadmap.placement import place  # noqa: E402
-from workloadmap.topology import Cluster  # noqa: E402
 
 CRDS = Path(__file__).parent / "data" / "crds"
 REQ = "kueue.x-k8s.io/podset-required-topology"
@@ -53,13 +52,6 @@ def assert_hostname_last(topology):
     assert HOST not in labels[:-1]
 
 
-def clique_cluster():
-    nodes = []
-    for r in range(2):
-        for c in range(2):
-            for h in range(4):
-                nodes.append(node(f"r{r}c{c}h{h}", {RACK: f"r{r}", CLIQUE: f"uuid{r}.{c}"}, gpus=4, cpu=64))
-    return Cluster(name="nvl cluster", nodes=nodes, levels=[RACK, CLIQUE, HOST])
 
 
 def lws_components():
@@ -125,7 +117,7 @@ def segmented_tree():
 
 def test_kai_topology_and_podgroups_validate_and_carry_the_report():
     workload = segmented_tree()
-    report = place(workload, clique_cluster())
+    report = place(workload, clique_cluster("nvl cluster"))
     objects = kai_export(workload, report, topology="gpu-topology", queue="team-a")
     topology, podgroup = objects
     validate(topology, "kai-topology")
@@ -168,7 +160,7 @@ def test_topology_level_rules_are_enforced(levels):
 
 def test_kai_annotations_go_on_top_level_metadata_without_mutating_input():
     workload = lws_tree()
-    report = place(workload, clique_cluster(), required=RACK)
+    report = place(workload, clique_cluster("nvl cluster"), required=RACK)
     original = copy.deepcopy(LWS_OBJECT)
     annotated = kai_annotated_workload(LWS_OBJECT, report, topology="gpu-topology")
     assert LWS_OBJECT == original
@@ -180,7 +172,7 @@ def test_kai_annotations_go_on_top_level_metadata_without_mutating_input():
     }
     assert "annotations" not in annotated["spec"]["leaderWorkerTemplate"]["leaderTemplate"].get("metadata", {})
     # without a requirement on every gang, no required annotation
-    loose = kai_annotated_workload(LWS_OBJECT, place(workload, clique_cluster()), topology="t")
+    loose = kai_annotated_workload(LWS_OBJECT, place(workload, clique_cluster("nvl cluster")), topology="t")
     assert "kai.scheduler/topology-required-placement" not in loose["metadata"]["annotations"]
     objects = kai_export(workload, report, obj=LWS_OBJECT, annotate=True)
     validate(objects[0], "kai-topology")
@@ -192,7 +184,7 @@ def test_kai_annotations_go_on_top_level_metadata_without_mutating_input():
 
 def test_kueue_lws_leader_and_workers_share_a_group_and_level():
     workload = lws_tree()
-    report = place(workload, clique_cluster())  # 8 pods x 4 GPUs = a rack (2 cliques of 16 GPUs)
+    report = place(workload, clique_cluster("nvl cluster"))  # 8 pods x 4 GPUs = a rack (2 cliques of 16 GPUs)
     topology, annotated = kueue_export(workload, report, obj=LWS_OBJECT, template_paths=LWS_PATHS)
     validate(topology, "kueue-topology")
     assert_hostname_last(topology)
@@ -240,7 +232,7 @@ def test_kueue_required_and_preferred_are_exclusive_and_every_template_gets_one(
 
 def test_kueue_slice_annotations_for_equal_segments():
     workload = segmented_tree()
-    report = place(workload, clique_cluster())
+    report = place(workload, clique_cluster("nvl cluster"))
     wanted = kueue_annotations(workload, report)
     assert wanted["worker"] == {
         PREF: RACK,
@@ -252,7 +244,7 @@ def test_kueue_slice_annotations_for_equal_segments():
 
 def test_kueue_missing_template_is_an_error():
     workload = lws_tree()
-    report = place(workload, clique_cluster())
+    report = place(workload, clique_cluster("nvl cluster"))
     with pytest.raises(PlacementError, match="group/worker"):
         kueue_annotated_workload(LWS_OBJECT, workload, report, template_paths={"group/leader": LWS_PATHS["group/leader"]})
     with pytest.raises(PlacementError, match="not found"):
@@ -314,7 +306,7 @@ def test_volcano_podgroups_and_job_network_topology():
 
 def test_demand_per_gang_totals_and_levels():
     workload = lws_tree()
-    report = place(workload, clique_cluster())
+    report = place(workload, clique_cluster("nvl cluster"))
     (document,) = demand(workload, report)
     assert document["kind"] == "WorkloadDemand"
     assert [gang["name"] for gang in document["gangs"]] == ["pg-infer-group-0", "pg-infer-group-1"]
@@ -329,7 +321,7 @@ def test_demand_per_gang_totals_and_levels():
 
 def test_export_dispatch():
     workload = segmented_tree()
-    cluster = clique_cluster()
+    cluster = clique_cluster("nvl cluster")
     report = place(workload, cluster)
     assert [obj["kind"] for obj in export("kai", workload, report)] == ["Topology", "PodGroup"]
     assert export("volcano", workload, report, cluster=cluster)[-1]["kind"] == "PodGroup"

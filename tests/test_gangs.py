@@ -430,3 +430,15 @@ def test_pytorch_worker_segments_from_the_worker_template_annotation(inspect_bui
     assert tree_subgroups(group) == [
         ("master", 1, None), ("worker", 7, None), ("worker-0", 3, "worker"), ("worker-1", 3, "worker"), ("worker-2", 1, "worker")
     ]
+
+
+def test_gang_count_that_is_not_a_number_is_an_error_naming_the_expression(inspect_builtin):
+    # schedulingPolicy.minAvailable must be a count; "most" is refused with the expression as the field.
+    from workloadmap.errors import InputError
+
+    job = pytorchjob(min_available="most")
+    with pytest.raises(InputError) as raised:
+        inspect_builtin(job)
+    message = str(raised.value)
+    assert "PodGroup" in message and "minMember" in message and "'most'" in message
+    assert "spec.runPolicy.schedulingPolicy.minAvailable" in message and "\n" not in message

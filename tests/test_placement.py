@@ -12,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from placement_helpers import BLOCK, CLIQUE, HOST, RACK, node, pod_set, rack_cluster, tree  # noqa: E402
+from placement_helpers import BLOCK, CLIQUE, HOST, RACK, clique_cluster, node, pod_set, rack_cluster, tree  # noqa: E402
 
 from workloadmap.errors import PlacementError  # noqa: E402
 from workloadmap.placement import (  # noqa: E402
@@ -268,14 +268,6 @@ def test_required_from_workload_annotations():
     assert not placed.fits and "example.com/zone" in placed.reason
 
 
-def clique_cluster():
-    """2 racks, each with 2 NVLink cliques of 4 nodes x 4 GPUs."""
-    nodes = []
-    for r in range(2):
-        for c in range(2):
-            for h in range(4):
-                nodes.append(node(f"r{r}c{c}h{h}", {RACK: f"r{r}", CLIQUE: f"uuid{r}.{c}"}, gpus=4, cpu=64))
-    return Cluster(name="nvl", nodes=nodes, levels=[RACK, CLIQUE, HOST])
 
 
 def lws_like_group():

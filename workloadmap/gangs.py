@@ -22,7 +22,7 @@ from typing import Any
 
 from .definitions import Definition, PodGroupRule, SubGroupRule
 from .errors import InputError
-from .interpreter import ExpandedComponent, _to_count
+from .interpreter import ExpandedComponent, evaluate_count
 from .resources import format_resources
 from .tree import PodGroup, PodSet, SubGroup
 
@@ -119,23 +119,6 @@ def rule_applies(rule: PodGroupRule, resource: Mapping, refs: Mapping[str, Any])
     return _truthy(expression.search(resource, root=resource, refs=refs))
 
 
-def _evaluate_count(model, field_name: str, scope: Any, resource: Mapping, what: str, refs: Mapping[str, Any]) -> int | None:
-    value = getattr(model, field_name)
-    if value is None:
-        return None
-    if isinstance(value, int):
-        return value
-    if value.strip().isdigit():
-        return int(value)
-    expression = model.compiled(field_name)
-    if expression is None:
-        return None
-    result = expression.search(scope, root=resource, refs=refs)
-    if result is None:
-        return None
-    return _to_count(result, what, expression.source)
-
-
 _PLACEHOLDER = re.compile(r"\{(\w+)(\|lower)?\}")
 
 
@@ -193,7 +176,7 @@ def _subgroups(
                 subgroup = SubGroup(name=name, min_member=0, parent=rule.parent, pods=pods, pod_sets=counting.pod_sets(members))
                 remainders.append(subgroup)
             else:
-                explicit = _evaluate_count(rule, "min_member", scope_value, resource, f"subgroup {name} minMember", refs)
+                explicit = evaluate_count(rule, "min_member", scope_value, root=resource, refs=refs, what=f"subgroup {name} minMember")
                 subgroup = SubGroup(
                     name=name,
                     min_member=default if explicit is None else explicit,
@@ -204,8 +187,11 @@ def _subgroups(
             built.append(subgroup)
             if rule.segment_size is not None:
                 segmented[id(subgroup)] = (rule, counting)
+    remainder_ids = {id(subgroup) for subgroup in remainders}
     for subgroup in remainders:
-        others = sum(other.min_member for other in built if other not in remainders and other.parent == subgroup.parent)
+        others = sum(
+            other.min_member for other in built if id(other) not in remainder_ids and other.parent == subgroup.parent
+        )
         subgroup.min_member = max(0, group_min - others)
     if not segmented:
         return built
@@ -215,7 +201,7 @@ def _subgroups(
             result.append(subgroup)
             continue
         rule, counting = segmented[id(subgroup)]
-        size = _evaluate_count(rule, "segment_size", scope_value, resource, f"subgroup {subgroup.name} segmentSize", refs)
+        size = evaluate_count(rule, "segment_size", scope_value, root=resource, refs=refs, what=f"subgroup {subgroup.name} segmentSize")
         if not size:
             result.append(subgroup)
             continue
@@ -276,7 +262,7 @@ def _pod_group(
         return None
     default = sum(scope.gang_pods(node) for node in scope.roots)
     explicit = (
-        _evaluate_count(rule, "min_member", scope_value, resource, f"PodGroup {name} minMember", refs)
+        evaluate_count(rule, "min_member", scope_value, root=resource, refs=refs, what=f"PodGroup {name} minMember")
         if explicit_min
         else None
     )

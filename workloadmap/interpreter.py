@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from .catalog import NON_WORKLOAD_KINDS, Catalog
-from .definitions import ComponentDefinition, Count, Definition
+from .definitions import ComponentDefinition, Definition
 from .documents import Document, load_objects
 from .errors import ExpressionError, InputError, NoDefinitionError, WorkloadMapError
 from .phases import evaluate_phase
@@ -31,6 +31,7 @@ __all__ = [
     "ExpandedComponent",
     "Expander",
     "resolve_references",
+    "evaluate_count",
 ]
 
 # Topology annotations a user may already have put on a workload (KAI on the top owner, Kueue on
@@ -120,6 +121,44 @@ def _to_count(value: Any, what: str, source: str) -> int:
     return count
 
 
+def evaluate_count(
+    model: Any,
+    field_name: str,
+    scope: Any,
+    *,
+    root: Any,
+    refs: Mapping[str, Any] | None,
+    what: str,
+    field: str | None = None,
+) -> int | None:
+    """A count field of a definition model: a constant, a numeric string, or a compiled expression.
+
+    Returns None when the field is unset or the expression yields null (the caller's default applies).
+
+    Raises:
+        InputError: the expression gave something that is not a whole, non-negative number.
+        ExpressionError: the expression failed on this resource.
+    """
+    value = getattr(model, field_name)
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    if value.strip().isdigit():
+        return int(value)
+    expression = model.compiled(field_name)
+    if expression is None:
+        return None
+    where = field or expression.source
+    try:
+        result = expression.search(scope, root=root, refs=refs)
+    except ExpressionError as error:
+        raise error.located(field=where)
+    if result is None:
+        return None
+    return _to_count(result, what, where)
+
+
 _FIELD_WORDS = {
     "replicas": "replicas",
     "min_replicas": "minReplicas",
@@ -176,19 +215,18 @@ class Expander:
             raise error.located(field=expression.source)
 
     def _count(self, component: ComponentDefinition, field_name: str, scope: Any, default: int | None) -> int | None:
-        value: Count | None = getattr(component, field_name)
-        if value is None:
-            return default
-        if isinstance(value, int):
-            return value
-        if value.strip().isdigit():
-            return int(value)
-        result = self._evaluate(component, field_name, scope)
-        if result is None:
-            return default
         expression = component.compiled(field_name)
-        what = f"{_FIELD_WORDS.get(field_name, field_name)} of component {component.name}"
-        return _to_count(result, what, self._field_path(scope, expression.source if expression else str(value)))
+        source = expression.source if expression is not None else str(getattr(component, field_name))
+        count = evaluate_count(
+            component,
+            field_name,
+            scope,
+            root=self.resource,
+            refs=self.refs,
+            what=f"{_FIELD_WORDS.get(field_name, field_name)} of component {component.name}",
+            field=self._field_path(scope, source),
+        )
+        return default if count is None else count
 
     def _field_path(self, scope: Any, source: str) -> str:
         """An expression's field, made absolute when it runs inside an instance element."""
