@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workloadmap.exporters import kai_export, volcano_hypernodes  # noqa: E402
+from workloadmap.exporters import export, volcano_hypernodes  # noqa: E402
 from workloadmap.placement import place  # noqa: E402
 from workloadmap.topology import Cluster, Node  # noqa: E402
 from workloadmap.tree import WorkloadTree  # noqa: E402
@@ -72,9 +72,9 @@ def make_tree() -> WorkloadTree:
              {"name": "gpu", "minMember": 32, "pods": 32, "podSets": [pod_set("ray/worker", 32, 4, 24)]},
          ]},
     ]
-    return WorkloadTree.model_validate({
+    return WorkloadTree.from_dict({
         "workload": {"apiVersion": "x/v1", "kind": "Bench", "name": "bench"},
-        "definition": "bench", "phase": "Pending", "phases": [], "totals": {"pods": 113, "gpus": 0},
+        "definition": "bench", "phase": "Undefined", "phases": [], "totals": {"pods": 113, "gpus": 0},
         "components": [], "podGroups": groups, "gangPolicy": "bench",
     })
 
@@ -91,7 +91,7 @@ def main() -> None:
         built = time.perf_counter()
         report = place(workload, cluster)
         placed = time.perf_counter()
-        kai_export(workload, report)
+        export("kai", workload, report)
         volcano_hypernodes(cluster)
         exported = time.perf_counter()
         levels = ", ".join(str(group.preferred_level).split("/")[-1] for group in report.pod_groups)

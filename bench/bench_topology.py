@@ -20,8 +20,7 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from workloadmap.simulation import SimulationSpec, generate_cluster, generate_nodelist  # noqa: E402
-from workloadmap.topology_sources import load_cluster  # noqa: E402
+from workloadmap.topology import SimulationSpec, generate_cluster, generate_nodelist, load_cluster  # noqa: E402
 
 
 def spec_for(nodes: int) -> SimulationSpec:

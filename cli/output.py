@@ -12,7 +12,6 @@ import typer
 import yaml
 
 
-
 class ViewFormat(str, Enum):
     """-o for commands that show workloads: a tree, a table, or a machine dump."""
 

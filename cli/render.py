@@ -1,18 +1,31 @@
-"""Human-readable renderings of workload trees and catalogs."""
+"""Every human rendering of the command line: trees, tables and summaries (machine output is in output.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from workloadmap.definitions import Definition
+from workloadmap.labels import HOSTNAME
+from workloadmap.lint import LintFinding
+from workloadmap.placement import ClusterRanking, GroupPlacement, PlacementReport
+from workloadmap.quantities import format_quantity, format_resources
+from workloadmap.topology import Cluster, Domain, Node, SimulationSpec
 from workloadmap.tree import Component, PodGroup, WorkloadTree
+from workloadmap.values import as_number
 
 from .output import table, tree_lines
 
 
-def _plural(count: int | float, word: str) -> str:
+def _plural(count: Any, word: str) -> str:
+    count = as_number(count) if not isinstance(count, float) else count
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-def _component_label(component: Component) -> str:
+# -- workloads -------------------------------------------------------------------------------
+
+
+def _component_label(component: Component, gpu_names: Sequence[str]) -> str:
     parts = [component.name]
     if component.instance is not None and component.instance != component.role:
         parts.append(f"({component.role})")
@@ -30,12 +43,13 @@ def _component_label(component: Component) -> str:
         pods = "pod per node" if component.per_node else _plural(component.pods, "pod")
         parts.append(pods if component.per_node else f"= {pods}")
         if component.gpus_per_pod:
-            parts.append(f"{component.gpus_per_pod} GPU/pod, {_plural(component.gpus, 'GPU')}")
-        shape = {name: value for name, value in component.pod_resources.items() if name in ("cpu", "memory")}
+            parts.append(f"{as_number(component.gpus_per_pod)} GPU/pod, {_plural(component.gpus, 'GPU')}")
+        resources = format_resources(component.pod_resources)
+        shape = {name: value for name, value in resources.items() if name in ("cpu", "memory")}
         others = {
             name: value
-            for name, value in component.pod_resources.items()
-            if name not in ("cpu", "memory", "pods") and not name.endswith("/gpu")
+            for name, value in resources.items()
+            if name not in ("cpu", "memory", "pods") and name not in gpu_names
         }
         if shape:
             parts.append(" ".join(f"{name} {value}" for name, value in shape.items()) + " per pod")
@@ -74,11 +88,19 @@ def render_tree(tree: WorkloadTree) -> str:
     """The default `wmap inspect` view: component tree, totals line, PodGroups."""
     workload = tree.workload
     where = f"  namespace {workload.namespace}" if workload.namespace else ""
-    phase = tree.phase if not tree.phases or tree.phases == [tree.phase] else f"{tree.phase} (matched {', '.join(tree.phases)})"
+    phase = tree.phase.value
+    if tree.phases and tree.phases != [tree.phase]:
+        phase += f" (matched {', '.join(matched.value for matched in tree.phases)})"
     lines = [f"{workload.kind}/{workload.name}{where}  ({workload.api_version}, definition {tree.definition})  phase {phase}"]
-    lines.extend(tree_lines(tree.components, _component_label, lambda component: component.components))
+    lines.extend(
+        tree_lines(
+            tree.components,
+            lambda component: _component_label(component, tree.gpu_resources),
+            lambda component: component.components,
+        )
+    )
     resources = ", ".join(
-        f"{name} {value}" for name, value in tree.totals.resources.items() if not name.endswith("/gpu")
+        f"{name} {value}" for name, value in format_resources(tree.totals.resources).items() if name not in tree.gpu_resources
     )
     lines.append(
         f"Totals: {_plural(tree.totals.pods, 'pod')}, {_plural(tree.totals.gpus, 'GPU')}"
@@ -108,16 +130,19 @@ def render_inspect_table(trees: list[WorkloadTree]) -> str:
                 [
                     component.name,
                     workload,
-                    tree.phase,
+                    tree.phase.value,
                     component.replicas,
                     component.pods,
-                    component.gpus_per_pod,
-                    component.gpus,
-                    component.pod_resources.get("cpu", "0"),
-                    component.pod_resources.get("memory", "0"),
+                    as_number(component.gpus_per_pod),
+                    as_number(component.gpus),
+                    format_resources(component.pod_resources).get("cpu", "0"),
+                    format_resources(component.pod_resources).get("memory", "0"),
                 ]
             )
     return table(["NAME", "WORKLOAD", "PHASE", "REPLICAS", "PODS", "GPUS-PER-POD", "GPUS", "CPU", "MEMORY"], rows)
+
+
+# -- catalog ---------------------------------------------------------------------------------
 
 
 def render_definition_table(definitions: list[Definition]) -> str:
@@ -137,3 +162,180 @@ def render_definition_table(definitions: list[Definition]) -> str:
             ]
         )
     return table(["NAME", "KIND", "GROUP", "VERSIONS", "COMPONENTS", "GANG"], rows)
+
+
+def render_lint_table(findings: list[LintFinding]) -> str:
+    """One row per finding; the message is last and keeps its spaces."""
+    rows = [[f.severity, f.definition, f.field, f.rule, f.message] for f in findings]
+    return table(["SEVERITY", "DEFINITION", "FIELD", "RULE", "MESSAGE"], rows, free_text_last=True)
+
+
+# -- placement -------------------------------------------------------------------------------
+
+
+def _level(level: str | None) -> str:
+    return "cluster" if level is None else level
+
+
+def _group_label(group: GroupPlacement) -> str:
+    status = "fits" if group.fits else "DOES NOT FIT"
+    parts = [f"{group.name} ({group.pods} pods, min {group.min_member}{'' if group.gang else ', no gang'}): {status}"]
+    if group.required_level:
+        parts.append(f"required {group.required_level} ({group.required_source})")
+    fit_levels = {fit.level: fit for fit in group.levels}
+    preferred = group.preferred_level
+    if preferred in fit_levels:
+        fit = fit_levels[preferred]
+        parts.append(f"preferred {preferred} ({fit.fitting} of {fit.domains} domains)")
+    else:
+        parts.append("preferred: whole cluster")
+    if group.candidates:
+        parts.append("candidates " + " ".join(group.candidates[:5]) + (" ..." if len(group.candidates) > 5 else ""))
+    if group.reason:
+        parts.append(group.reason)
+    if group.approximate:
+        parts.append("(search budget exhausted: fit assumed)")
+    return "; ".join(parts)
+
+
+def render_placement(report: PlacementReport) -> str:
+    """`wmap place` as a tree: the verdict, each PodGroup with its SubGroups, then the slices."""
+    head = f"{report.workload} on {report.topology.name}: {'fits' if report.fits else 'DOES NOT FIT'}"
+    if report.reason:
+        head += f" ({report.reason})"
+    lines = [head]
+    for group in report.pod_groups:
+        # SubGroups hang under their parent SubGroup, as KAI nests them.
+        children: dict[str | None, list[GroupPlacement]] = {}
+        for sub in group.sub_groups:
+            children.setdefault(sub.parent, []).append(sub)
+
+        def below(node: GroupPlacement, root: GroupPlacement = group, by_parent: dict = children) -> list[GroupPlacement]:
+            return by_parent.get(None if node is root else node.name, [])
+
+        lines.extend(tree_lines([group], _group_label, below))
+    for fit in report.slices:
+        where = "fits nowhere" if not fit.fits else f"preferred {_level(fit.preferred_level)}"
+        if fit.required_level:
+            where += f"; required {_level(fit.required_level)} ({fit.required_source})"
+        lines.append(f"slices: {fit.count} x {fit.component} of {fit.size} pods each: {where}")
+    return "\n".join(lines) + "\n"
+
+
+PLACEMENT_HEADERS = ["WORKLOAD", "CLUSTER", "GROUP", "PODS", "MIN", "FITS", "REQUIRED", "PREFERRED", "CANDIDATES", "REASON"]
+
+
+def render_placement_table(reports: Sequence[PlacementReport]) -> str:
+    """`wmap place -o table`: one row per PodGroup and SubGroup."""
+    rows = []
+    for report in reports:
+        for group in report.pod_groups:
+            entries = [(group, group.name)] + [(sub, f"{group.name}/{sub.name}") for sub in group.sub_groups]
+            for entry, name in entries:
+                rows.append(
+                    [
+                        str(report.workload),
+                        report.topology.name,
+                        name,
+                        entry.pods,
+                        entry.min_member,
+                        "yes" if entry.fits else "no",
+                        entry.required_level,
+                        _level(entry.preferred_level),
+                        ",".join(entry.candidates[:3]),
+                        entry.reason,
+                    ]
+                )
+    return table(PLACEMENT_HEADERS, rows, free_text_last=True)
+
+
+def render_rankings_table(rankings: Sequence[ClusterRanking]) -> str:
+    """Several clusters ranked, as a table."""
+    rows: list[list[Any]] = []
+    for ranking in rankings:
+        for rank, fit in enumerate(ranking.ranked, start=1):
+            rows.append(
+                [str(ranking.workload), rank, fit.cluster, _level(fit.preferred_level), as_number(fit.leftover_gpus), None]
+            )
+        for unfit in ranking.unfit:
+            rows.append([str(ranking.workload), None, unfit.cluster, None, None, unfit.reason])
+    headers = ["WORKLOAD", "RANK", "CLUSTER", "PREFERRED", "LEFTOVER-GPUS", "REASON"]
+    return table(headers, rows, free_text_last=True)
+
+
+def render_rankings(rankings: Sequence[ClusterRanking]) -> str:
+    """Several clusters ranked: the order, the unfit with their reasons, the best placement."""
+    blocks = []
+    for ranking in rankings:
+        lines = [f"{ranking.workload}:"]
+        for rank, fit in enumerate(ranking.ranked, start=1):
+            leftover = as_number(fit.leftover_gpus)
+            lines.append(f"  {rank}. {fit.cluster}: preferred {_level(fit.preferred_level)}, {leftover} GPUs left over")
+        for unfit in ranking.unfit:
+            lines.append(f"  -  {unfit.cluster}: does not fit ({unfit.reason})")
+        if ranking.ranked:
+            lines.append("")
+            lines.append(render_placement(ranking.ranked[0].report).rstrip("\n"))
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks) + "\n"
+
+
+# -- topology --------------------------------------------------------------------------------
+
+
+def _domain_summary(domain: Domain) -> str:
+    return (
+        f"{domain.node_count} nodes ({domain.ready_nodes} ready), "
+        f"GPUs {format_quantity(domain.gpus_free)}/{format_quantity(domain.gpus_total)} free"
+    )
+
+
+def render_domain_tree(cluster: Cluster, root: Domain, *, shown: int, list_nodes: bool) -> str:
+    """`wmap topology show`: the cluster's domains ``shown`` levels deep, optionally with nodes."""
+    lines = [
+        f"cluster {cluster.name} ({cluster.source}): {_domain_summary(root)}",
+        f"levels: {' > '.join(cluster.levels)}",
+    ]
+
+    def children(item: Domain | Node) -> list[Any]:
+        if isinstance(item, Domain):
+            below = list(item.children.values()) if len(item.path) < shown else []
+            return below if below or not list_nodes else list(item.nodes)
+        return []
+
+    def label(item: Domain | Node) -> str:
+        if isinstance(item, Domain):
+            value = "<none>" if item.value is None else item.value
+            return f"{item.level}={value}: {_domain_summary(item)}"
+        state = "ready" if item.ready else "not ready"
+        return f"node {item.name} ({state}), GPUs {format_quantity(item.free_gpus())}/{format_quantity(item.gpus())} free"
+
+    lines += tree_lines(children(root), label, children)
+    return "\n".join(lines) + "\n"
+
+
+def shown_depth(cluster: Cluster, *, hosts: bool, depth: int | None) -> tuple[int, bool]:
+    """How many levels `topology show` draws, and whether it lists nodes under the deepest domains."""
+    host_level = bool(cluster.levels) and cluster.levels[-1] == HOSTNAME
+    shown = len(cluster.levels) - (1 if host_level and not hosts else 0)
+    if depth is not None:
+        shown = min(shown, depth)
+    # Without a hostname level, --hosts lists the nodes under the deepest domains shown.
+    return shown, hosts and not (host_level and shown == len(cluster.levels))
+
+
+def render_presets(presets: Sequence[SimulationSpec], default: str) -> str:
+    """`wmap topology presets` as a table (descriptions keep their spaces)."""
+    rows = [
+        (
+            spec.name + (" (default)" if spec.name == default else ""),
+            spec.node_count,
+            spec.node_count * spec.gpus_per_node,
+            spec.description,
+        )
+        for spec in presets
+    ]
+    width = max(len(row[0]) for row in rows)
+    lines = [f"{'NAME'.ljust(width)}   NODES   GPUS   DESCRIPTION"]
+    lines += [f"{row[0].ljust(width)}   {str(row[1]).ljust(5)}   {str(row[2]).ljust(4)}   {row[3]}" for row in rows]
+    return "\n".join(lines) + "\n"

@@ -1,16 +1,11 @@
-"""Shared pytest fixtures for wmap's tests: paths to fixtures and the corpus, loaders, a catalog."""
+"""Shared pytest fixtures for wmap's tests (helpers live in the ``helpers`` package)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-import yaml
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-FIXTURES_DIR = REPO_ROOT / "fixtures"
-BAD_FIXTURES_DIR = FIXTURES_DIR / "bad"
-CORPUS_DIR = REPO_ROOT.parent / "shared" / "corpus"
+from helpers import BAD_FIXTURES_DIR, CORPUS_DIR, FIXTURES_DIR
 
 
 @pytest.fixture(scope="session")
@@ -41,20 +36,6 @@ def builtin_catalog():
     return Catalog.load(use_env=False)
 
 
-def load_fixture(name: str) -> dict:
-    """The single document of ``fixtures/<name>`` as a dict (safe loader, timestamps kept as strings)."""
-    from workloadmap.documents import load_yaml_text
-
-    documents = [doc for doc in load_yaml_text((FIXTURES_DIR / name).read_text(), name) if doc.body is not None]
-    assert len(documents) == 1, f"{name} should hold exactly one document"
-    return documents[0].body
-
-
-def yaml_doc(text: str) -> dict:
-    """Parse one YAML document written inline in a test."""
-    return yaml.safe_load(text)
-
-
 @pytest.fixture
 def inspect_builtin(builtin_catalog):
     """``inspect`` bound to the built-in catalog, so a user's WMAP_CATALOG cannot change results."""
@@ -62,5 +43,20 @@ def inspect_builtin(builtin_catalog):
 
     def run(resource, **kwargs):
         return inspect(resource, catalog=builtin_catalog, **kwargs)
+
+    return run
+
+
+@pytest.fixture
+def wmap(monkeypatch):
+    """Run the command line in-process (no WMAP_CATALOG): ``wmap("inspect", "x.yaml")`` gives a Result."""
+    from typer.testing import CliRunner
+    from workloadmap.cli.main import app
+
+    monkeypatch.delenv("WMAP_CATALOG", raising=False)
+    runner = CliRunner()
+
+    def run(*args: str, stdin: str | None = None):
+        return runner.invoke(app, list(args), input=stdin)
 
     return run

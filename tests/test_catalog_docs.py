@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from workloadmap.catalog import Catalog, parse_definition
+from helpers import REPO_ROOT
 from workloadmap.catalog_docs import (
     REGENERATE_COMMAND,
     component_tree,
@@ -13,7 +14,7 @@ from workloadmap.catalog_docs import (
     render_catalog_table,
 )
 
-DOCS_PAGE = Path(__file__).resolve().parent.parent / "docs" / "catalog.md"
+DOCS_PAGE = REPO_ROOT / "docs" / "catalog.md"
 
 LWS_LIKE = """\
 name: grouped

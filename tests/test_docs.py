@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from conftest import load_fixture
+from helpers import REPO_ROOT, load_fixture
 from workloadmap import Catalog, inspect
 from workloadmap.catalog import parse_definition
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = REPO_ROOT
 
 
 def _readme_definition() -> str:

@@ -7,14 +7,9 @@ from fractions import Fraction
 import pytest
 
 from workloadmap.errors import InputError, QuantityError
+from workloadmap.quantities import format_resources, is_binary_resource
 from workloadmap.quantities import parse_quantity as q
-from workloadmap.resources import (
-    add_resources,
-    format_resources,
-    is_binary_resource,
-    pod_demand,
-    scale_resources,
-)
+from workloadmap.resources import add_resources, pod_demand, scale_resources
 
 F = Fraction
 GPU = "nvidia.com/gpu"

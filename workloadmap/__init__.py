@@ -1,48 +1,86 @@
-"""wmap: expand AI workload custom resources into normalized workload trees.
+"""wmap: expand AI workload custom resources into normalized workload trees and gang placements.
+
+The pipeline, one subpackage per stage::
+
+    documents -> catalog (definitions) -> interpreter -> tree
+                                   topology -> placement -> exporters
+    lint checks definitions; kube reads a live cluster (GET only)
 
 The everyday calls::
 
     import workloadmap
-    tree = workloadmap.inspect(obj)            # one parsed Kubernetes object
-    results = workloadmap.inspect_file("jobset.yaml")
-    catalog = workloadmap.Catalog.load(["my-definitions/"])
+    tree = workloadmap.inspect(obj)                       # one parsed Kubernetes object
+    results = workloadmap.inspect_file("jobset.yaml")     # every document of a file
+    cluster = workloadmap.load_cluster("preset:nvl72-4rack")
+    report = workloadmap.place(tree, cluster)
+    objects = workloadmap.export("kai", tree, report)
 """
 
-from .catalog import Catalog, load_definition
+from .catalog import Catalog, load_definition, parse_definition
 from .definitions import Definition, Phase, definition_json_schema
 from .documents import Document, load_objects
 from .errors import (
+    ClusterApiError,
     ClusterError,
     DefinitionError,
     ExpressionError,
     InputError,
-    InterpretError,
+    InputNotFoundError,
+    Location,
     NoDefinitionError,
     PlacementError,
     QuantityError,
     TopologyError,
+    UnknownResourceTypeError,
     WorkloadMapError,
 )
-from .interpreter import InspectResult, inspect, inspect_documents, inspect_file
+from .exporters import ExportRequest, export, export_targets
+from .interpreter import (
+    ChainedObjects,
+    InspectResult,
+    ObjectIndex,
+    RelatedObjects,
+    inspect,
+    inspect_documents,
+    inspect_file,
+)
+from .lint import LintFinding, lint_definition, lint_path
+from .placement import (
+    ClusterRanking,
+    GroupPlacement,
+    Placement,
+    PlacementReport,
+    place,
+    place_on,
+    rank_clusters,
+)
 from .quantities import format_quantity, parse_quantity
 from .resources import DEFAULT_GPU_RESOURCES, PodDemand, pod_demand
+from .topology import Cluster, Domain, Node, NodeCapacity, detect_levels, example_cluster, load_cluster
 from .tree import Component, PodGroup, PodSet, SubGroup, Totals, WorkloadRef, WorkloadTree
 
 __version__ = "0.1.0"
 
 __all__ = [
     "__version__",
+    # catalog
     "Catalog",
     "load_definition",
+    "parse_definition",
     "Definition",
     "Phase",
     "definition_json_schema",
+    # input
     "Document",
     "load_objects",
+    # interpreter
     "inspect",
     "inspect_file",
     "inspect_documents",
     "InspectResult",
+    "RelatedObjects",
+    "ObjectIndex",
+    "ChainedObjects",
     "WorkloadTree",
     "WorkloadRef",
     "Component",
@@ -55,14 +93,42 @@ __all__ = [
     "pod_demand",
     "PodDemand",
     "DEFAULT_GPU_RESOURCES",
+    # topology
+    "load_cluster",
+    "example_cluster",
+    "detect_levels",
+    "Cluster",
+    "Node",
+    "Domain",
+    "NodeCapacity",
+    # placement
+    "place",
+    "rank_clusters",
+    "place_on",
+    "Placement",
+    "PlacementReport",
+    "GroupPlacement",
+    "ClusterRanking",
+    # exporters
+    "export",
+    "export_targets",
+    "ExportRequest",
+    # lint
+    "lint_path",
+    "lint_definition",
+    "LintFinding",
+    # errors
     "WorkloadMapError",
+    "Location",
     "InputError",
+    "InputNotFoundError",
     "QuantityError",
     "ExpressionError",
     "DefinitionError",
     "NoDefinitionError",
-    "InterpretError",
     "TopologyError",
     "PlacementError",
     "ClusterError",
+    "ClusterApiError",
+    "UnknownResourceTypeError",
 ]

@@ -18,7 +18,16 @@ from .definitions import Definition
 from .documents import load_yaml_text
 from .errors import DefinitionError, InputError
 
-__all__ = ["Catalog", "Lookup", "load_definition", "builtin_catalog_dir", "NON_WORKLOAD_KINDS", "CATALOG_ENV"]
+__all__ = [
+    "Catalog",
+    "Lookup",
+    "load_definition",
+    "parse_definition",
+    "definition_files",
+    "builtin_catalog_dir",
+    "NON_WORKLOAD_KINDS",
+    "CATALOG_ENV",
+]
 
 CATALOG_ENV = "WMAP_CATALOG"
 
@@ -119,7 +128,7 @@ class Catalog:
         """
         catalog = cls()
         if builtin:
-            for path in _definition_files(builtin_catalog_dir()):
+            for path in definition_files(builtin_catalog_dir()):
                 catalog.add(load_definition(path))
         dirs = list(extra_dirs)
         if use_env and os.environ.get(CATALOG_ENV):
@@ -129,7 +138,7 @@ class Catalog:
             if directory.is_file():
                 files = [directory]
             elif directory.is_dir():
-                files = list(_definition_files(directory))
+                files = list(definition_files(directory))
             else:
                 raise DefinitionError("catalog directory does not exist", file=str(directory))
             for path in files:
@@ -198,7 +207,8 @@ def _group_kind(group: str, kind: str) -> str:
     return f"{kind}.{group}" if group else kind
 
 
-def _definition_files(directory: Path) -> Iterator[Path]:
+def definition_files(directory: Path) -> Iterator[Path]:
+    """The definition files of a directory: ``*.yaml``/``*.yml``, sorted, hidden files skipped."""
     for path in sorted(directory.iterdir()):
         if path.suffix in (".yaml", ".yml") and path.is_file() and not path.name.startswith("."):
             yield path

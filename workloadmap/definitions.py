@@ -13,10 +13,11 @@ multi-instance component (``root()`` then reaches the resource).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from enum import Enum
-from typing import Any, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, model_validator
 
 from .errors import DefinitionError, ExpressionError
 from .expressions import Expression, compile_expression
@@ -33,12 +34,26 @@ __all__ = [
     "GangDefinition",
     "Reference",
     "ReferenceKind",
+    "ExportsDefinition",
     "Definition",
     "definition_json_schema",
 ]
 
-Count = Union[int, str]
-"""An integer constant or an expression that yields a number or numeric string."""
+def _count_constant(value: Any) -> Any:
+    """A count given as a whole number or a numeric string becomes an int; other text stays an expression."""
+    if isinstance(value, bool):
+        raise ValueError("a count must be a whole number or an expression, not a boolean")
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value.strip())
+    if isinstance(value, int) and value < 0:
+        raise ValueError(f"a count must not be negative, got {value}")
+    return value
+
+
+Count = Annotated[Union[int, str], BeforeValidator(_count_constant)]
+"""A whole-number constant (``3`` or ``"3"``) or an expression yielding a number or numeric string.
+
+After validation a count field holds an ``int`` (a constant) or a ``str`` (an expression)."""
 
 
 class Phase(str, Enum):
@@ -184,7 +199,7 @@ class ComponentDefinition(_Compiled):
             raise ValueError(f"component {self.name!r}: instanceName goes with instances")
         return self
 
-    def walk(self):
+    def walk(self) -> Iterator[ComponentDefinition]:
         """Yield this component and its descendants, depth first."""
         yield self
         for child in self.components:
@@ -296,6 +311,25 @@ class GangDefinition(_Strict):
     pod_groups: list[PodGroupRule] = Field(default_factory=list, alias="podGroups")
 
 
+class ExportsDefinition(_Strict):
+    """Kind-specific facts the scheduler exporters need (so no exporter checks a kind by name)."""
+
+    kueue_pod_set_group: bool = Field(
+        default=False,
+        alias="kueuePodSetGroup",
+        description="The pod templates of one PodGroup form one Kueue PodSet group (`podset-group-name`), "
+        "so Kueue places them in one domain together (LWS leader and workers).",
+    )
+    volcano_network_topology: str | None = Field(
+        default=None,
+        alias="volcanoNetworkTopology",
+        pattern=r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$",
+        description="Dotted path where the workload itself takes a Volcano `networkTopology` block "
+        "(a Volcano Job's `spec.networkTopology`); the Volcano export then edits the workload instead of "
+        "emitting PodGroups.",
+    )
+
+
 class Definition(_Strict):
     """A workload-type definition."""
 
@@ -309,6 +343,7 @@ class Definition(_Strict):
     gang: GangDefinition = Field(default_factory=GangDefinition)
     status: StatusDefinition = Field(default_factory=StatusDefinition)
     references: list[Reference] = Field(default_factory=list)
+    exports: ExportsDefinition = Field(default_factory=ExportsDefinition)
     notes: list[str] = Field(default_factory=list, description="Semantics worth knowing, shown by `catalog show`.")
 
     _source: str | None = PrivateAttr(default=None)
@@ -364,7 +399,7 @@ class Definition(_Strict):
             DefinitionError: an expression does not compile.
         """
         self._source = source
-        for path, model, field_name, text in self._expression_fields():
+        for path, model, field_name, text in self.expression_fields():
             if field_name == "min_member" and text == "remainder" and isinstance(model, SubGroupRule):
                 continue
             try:
@@ -374,8 +409,9 @@ class Definition(_Strict):
                 raise DefinitionError(error.message, file=source, document=self.name, field=f"{path}.{alias}") from None
         return self
 
-    def _expression_fields(self):
-        def component_fields(component: ComponentDefinition, path: str):
+    def expression_fields(self) -> Iterator[tuple[str, _Compiled, str, str]]:
+        """``(path, model, field name, expression text)`` for every expression field, in file order."""
+        def component_fields(component: ComponentDefinition, path: str) -> Iterator[tuple[str, _Compiled, str, str]]:
             for field_name in (
                 "instances", "instance_name", "pod_template", "pod_spec", "pod_metadata", "replicas",
                 "min_replicas", "max_replicas", "pods_per_replica", "active", "resource",

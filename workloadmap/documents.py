@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from .errors import InputError
+from .errors import InputError, InputNotFoundError
 
 __all__ = [
     "Document",
@@ -125,13 +125,14 @@ def _split_documents(text: str) -> list[tuple[int, str]]:
     """
     pieces: list[tuple[int, str]] = []
     starts = [match.start() for match in _DOCUMENT_START.finditer(text)]
-    bounds = [0] + starts + [len(text)]
-    for begin, end in zip(bounds, bounds[1:]):
+    bounds = [0, *starts, len(text)]
+    line = 0
+    for position, (begin, end) in enumerate(zip(bounds, bounds[1:])):
         piece = text[begin:end]
-        if begin in starts:
-            piece = piece[3:]  # drop the marker itself, keep the rest of the line
-        if _CONTENT_LINE.search(piece):
-            pieces.append((text.count("\n", 0, begin), piece))
+        marker = position > 0  # every piece but the first starts at a `---` marker
+        if _CONTENT_LINE.search(piece[3:] if marker else piece):
+            pieces.append((line, piece[3:] if marker else piece))
+        line += piece.count("\n")  # counted piece by piece: linear in the stream
     return pieces
 
 
@@ -157,9 +158,14 @@ def load_yaml_text(text: str, file: str = "-") -> list[Document]:
     return documents
 
 
-def read_documents(path: str) -> list[Document]:
-    """Every non-empty document of one file (``-`` for standard input); the first broken one raises."""
-    return [document for document in load_yaml_text(read_text(path), path) if document.body is not None]
+def read_documents(path: str, *, limit: int = MAX_INPUT_BYTES) -> list[Document]:
+    """Every non-empty document of one file (``-`` for standard input); the first broken one raises.
+
+    Raises:
+        InputError: the file is missing, larger than ``limit`` bytes, not UTF-8, or a document
+            does not parse.
+    """
+    return [document for document in load_yaml_text(read_text(path, limit=limit), path) if document.body is not None]
 
 
 def iter_documents(text: str, file: str = "-") -> Iterator[Document | InputError]:
@@ -223,7 +229,7 @@ def _flatten(document: Document) -> Iterator[Document]:
 def read_text(path: str, *, limit: int = MAX_INPUT_BYTES) -> str:
     """Read a file (``-`` for standard input) as UTF-8 text, refusing inputs over ``limit`` bytes."""
     if path != "-" and not Path(path).exists():
-        raise InputError("no such file", file=path)
+        raise InputNotFoundError("no such file", file=path)
     try:
         if path == "-":
             stream = getattr(sys.stdin, "buffer", None)
@@ -255,7 +261,7 @@ def iter_input_files(path: str, *, recursive: bool = False) -> list[str]:
         )
         return files
     if not target.exists():
-        raise InputError("no such file or directory", file=path)
+        raise InputNotFoundError("no such file or directory", file=path)
     return [path]
 
 

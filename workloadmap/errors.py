@@ -1,25 +1,121 @@
-"""The exception tree of wmap.
+"""The exception tree of wmap, and where an error happened.
 
-Every error raised on purpose by the library derives from :class:`WorkloadMapError` and carries
-*where* it happened: the file, the document (1-based index within a multi-document file, or the
-object's ``Kind/name``) and the field. ``str(error)`` is a single line that names all three, so
-the command line can print it as it is.
+Every error the library raises on purpose derives from :class:`WorkloadMapError`::
+
+    WorkloadMapError                  exit 1 unless noted
+    ├── InputError                    a workload, sample or topology input cannot be read
+    │   ├── InputNotFoundError        a FILE|DIR argument does not exist
+    │   └── QuantityError             a resource quantity such as ``2x``
+    ├── ExpressionError               an expression failed to compile or to evaluate
+    ├── DefinitionError               a catalog definition is invalid
+    ├── NoDefinitionError             no definition covers a kind (exit 4)
+    ├── TopologyError                 a topology source cannot be read
+    ├── PlacementError                placement cannot be computed (unknown level ...)
+    └── ClusterError                  talking to a live API server failed
+        ├── ClusterApiError           the server answered with an error status
+        └── UnknownResourceTypeError  discovery lists no such resource type
+
+Each error carries a :class:`Location`: the file, the document (``#2 (JobSet/train)``) and the
+field as a path of keys and list indexes. The location is rendered once, by ``str(error)``, as a
+single line: ``file, document #2, field spec.replicas: message``. Code that needs to tell errors
+apart uses the class, never the message text.
+
+Misuse of the library API (a wrong argument type, an unknown option value) raises the built-in
+:class:`ValueError` or :class:`TypeError` instead: those are bugs in the caller, not bad input.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
 __all__ = [
+    "FieldPath",
+    "Location",
+    "format_path",
+    "parse_path",
     "WorkloadMapError",
     "InputError",
+    "InputNotFoundError",
     "QuantityError",
     "ExpressionError",
     "DefinitionError",
     "NoDefinitionError",
-    "InterpretError",
     "TopologyError",
     "PlacementError",
     "ClusterError",
+    "ClusterApiError",
+    "UnknownResourceTypeError",
 ]
+
+FieldPath = tuple[str | int, ...]
+"""A field inside a document: keys and list indexes, outermost first."""
+
+_SEGMENT = re.compile(r"\[(\d+)\]|\[([^\]]*)\]|\.?([^.\[]+)")
+
+
+def format_path(path: Sequence[str | int]) -> str:
+    """``("spec", "replicatedJobs", 0, "replicas")`` as ``spec.replicatedJobs[0].replicas``."""
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif text:
+            text += f".{part}"
+        else:
+            text = str(part)
+    return text
+
+
+def parse_path(text: str) -> FieldPath:
+    """The inverse of :func:`format_path` for dotted paths with ``[index]`` segments.
+
+    Text that is not a plain path (an expression used as a field name) comes back as one segment.
+    """
+    parts: list[str | int] = []
+    position = 0
+    for match in _SEGMENT.finditer(text):
+        if match.start() != position:
+            return (text,)
+        index, bracketed, key = match.groups()
+        parts.append(int(index) if index is not None else bracketed if bracketed is not None else key)
+        position = match.end()
+    return tuple(parts) if position == len(text) else (text,)
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where an error happened; every part is optional.
+
+    Attributes:
+        file: the file, ``-`` for standard input.
+        document: which document of the file: ``#2``, ``#2 item 3 (JobSet/train)``.
+        path: the offending field, keys and list indexes outermost first.
+    """
+
+    file: str | None = None
+    document: str | None = None
+    path: FieldPath = ()
+
+    def __str__(self) -> str:
+        parts = []
+        if self.file:
+            parts.append(self.file)
+        if self.document:
+            parts.append(f"document {self.document}")
+        if self.path:
+            parts.append(f"field {format_path(self.path)}")
+        return ", ".join(parts)
+
+
+def _as_path(field: str | Sequence[str | int] | None) -> FieldPath:
+    if field is None or field == "":
+        return ()
+    if isinstance(field, str):
+        return parse_path(field)
+    return tuple(field)
 
 
 class WorkloadMapError(Exception):
@@ -27,9 +123,8 @@ class WorkloadMapError(Exception):
 
     Attributes:
         message: what went wrong, without the location.
-        file: the file (or ``-`` for standard input) the problem is in, if known.
-        document: which document of the file: ``"#2"`` or ``"JobSet/train"``, if known.
-        field: the dotted path of the offending field, if known.
+        location: the file, document and field, each possibly unknown.
+        exit_code: the command line's exit status for this error.
     """
 
     exit_code = 1
@@ -40,40 +135,65 @@ class WorkloadMapError(Exception):
         *,
         file: str | None = None,
         document: str | None = None,
-        field: str | None = None,
+        field: str | Sequence[str | int] | None = None,
     ) -> None:
         super().__init__(message)
-        self.message = message
-        self.file = file
-        self.document = document
-        self.field = field
+        self.message = " ".join(str(message).split())  # always one line
+        self.location = Location(file, document, _as_path(field))
+
+    @property
+    def file(self) -> str | None:
+        """The file the problem is in, if known."""
+        return self.location.file
+
+    @property
+    def document(self) -> str | None:
+        """The document of the file, if known."""
+        return self.location.document
+
+    @property
+    def field(self) -> str | None:
+        """The offending field as a dotted path, if known."""
+        return format_path(self.location.path) or None
 
     def located(
-        self, *, file: str | None = None, document: str | None = None, field: str | None = None
-    ) -> "WorkloadMapError":
+        self,
+        *,
+        file: str | None = None,
+        document: str | None = None,
+        field: str | Sequence[str | int] | None = None,
+    ) -> WorkloadMapError:
         """Fill in location parts that are still unknown and return ``self``."""
-        if self.file is None:
-            self.file = file
-        if self.document is None:
-            self.document = document
-        if self.field is None:
-            self.field = field
+        current = self.location
+        self.location = replace(
+            current,
+            file=current.file if current.file is not None else file,
+            document=current.document if current.document is not None else document,
+            path=current.path or _as_path(field),
+        )
         return self
 
     def __str__(self) -> str:
-        where = []
-        if self.file:
-            where.append(self.file)
-        if self.document:
-            where.append(f"document {self.document}")
-        if self.field:
-            where.append(f"field {self.field}")
-        text = " ".join(self.message.split())  # always one line
-        return f"{', '.join(where)}: {text}" if where else text
+        where = str(self.location)
+        return f"{where}: {self.message}" if where else self.message
+
+    def __reduce__(self) -> tuple[Any, ...]:  # keep errors picklable with their location
+        return (_restore, (type(self), self.__dict__, self.args))
+
+
+def _restore(cls: type[WorkloadMapError], state: dict[str, Any], args: tuple[Any, ...]) -> WorkloadMapError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, *args)
+    error.__dict__.update(state)
+    return error
 
 
 class InputError(WorkloadMapError):
-    """A workload or topology input could not be read: bad YAML, wrong types, missing fields."""
+    """A workload, sample or topology input could not be read: bad YAML, wrong types, missing fields."""
+
+
+class InputNotFoundError(InputError):
+    """A FILE|DIR argument names nothing that exists."""
 
 
 class QuantityError(InputError):
@@ -89,18 +209,28 @@ class DefinitionError(WorkloadMapError):
 
 
 class NoDefinitionError(WorkloadMapError):
-    """No catalog definition covers the resource's kind."""
+    """No catalog definition covers the resource's kind.
+
+    Attributes:
+        api_version: the resource's ``apiVersion``.
+        kind: the resource's ``kind``.
+    """
 
     exit_code = 4
 
-    def __init__(self, message: str, *, api_version: str = "", kind: str = "", **where) -> None:
-        super().__init__(message, **where)
+    def __init__(
+        self,
+        message: str,
+        *,
+        api_version: str = "",
+        kind: str = "",
+        file: str | None = None,
+        document: str | None = None,
+        field: str | Sequence[str | int] | None = None,
+    ) -> None:
+        super().__init__(message, file=file, document=document, field=field)
         self.api_version = api_version
         self.kind = kind
-
-
-class InterpretError(WorkloadMapError):
-    """A resource matched a definition but could not be expanded into a workload tree."""
 
 
 class TopologyError(WorkloadMapError):
@@ -113,3 +243,21 @@ class PlacementError(WorkloadMapError):
 
 class ClusterError(WorkloadMapError):
     """Talking to a live Kubernetes API server failed."""
+
+
+class ClusterApiError(ClusterError):
+    """The API server answered with an error status.
+
+    Attributes:
+        status_code: the HTTP status (401, 403, 404, ...).
+        reason: the ``Status.reason`` of the answer (``NotFound``, ``Forbidden``, ...), if any.
+    """
+
+    def __init__(self, message: str, *, status_code: int, reason: str = "", **where: Any) -> None:
+        super().__init__(message, **where)
+        self.status_code = status_code
+        self.reason = reason
+
+
+class UnknownResourceTypeError(ClusterError):
+    """API discovery lists no resource type of that name."""

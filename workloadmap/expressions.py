@@ -156,6 +156,11 @@ class Expression:
     def __repr__(self) -> str:
         return f"Expression({self.language}: {self.source!r})"
 
+    @property
+    def parsed(self) -> Any:
+        """The JMESPath syntax tree (dicts with ``type``, ``value``, ``children``); None for JSONPath."""
+        return self._compiled.parsed if self.language == "jmespath" else None
+
     def search(self, data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> Any:
         """Evaluate against ``data``; ``root`` is what ``root()`` returns (default: ``data``).
 

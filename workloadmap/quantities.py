@@ -10,11 +10,12 @@ a signed decimal number followed by an optional binary suffix (``Ki`` .. ``Ei``)
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from fractions import Fraction
 
 from .errors import QuantityError
 
-__all__ = ["parse_quantity", "format_quantity", "Quantity"]
+__all__ = ["parse_quantity", "format_quantity", "format_resources", "is_binary_resource", "Quantity"]
 
 Quantity = Fraction
 
@@ -118,3 +119,17 @@ def format_quantity(amount: Fraction | int, *, binary: bool | None = None) -> st
     # Below a nanounit Kubernetes rounds up; do the same rather than print a fraction.
     scaled = amount / _DECIMAL["n"]
     return f"{-(-scaled.numerator // scaled.denominator)}n"
+
+
+def is_binary_resource(name: str) -> bool:
+    """Whether a resource is measured in bytes (and so formatted with Ki/Mi/Gi)."""
+    return name in ("memory", "ephemeral-storage", "storage") or name.startswith("hugepages-")
+
+
+def format_resources(resources: Mapping[str, Fraction]) -> dict[str, str]:
+    """Format exact amounts as quantity strings, sorted by resource name, zeros dropped."""
+    return {
+        name: format_quantity(amount, binary=is_binary_resource(name))
+        for name, amount in sorted(resources.items())
+        if amount != 0
+    }

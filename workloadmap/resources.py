@@ -16,12 +16,13 @@ the API server defaults it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from . import labels
 from .errors import InputError
-from .quantities import format_quantity, parse_quantity
+from .quantities import parse_quantity
 
 __all__ = [
     "DEFAULT_GPU_RESOURCES",
@@ -29,11 +30,13 @@ __all__ = [
     "pod_demand",
     "add_resources",
     "scale_resources",
-    "format_resources",
-    "is_binary_resource",
+    "count_gpus",
 ]
 
-DEFAULT_GPU_RESOURCES: tuple[str, ...] = ("nvidia.com/gpu", "amd.com/gpu")
+DEFAULT_GPU_RESOURCES: tuple[str, ...] = (labels.NVIDIA_GPU, labels.AMD_GPU)
+"""Extended resources counted as GPUs unless the caller says otherwise (``--gpu-resource``)."""
+
+_ZERO = Fraction(0)
 
 # Pod-level resources may only set these (PodLevelResources feature).
 _POD_LEVEL_RESOURCES = ("cpu", "memory")
@@ -52,20 +55,15 @@ class PodDemand:
     requests: dict[str, Fraction] = field(default_factory=dict)
     resource_claims: tuple[dict[str, str], ...] = ()
 
-    def gpus(self, gpu_resources: tuple[str, ...] = DEFAULT_GPU_RESOURCES) -> Fraction:
+    def gpus(self, gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES) -> Fraction:
         """The number of GPUs the pod requests, summed over the GPU resource names given."""
-        return sum((self.requests.get(name, Fraction(0)) for name in gpu_resources), Fraction(0))
-
-
-def is_binary_resource(name: str) -> bool:
-    """Whether a resource is measured in bytes (and so formatted with Ki/Mi/Gi)."""
-    return name in ("memory", "ephemeral-storage", "storage") or name.startswith("hugepages-")
+        return count_gpus(self.requests, gpu_resources)
 
 
 def add_resources(total: dict[str, Fraction], more: Mapping[str, Fraction], times: int = 1) -> None:
     """Add ``times`` x ``more`` into ``total`` in place."""
     for name, amount in more.items():
-        total[name] = total.get(name, Fraction(0)) + amount * times
+        total[name] = total.get(name, _ZERO) + amount * times
 
 
 def scale_resources(resources: Mapping[str, Fraction], times: int) -> dict[str, Fraction]:
@@ -73,13 +71,9 @@ def scale_resources(resources: Mapping[str, Fraction], times: int) -> dict[str, 
     return {name: amount * times for name, amount in resources.items()}
 
 
-def format_resources(resources: Mapping[str, Fraction]) -> dict[str, str]:
-    """Format exact amounts as quantity strings, sorted by resource name, zeros dropped."""
-    return {
-        name: format_quantity(amount, binary=is_binary_resource(name))
-        for name, amount in sorted(resources.items())
-        if amount != 0
-    }
+def count_gpus(resources: Mapping[str, Fraction], gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES) -> Fraction:
+    """The GPUs in a resource map: the sum over the resource names counted as GPUs."""
+    return sum((resources.get(name, _ZERO) for name in gpu_resources), _ZERO)
 
 
 def _mapping(value: object, where: str) -> Mapping:

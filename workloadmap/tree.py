@@ -1,142 +1,275 @@
 """The normalized workload tree: what :func:`workloadmap.inspect` returns.
 
-The JSON form (``WorkloadTree.to_dict()``) is the contract of ``wmap inspect -o json``.
-Resource amounts are quantity strings there (``"500m"``, ``"16Gi"``); counts are integers.
+Values are typed: resource amounts are exact :class:`~fractions.Fraction` maps, the phase is a
+:class:`~workloadmap.definitions.Phase`. ``WorkloadTree.to_dict()`` is the contract of
+``wmap inspect -o json``: camelCase keys, resource amounts as quantity strings (``"500m"``,
+``"16Gi"``), counts as integers, GPU counts as numbers.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from .definitions import Phase
+from .quantities import parse_quantity
+from .resources import DEFAULT_GPU_RESOURCES
+from .values import OMIT, QUANTITIES, JsonForm
 
 __all__ = [
+    "Resources",
     "WorkloadRef",
     "Component",
     "PodSet",
     "SubGroup",
     "PodGroup",
     "Totals",
+    "ExportHints",
     "WorkloadTree",
 ]
 
-
-class _Model(BaseModel):
-    model_config = ConfigDict(populate_by_name=True, extra="forbid")
-
-    def to_dict(self) -> dict[str, Any]:
-        """Plain JSON-ready dict (camelCase keys)."""
-        return self.model_dump(mode="json", by_alias=True)
+Resources = dict[str, Fraction]
+"""Exact amounts per resource name (``cpu``, ``memory``, ``nvidia.com/gpu`` ...)."""
 
 
-class WorkloadRef(_Model):
-    """Which object the tree describes."""
+def _resources(data: Mapping[str, Any] | None) -> Resources:
+    return {str(name): parse_quantity(value) for name, value in (data or {}).items()}
 
-    api_version: str = Field(alias="apiVersion")
+
+def _fraction(value: Any) -> Fraction:
+    return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
+
+
+@dataclass
+class WorkloadRef(JsonForm):
+    """Which object a result describes."""
+
+    api_version: str
     kind: str
     name: str
     namespace: str | None = None
 
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> WorkloadRef:
+        """The reference from its JSON form."""
+        return cls(data["apiVersion"], data["kind"], data["name"], data.get("namespace"))
 
-class Component(_Model):
+    def __str__(self) -> str:
+        return f"{self.kind}/{self.name}"
+
+
+@dataclass(kw_only=True)
+class Component(JsonForm):
     """One role of the workload (master, worker, head, leader, a JobSet replicatedJob ...).
 
     ``replicas`` counts replicas per replica of the parent component; ``pods`` counts the pods of
     this component in the whole workload at the declared scale (parent multiplicity included).
     For a component without a pod template of its own (a logical grouping such as an LWS group),
     ``pods`` and ``gpus`` are the sums over its children.
+
+    Attributes:
+        role: the definition component this comes from.
+        instance: the instance key of a multi-instance component (a replicatedJob name).
+        kind: the kind of object the operator creates for it, if known.
+        parent_replicas: replicas of the parent chain.
+        min_pods: pods at the minimum scale; max_pods: at the maximum scale, if bounded.
+        per_node: one pod per eligible node (DaemonSet).
+        topology_annotations: KAI/Kueue topology annotations on the pod template.
+        template_path: where the pod template sits in the object (keys and indexes).
     """
 
     name: str
-    role: str = Field(description="The definition component this comes from.")
-    instance: str | None = Field(
-        default=None, description="Instance key for multi-instance components (e.g. a replicatedJob name)."
-    )
-    kind: str | None = Field(default=None, description="Kind of the object the operator creates, if known.")
+    role: str
+    instance: str | None = None
+    kind: str | None = None
     replicas: int
-    min_replicas: int | None = Field(default=None, alias="minReplicas")
-    max_replicas: int | None = Field(default=None, alias="maxReplicas")
-    pods_per_replica: int = Field(default=1, alias="podsPerReplica")
-    parent_replicas: int = Field(default=1, alias="parentReplicas", description="Replicas of the parent chain.")
+    min_replicas: int | None = None
+    max_replicas: int | None = None
+    pods_per_replica: int = 1
+    parent_replicas: int = 1
     pods: int
-    min_pods: int = Field(alias="minPods", description="Pods at the minimum scale.")
-    max_pods: int | None = Field(default=None, alias="maxPods", description="Pods at the maximum scale, if bounded.")
-    has_pod_template: bool = Field(alias="hasPodTemplate")
-    per_node: bool = Field(default=False, alias="perNode", description="One pod per eligible node (DaemonSet).")
-    pod_resources: dict[str, str] = Field(default_factory=dict, alias="podResources")
-    gpus_per_pod: int | float = Field(default=0, alias="gpusPerPod")
-    gpus: int | float = 0
-    resource_claims: list[dict[str, str]] = Field(default_factory=list, alias="resourceClaims")
-    topology_annotations: dict[str, str] = Field(
-        default_factory=dict, alias="topologyAnnotations", description="KAI/Kueue topology annotations on the pod template."
-    )
-    template_path: list[str | int] | None = Field(
-        default=None, alias="templatePath", description="Where the pod template sits in the object (keys and indexes)."
-    )
-    components: list["Component"] = Field(default_factory=list)
+    min_pods: int
+    max_pods: int | None = None
+    has_pod_template: bool
+    per_node: bool = False
+    pod_resources: Resources = field(default_factory=dict, metadata=QUANTITIES)
+    gpus_per_pod: Fraction = Fraction(0)
+    gpus: Fraction = Fraction(0)
+    resource_claims: list[dict[str, str]] = field(default_factory=list)
+    topology_annotations: dict[str, str] = field(default_factory=dict)
+    template_path: list[str | int] | None = None
+    components: list[Component] = field(default_factory=list)
 
-    def walk(self):
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Component:
+        """A component from its JSON form (as ``to_dict`` writes it)."""
+        return cls(
+            name=data["name"],
+            role=data.get("role", data["name"]),
+            instance=data.get("instance"),
+            kind=data.get("kind"),
+            replicas=data.get("replicas", 1),
+            min_replicas=data.get("minReplicas"),
+            max_replicas=data.get("maxReplicas"),
+            pods_per_replica=data.get("podsPerReplica", 1),
+            parent_replicas=data.get("parentReplicas", 1),
+            pods=data.get("pods", 0),
+            min_pods=data.get("minPods", data.get("pods", 0)),
+            max_pods=data.get("maxPods"),
+            has_pod_template=data.get("hasPodTemplate", False),
+            per_node=data.get("perNode", False),
+            pod_resources=_resources(data.get("podResources")),
+            gpus_per_pod=_fraction(data.get("gpusPerPod", 0)),
+            gpus=_fraction(data.get("gpus", 0)),
+            resource_claims=list(data.get("resourceClaims") or []),
+            topology_annotations=dict(data.get("topologyAnnotations") or {}),
+            template_path=data.get("templatePath"),
+            components=[cls.from_dict(child) for child in data.get("components") or []],
+        )
+
+    def walk(self) -> Iterator[Component]:
         """Yield this component and every descendant, depth first."""
         yield self
         for child in self.components:
             yield from child.walk()
 
 
-class PodSet(_Model):
+@dataclass
+class PodSet(JsonForm):
     """Pods of one shape that belong to a gang: ``count`` pods of ``component`` (a path like
-    ``group/worker``), each requesting ``podResources``."""
+    ``group/worker``), each requesting ``pod_resources``."""
 
     component: str
     count: int
-    pod_resources: dict[str, str] = Field(default_factory=dict, alias="podResources")
+    pod_resources: Resources = field(default_factory=dict, metadata=QUANTITIES)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PodSet:
+        """A pod set from its JSON form."""
+        return cls(data["component"], data["count"], _resources(data.get("podResources")))
 
 
-class SubGroup(_Model):
+@dataclass
+class SubGroup(JsonForm):
     """A KAI-style SubGroup: a gang within the PodGroup (``parent`` names the enclosing one)."""
 
     name: str
-    min_member: int = Field(alias="minMember")
+    min_member: int
     parent: str | None = None
     pods: int = 0
-    pod_sets: list[PodSet] = Field(default_factory=list, alias="podSets")
+    pod_sets: list[PodSet] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SubGroup:
+        """A subgroup from its JSON form."""
+        return cls(
+            name=data["name"],
+            min_member=data["minMember"],
+            parent=data.get("parent"),
+            pods=data.get("pods", 0),
+            pod_sets=[PodSet.from_dict(item) for item in data.get("podSets") or []],
+        )
 
 
-class PodGroup(_Model):
-    """A gang: the pods a gang scheduler places together, with its ``minMember`` threshold."""
+@dataclass
+class PodGroup(JsonForm):
+    """A gang: the pods a gang scheduler places together, with its ``min_member`` threshold."""
 
     name: str
-    min_member: int = Field(alias="minMember")
+    min_member: int
     pods: int = 0
-    sub_groups: list[SubGroup] = Field(default_factory=list, alias="subGroups")
-    pod_sets: list[PodSet] = Field(default_factory=list, alias="podSets")
+    sub_groups: list[SubGroup] = field(default_factory=list)
+    pod_sets: list[PodSet] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PodGroup:
+        """A PodGroup from its JSON form."""
+        return cls(
+            name=data["name"],
+            min_member=data["minMember"],
+            pods=data.get("pods", 0),
+            sub_groups=[SubGroup.from_dict(item) for item in data.get("subGroups") or []],
+            pod_sets=[PodSet.from_dict(item) for item in data.get("podSets") or []],
+        )
 
 
-class Totals(_Model):
+@dataclass
+class Totals(JsonForm):
     """Sums over the whole workload at the declared scale."""
 
     pods: int
-    gpus: int | float
-    resources: dict[str, str] = Field(default_factory=dict)
+    gpus: Fraction
+    resources: Resources = field(default_factory=dict, metadata=QUANTITIES)
 
 
-class WorkloadTree(_Model):
-    """A custom resource expanded through its catalog definition."""
+@dataclass(frozen=True)
+class ExportHints:
+    """Kind-specific facts for the exporters, copied from the definition (not part of the JSON).
+
+    Attributes:
+        kueue_pod_set_group: the pod templates of one PodGroup form one Kueue PodSet group.
+        volcano_network_topology: where the workload itself takes a Volcano ``networkTopology``
+            block (keys from the top of the object), if it does.
+    """
+
+    kueue_pod_set_group: bool = False
+    volcano_network_topology: tuple[str, ...] | None = None
+
+
+@dataclass
+class WorkloadTree(JsonForm):
+    """A custom resource expanded through its catalog definition.
+
+    Attributes:
+        gang_policy: where the gang rule comes from (e.g. the KAI pod-grouper plugin).
+        topology_annotations: KAI/Kueue topology annotations on the object itself.
+        source: the file the object was read from, if any.
+        gpu_resources: the resource names counted as GPUs in this tree (placement and the
+            exporters count the same ones).
+    """
 
     workload: WorkloadRef
     definition: str
-    phase: str
-    phases: list[str]
+    phase: Phase
+    phases: list[Phase]
     totals: Totals
     components: list[Component]
-    pod_groups: list[PodGroup] = Field(alias="podGroups")
-    gang_policy: str = Field(alias="gangPolicy", description="Where the gang rule comes from (e.g. KAI pod-grouper).")
-    topology_annotations: dict[str, str] = Field(
-        default_factory=dict, alias="topologyAnnotations", description="KAI/Kueue topology annotations on the object itself."
-    )
-    warnings: list[str] = Field(default_factory=list)
-    source: str | None = Field(default=None, description="File the object was read from, if any.")
+    pod_groups: list[PodGroup]
+    gang_policy: str = ""
+    topology_annotations: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    source: str | None = None
+    gpu_resources: tuple[str, ...] = field(default=DEFAULT_GPU_RESOURCES, metadata=OMIT)
+    export_hints: ExportHints = field(default_factory=ExportHints, metadata=OMIT)
 
-    def walk(self):
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], *, gpu_resources: tuple[str, ...] | None = None) -> WorkloadTree:
+        """A tree from its JSON form (``wmap inspect -o json``)."""
+        totals = data.get("totals") or {}
+        tree = cls(
+            workload=WorkloadRef.from_dict(data["workload"]),
+            definition=data.get("definition", ""),
+            phase=Phase(data.get("phase", Phase.UNDEFINED.value)),
+            phases=[Phase(phase) for phase in data.get("phases") or []],
+            totals=Totals(
+                pods=totals.get("pods", 0),
+                gpus=_fraction(totals.get("gpus", 0)),
+                resources=_resources(totals.get("resources")),
+            ),
+            components=[Component.from_dict(item) for item in data.get("components") or []],
+            pod_groups=[PodGroup.from_dict(item) for item in data.get("podGroups") or []],
+            gang_policy=data.get("gangPolicy", ""),
+            topology_annotations=dict(data.get("topologyAnnotations") or {}),
+            warnings=list(data.get("warnings") or []),
+            source=data.get("source"),
+        )
+        if gpu_resources is not None:
+            tree.gpu_resources = tuple(gpu_resources)
+        return tree
+
+    def walk(self) -> Iterator[Component]:
         """Yield every component of the tree, depth first."""
         for component in self.components:
             yield from component.walk()

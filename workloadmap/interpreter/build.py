@@ -1,0 +1,281 @@
+"""Inspect: one resource through the whole interpreter, from lookup to the finished tree.
+
+The steps, in order: look the group and kind up in the catalog, resolve the references the
+definition declares, expand the components (:mod:`.expand`), total pods, GPUs and resources, map
+the status to a phase (:mod:`.phases`) and form the gangs (:mod:`.gangs`). :func:`inspect_documents`
+runs this over every document of an input, never stopping at a bad one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .. import labels
+from ..catalog import NON_WORKLOAD_KINDS, Catalog
+from ..definitions import Definition
+from ..documents import Document, load_objects
+from ..errors import InputError, NoDefinitionError, WorkloadMapError
+from ..resources import DEFAULT_GPU_RESOURCES, add_resources
+from ..tree import Component, ExportHints, Totals, WorkloadRef, WorkloadTree
+from .expand import ExpandedComponent, Expander
+from .gangs import form_pod_groups
+from .phases import evaluate_phase
+from .references import ChainedObjects, ObjectIndex, RelatedObjects, resolve_references
+
+__all__ = ["inspect", "inspect_documents", "inspect_file", "InspectResult", "default_catalog"]
+
+_NO_RELATED = ObjectIndex()
+
+
+def topology_annotations(metadata: Any) -> dict[str, str]:
+    """The KAI/Kueue topology annotations of an object's or a pod template's metadata."""
+    if not isinstance(metadata, Mapping):
+        return {}
+    annotations = metadata.get("annotations")
+    if not isinstance(annotations, Mapping):
+        return {}
+    return {
+        str(key): str(value)
+        for key, value in annotations.items()
+        if str(key).startswith(labels.TOPOLOGY_ANNOTATION_PREFIXES)
+    }
+
+
+def _component(node: ExpandedComponent, gpu_resources: Sequence[str]) -> Component:
+    children = [_component(child, gpu_resources) for child in node.children]
+    pods = node.pods()
+    if node.demand is None:
+        return Component(
+            name=node.name,
+            role=node.definition.name,
+            instance=node.instance,
+            kind=node.kind,
+            replicas=node.replicas,
+            min_replicas=node.min_replicas,
+            max_replicas=node.max_replicas,
+            pods_per_replica=node.pods_per_replica,
+            parent_replicas=node.parent_replicas,
+            pods=pods,
+            min_pods=sum(child.min_pods for child in children),
+            has_pod_template=False,
+            per_node=node.definition.per_node,
+            gpus=sum((child.gpus for child in children), Fraction(0)),
+            topology_annotations=topology_annotations((node.template or {}).get("metadata")),
+            template_path=node.template_path,
+            components=children,
+        )
+    min_factor = node.min_replicas if node.min_replicas is not None else node.replicas
+    max_pods = None
+    if node.max_replicas is not None or node.parent_max_replicas is not None:
+        parent_max = node.parent_max_replicas if node.parent_max_replicas is not None else node.parent_replicas
+        own_max = node.max_replicas if node.max_replicas is not None else node.replicas
+        max_pods = parent_max * own_max * node.pods_per_replica
+    gpus_per_pod = node.demand.gpus(gpu_resources)
+    return Component(
+        name=node.name,
+        role=node.definition.name,
+        instance=node.instance,
+        kind=node.kind,
+        replicas=node.replicas,
+        min_replicas=node.min_replicas,
+        max_replicas=node.max_replicas,
+        pods_per_replica=node.pods_per_replica,
+        parent_replicas=node.parent_replicas,
+        pods=pods,
+        min_pods=node.parent_gang_replicas * min_factor * node.pods_per_replica,
+        max_pods=max_pods,
+        has_pod_template=True,
+        per_node=node.definition.per_node,
+        pod_resources=dict(node.demand.requests),
+        gpus_per_pod=gpus_per_pod,
+        gpus=gpus_per_pod * pods,
+        resource_claims=[dict(claim) for claim in node.demand.resource_claims],
+        topology_annotations=topology_annotations((node.template or {}).get("metadata")),
+        template_path=node.template_path,
+        components=children,
+    )
+
+
+def _identity(resource: Mapping[str, Any]) -> WorkloadRef:
+    api_version = resource.get("apiVersion")
+    kind = resource.get("kind")
+    if not isinstance(api_version, str) or not api_version:
+        raise InputError("missing or invalid apiVersion", field="apiVersion")
+    if not isinstance(kind, str) or not kind:
+        raise InputError("missing or invalid kind", field="kind")
+    metadata = resource.get("metadata")
+    if not isinstance(metadata, Mapping):
+        raise InputError("missing metadata", field="metadata")
+    name = metadata.get("name") or metadata.get("generateName")
+    if not isinstance(name, str) or not name:
+        raise InputError("missing metadata.name", field="metadata.name")
+    namespace = metadata.get("namespace")
+    if namespace is not None and not isinstance(namespace, str):
+        raise InputError("metadata.namespace must be a string", field="metadata.namespace")
+    return WorkloadRef(api_version=api_version, kind=kind, name=name, namespace=namespace)
+
+
+def _export_hints(definition: Definition) -> ExportHints:
+    exports = definition.exports
+    path = tuple(exports.volcano_network_topology.split(".")) if exports.volcano_network_topology else None
+    return ExportHints(kueue_pod_set_group=exports.kueue_pod_set_group, volcano_network_topology=path)
+
+
+def _totals(nodes: Iterable[ExpandedComponent], gpu_resources: Sequence[str]) -> Totals:
+    pods = 0
+    gpus = Fraction(0)
+    resources: dict[str, Fraction] = {}
+    for root in nodes:
+        for leaf in root.leaves():
+            count = leaf.pods()
+            pods += count
+            assert leaf.demand is not None  # leaves() yields pod-bearing nodes only
+            gpus += leaf.demand.gpus(gpu_resources) * count
+            add_resources(resources, leaf.demand.requests, count)
+    return Totals(pods=pods, gpus=gpus, resources=resources)
+
+
+def inspect(
+    resource: Mapping[str, Any],
+    *,
+    catalog: Catalog | None = None,
+    gpu_resources: Iterable[str] = DEFAULT_GPU_RESOURCES,
+    source: str | None = None,
+    related: RelatedObjects | None = None,
+) -> WorkloadTree:
+    """Expand one Kubernetes object into a normalized :class:`~workloadmap.tree.WorkloadTree`.
+
+    Args:
+        resource: the object (a parsed manifest or an object read from a cluster).
+        catalog: definitions to use; the built-in catalog when omitted.
+        gpu_resources: extended-resource names counted as GPUs.
+        source: the file it came from, recorded in the tree.
+        related: where to find objects the workload references (a TrainJob's runtime).
+
+    Raises:
+        NoDefinitionError: no definition covers the kind.
+        InputError: a field has the wrong type, is missing, or holds an invalid quantity.
+        ExpressionError: a definition expression failed on this resource.
+    """
+    if not isinstance(resource, Mapping):
+        raise InputError(f"expected a Kubernetes object (a mapping), got {type(resource).__name__}")
+    catalog = catalog if catalog is not None else default_catalog()
+    gpu_resources = tuple(gpu_resources)
+    workload = _identity(resource)
+    lookup = catalog.lookup(workload.api_version, workload.kind)
+    if lookup is None:
+        raise NoDefinitionError(
+            f"no definition covers kind {workload.kind} ({workload.api_version}); see `wmap catalog list`, "
+            "or add one with --catalog DIR",
+            api_version=workload.api_version,
+            kind=workload.kind,
+        )
+    definition = lookup.definition
+    warnings = [lookup.warning] if lookup.warning else []
+    refs = resolve_references(definition, resource, related or _NO_RELATED, workload.namespace, warnings)
+    nodes = Expander(definition, resource, catalog=catalog, refs=refs).expand()
+    if any(node.definition.per_node for root in nodes for node in root.walk()):
+        warnings.append("per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node")
+    phase, phases = evaluate_phase(definition.status, resource)
+    return WorkloadTree(
+        workload=workload,
+        definition=definition.name,
+        phase=phase,
+        phases=phases,
+        totals=_totals(nodes, gpu_resources),
+        components=[_component(node, gpu_resources) for node in nodes],
+        pod_groups=form_pod_groups(definition, resource, workload.name, nodes, refs),
+        gang_policy=definition.gang.policy or ("none" if not definition.gang.pod_groups else ""),
+        topology_annotations=topology_annotations(resource.get("metadata")),
+        warnings=warnings,
+        source=source,
+        gpu_resources=gpu_resources,
+        export_hints=_export_hints(definition),
+    )
+
+
+_DEFAULT_CATALOG: Catalog | None = None
+
+
+def default_catalog() -> Catalog:
+    """The built-in catalog plus ``WMAP_CATALOG`` directories, loaded once per process."""
+    global _DEFAULT_CATALOG
+    if _DEFAULT_CATALOG is None:
+        _DEFAULT_CATALOG = Catalog.load()
+    return _DEFAULT_CATALOG
+
+
+@dataclass
+class InspectResult:
+    """What happened to one document: a tree, a skip note, or an error (each with its location)."""
+
+    document: Document | None
+    tree: WorkloadTree | None = None
+    skipped: str | None = None
+    error: WorkloadMapError | None = None
+
+
+def _skipped_kind(body: Any, catalog: Catalog) -> str | None:
+    """The kind of a document that travels with workloads but runs no pods, if it is one."""
+    if not isinstance(body, Mapping):
+        return None
+    kind, api_version = body.get("kind"), body.get("apiVersion")
+    if (
+        isinstance(kind, str)
+        and kind in NON_WORKLOAD_KINDS
+        and isinstance(api_version, str)
+        and catalog.lookup(api_version, kind) is None
+    ):
+        return kind
+    return None
+
+
+def inspect_documents(
+    documents: Iterable[Document | WorkloadMapError],
+    *,
+    catalog: Catalog | None = None,
+    gpu_resources: Iterable[str] = DEFAULT_GPU_RESOURCES,
+    related: RelatedObjects | None = None,
+) -> Iterator[InspectResult]:
+    """Inspect each document, never stopping at a bad one; non-workload kinds are skipped with a note.
+
+    Objects of the input can reference each other (a TrainJob and its runtime in one file); more
+    related objects come through ``related``, which is asked after the input's own objects.
+    """
+    catalog = catalog if catalog is not None else default_catalog()
+    gpu_resources = tuple(gpu_resources)
+    documents = list(documents)
+    own = ObjectIndex(document.body for document in documents if isinstance(document, Document))
+    sources = ChainedObjects(own, related) if related is not None else own
+    for document in documents:
+        if isinstance(document, WorkloadMapError):
+            yield InspectResult(None, error=document)
+            continue
+        kind = _skipped_kind(document.body, catalog)
+        if kind is not None:
+            yield InspectResult(
+                document, skipped=f"{document.file}: document {document.label}: skipped {kind}, not a workload"
+            )
+            continue
+        try:
+            tree = inspect(document.body, catalog=catalog, gpu_resources=gpu_resources, source=document.file, related=sources)
+        except WorkloadMapError as error:
+            yield InspectResult(document, error=error.located(file=document.file, document=document.label))
+            continue
+        yield InspectResult(document, tree=tree)
+
+
+def inspect_file(
+    path: str,
+    *,
+    catalog: Catalog | None = None,
+    gpu_resources: Iterable[str] = DEFAULT_GPU_RESOURCES,
+    recursive: bool = False,
+    related: RelatedObjects | None = None,
+) -> list[InspectResult]:
+    """Inspect every object in FILE|DIR|- (see :func:`inspect_documents`)."""
+    documents = load_objects(path, recursive=recursive)
+    return list(inspect_documents(documents, catalog=catalog, gpu_resources=gpu_resources, related=related))

@@ -1,0 +1,408 @@
+"""Expansion: walks one resource through its definition's components into counted nodes.
+
+Multi-instance components give one node per instance, nested components multiply by their
+parents' replicas, and each pod template's effective request is computed
+(:func:`~workloadmap.resources.pod_demand`). The result, a list of :class:`ExpandedComponent`,
+is what the gangs (:mod:`.gangs`) and the tree (:mod:`.build`) are made from.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..catalog import Catalog
+from ..definitions import ComponentDefinition, Definition
+from ..errors import ExpressionError, InputError, NoDefinitionError, format_path
+from ..resources import PodDemand, pod_demand
+from ..values import truthy
+
+__all__ = ["ExpandedComponent", "Expander", "evaluate_count", "to_count"]
+
+_MAX_REPLICAS = 10_000_000
+
+
+@dataclass
+class ExpandedComponent:
+    """A component of one resource, with its counts evaluated (internal to the interpreter and gangs).
+
+    ``parent_replicas`` is the product of the replicas of every ancestor; ``parent_gang_replicas``
+    the same with each ancestor counted at its gang (minimum-first) scale.
+    """
+
+    definition: ComponentDefinition
+    name: str
+    path: str
+    instance: str | None
+    scope: Any
+    replicas: int
+    min_replicas: int | None
+    max_replicas: int | None
+    pods_per_replica: int
+    parent_replicas: int
+    parent_gang_replicas: int
+    parent_max_replicas: int | None
+    demand: PodDemand | None = None
+    kind: str | None = None
+    template: Mapping | None = None
+    template_path: list[str | int] | None = None
+    children: list["ExpandedComponent"] = field(default_factory=list)
+
+    @property
+    def gang_replicas(self) -> int:
+        """Replicas a gang scheduler waits for: minReplicas when positive, else replicas (KAI's rule)."""
+        if self.min_replicas is not None and self.min_replicas > 0:
+            return self.min_replicas
+        return self.replicas
+
+    @property
+    def has_pods(self) -> bool:
+        return self.demand is not None
+
+    def pods(self) -> int:
+        """Pods of this component in the whole workload at the declared scale."""
+        if self.has_pods:
+            return self.parent_replicas * self.replicas * self.pods_per_replica
+        return sum(child.pods() for child in self.children)
+
+    def pods_per_parent_replica(self) -> int:
+        """Pods of this component (subtree) inside one replica of its parent."""
+        if self.has_pods:
+            return self.replicas * self.pods_per_replica
+        return self.replicas * sum(child.pods_per_parent_replica() for child in self.children)
+
+    def walk(self) -> Iterator["ExpandedComponent"]:
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+    def leaves(self) -> Iterator["ExpandedComponent"]:
+        """Pod-bearing components of this subtree."""
+        for node in self.walk():
+            if node.has_pods:
+                yield node
+
+
+def to_count(value: Any, what: str, source: str) -> int:
+    """A value an expression gave as a count: a whole, non-negative number within reason.
+
+    Raises:
+        InputError: anything else (naming ``what`` and the field ``source``).
+    """
+    if isinstance(value, bool):
+        raise InputError(f"{what} must be a number, got {str(value).lower()}", field=source)
+    if isinstance(value, int):
+        count = value
+    elif isinstance(value, float) and value.is_integer():
+        count = int(value)
+    elif isinstance(value, str) and value.strip().lstrip("+").isascii() and value.strip().lstrip("+").isdigit():
+        count = int(value.strip())
+    else:
+        shown = value if not isinstance(value, (dict, list)) else type(value).__name__
+        raise InputError(f"{what} must be a whole number, got {shown!r}", field=source)
+    if count < 0:
+        raise InputError(f"{what} must not be negative, got {count}", field=source)
+    if count > _MAX_REPLICAS:
+        raise InputError(f"{what} of {count} is beyond any real cluster (refused)", field=source)
+    return count
+
+
+def evaluate_count(
+    model: Any,
+    field_name: str,
+    scope: Any,
+    *,
+    root: Any,
+    refs: Mapping[str, Any] | None,
+    what: str,
+    field: str | None = None,
+) -> int | None:
+    """A count field of a definition model: a constant or a compiled expression.
+
+    Returns None when the field is unset or the expression yields null (the caller's default applies).
+
+    Raises:
+        InputError: the expression gave something that is not a whole, non-negative number.
+        ExpressionError: the expression failed on this resource.
+    """
+    value = getattr(model, field_name)
+    if value is None:
+        return None
+    if isinstance(value, int):
+        return value
+    expression = model.compiled(field_name)
+    if expression is None:
+        return None
+    where = field or expression.source
+    try:
+        result = expression.search(scope, root=root, refs=refs)
+    except ExpressionError as error:
+        raise error.located(field=where)
+    if result is None:
+        return None
+    return to_count(result, what, where)
+
+
+_FIELD_WORDS = {
+    "replicas": "replicas",
+    "min_replicas": "minReplicas",
+    "max_replicas": "maxReplicas",
+    "pods_per_replica": "pods per replica",
+}
+
+
+class Expander:
+    """Walks one resource through one definition (the interpreter's engine; lint reuses it).
+
+    ``catalog`` resolves embedded resources (AppWrapper); ``refs`` holds resolved references;
+    ``path_root`` is the outermost object, so template paths of embedded resources are absolute.
+    """
+
+    def __init__(
+        self,
+        definition: Definition,
+        resource: Mapping,
+        *,
+        catalog: Catalog | None = None,
+        refs: Mapping[str, Any] | None = None,
+        path_root: Mapping | None = None,
+        depth: int = 0,
+    ) -> None:
+        self.definition = definition
+        self.resource = resource
+        self.catalog = catalog
+        self.refs = dict(refs or {})
+        self.path_root = path_root if path_root is not None else resource
+        self.depth = depth
+        self._paths: dict[int, list[str | int]] | None = None
+
+    # -- evaluation helpers --------------------------------------------------------------
+    def _evaluate(self, model, field_name: str, scope: Any) -> Any:
+        expression = model.compiled(field_name)
+        if expression is None:
+            return None
+        try:
+            return expression.search(scope, root=self.resource, refs=self.refs)
+        except ExpressionError as error:
+            raise error.located(field=expression.source)
+
+    def _count(self, component: ComponentDefinition, field_name: str, scope: Any, default: int | None) -> int | None:
+        expression = component.compiled(field_name)
+        source = expression.source if expression is not None else str(getattr(component, field_name))
+        count = evaluate_count(
+            component,
+            field_name,
+            scope,
+            root=self.resource,
+            refs=self.refs,
+            what=f"{_FIELD_WORDS.get(field_name, field_name)} of component {component.name}",
+            field=self._field_path(scope, source),
+        )
+        return default if count is None else count
+
+    def _field_path(self, scope: Any, source: str) -> str:
+        """An expression's field, made absolute when it runs inside an instance element."""
+        if scope is self.path_root:
+            return source
+        prefix = self._template_path(scope)
+        return f"{format_path(prefix)}.{source}" if prefix else source
+
+    def _template_path(self, template: Any) -> list[str | int] | None:
+        """Where a pod template sits inside the resource, found by identity (works for any language)."""
+        if self._paths is None:
+            self._paths = {}
+            stack: list[tuple[Any, list[str | int]]] = [(self.path_root, [])]
+            while stack:
+                node, path = stack.pop()
+                if isinstance(node, dict):
+                    self._paths.setdefault(id(node), path)
+                    stack.extend((value, path + [key]) for key, value in node.items() if isinstance(value, (dict, list)))
+                elif isinstance(node, list):
+                    stack.extend((value, path + [index]) for index, value in enumerate(node) if isinstance(value, (dict, list)))
+        return self._paths.get(id(template))
+
+    # -- expansion -------------------------------------------------------------------------
+    def expand(
+        self,
+        parent_path: str = "",
+        parent_replicas: int = 1,
+        parent_gang_replicas: int = 1,
+        parent_max_replicas: int | None = None,
+    ) -> list[ExpandedComponent]:
+        nodes: list[ExpandedComponent] = []
+        for component in self.definition.components:
+            nodes.extend(
+                self._expand(component, self.resource, parent_path, parent_replicas, parent_gang_replicas, parent_max_replicas)
+            )
+        return nodes
+
+    def _embedded(self, component: ComponentDefinition, scope: Any) -> list[tuple[str, Any]]:
+        """Embedded Kubernetes objects of a `resource` component, named by their metadata.name."""
+        result = self._evaluate(component, "resource", scope)
+        source = component.compiled("resource").source  # type: ignore[union-attr]
+        if result is None:
+            return []
+        objects = result if isinstance(result, list) else [result]
+        pairs = []
+        for index, embedded in enumerate(objects):
+            if not isinstance(embedded, Mapping):
+                raise InputError(f"{component.name} embedded resource must be a mapping", field=f"{source}[{index}]")
+            metadata = embedded.get("metadata") if isinstance(embedded.get("metadata"), Mapping) else {}
+            name = metadata.get("name") or f"{str(embedded.get('kind') or 'object').lower()}-{index}"
+            pairs.append((str(name), embedded))
+        return pairs
+
+    def _expand_embedded(self, embedded: Mapping, where: str, *bases: Any) -> tuple[str | None, list[ExpandedComponent]]:
+        """Expand an embedded object through its own definition, under this component's replicas."""
+        if self.catalog is None or self.depth >= 4:
+            raise InputError("embedded resources nest too deeply (refused)", field=where)
+        api_version, kind = embedded.get("apiVersion"), embedded.get("kind")
+        if not isinstance(api_version, str) or not isinstance(kind, str):
+            raise InputError("embedded resource needs apiVersion and kind", field=where)
+        lookup = self.catalog.lookup(api_version, kind)
+        if lookup is None:
+            raise NoDefinitionError(
+                f"no definition covers embedded kind {kind} ({api_version}); see `wmap catalog list`",
+                api_version=api_version,
+                kind=kind,
+                field=where,
+            )
+        nested = Expander(lookup.definition, embedded, catalog=self.catalog, path_root=self.path_root, depth=self.depth + 1)
+        return kind, nested.expand(*bases)
+
+    def _instances(self, component: ComponentDefinition, scope: Any) -> list[tuple[str | None, Any]]:
+        if not component.instances:
+            return [(None, scope)]
+        result = self._evaluate(component, "instances", scope)
+        source = component.compiled("instances").source  # type: ignore[union-attr]
+        if result is None:
+            return []
+        if isinstance(result, Mapping):
+            pairs = [(str(key), value) for key, value in result.items()]
+        elif isinstance(result, list):
+            pairs = []
+            for index, element in enumerate(result):
+                name = None
+                if component.instance_name:
+                    name = self._evaluate(component, "instance_name", element)
+                elif isinstance(element, Mapping):
+                    name = element.get("name")
+                pairs.append((str(name) if name not in (None, "") else str(index), element))
+        else:
+            raise InputError(f"{component.name} instances must be a list or a mapping, got {type(result).__name__}", field=source)
+        duplicates = sorted(name for name, count in Counter(name for name, _ in pairs).items() if count > 1)
+        if duplicates:
+            raise InputError(f"{component.name} instance name {duplicates[0]!r} appears more than once", field=source)
+        return pairs
+
+    def _expand(
+        self,
+        component: ComponentDefinition,
+        scope: Any,
+        parent_path: str,
+        parent_replicas: int,
+        parent_gang_replicas: int,
+        parent_max_replicas: int | None,
+    ) -> list[ExpandedComponent]:
+        expanded = []
+        pairs = self._embedded(component, scope) if component.resource else self._instances(component, scope)
+        for position, (instance, element) in enumerate(pairs):
+            name = instance if instance is not None else component.name
+            path = f"{parent_path}/{name}" if parent_path else name
+            template, spec, where = self._pod_source(component, element, instance)
+            if (component.pod_template or component.pod_spec) and spec is None:
+                continue  # the role is optional and absent in this resource (e.g. no Master replica spec)
+            active = True
+            if component.active:
+                active = truthy(self._evaluate(component, "active", element))
+            replicas = self._count(component, "replicas", element, 1) if active else 0
+            min_replicas = self._count(component, "min_replicas", element, None) if active else 0
+            max_replicas = self._count(component, "max_replicas", element, None)
+            pods_per_replica = self._count(component, "pods_per_replica", element, 1)
+            demand = None
+            if spec is not None:
+                try:
+                    demand = pod_demand(spec, where)
+                except InputError as error:
+                    raise error.located(field=where)
+            node = ExpandedComponent(
+                definition=component,
+                name=name,
+                path=path,
+                instance=instance,
+                scope=element,
+                replicas=replicas,  # type: ignore[arg-type]
+                min_replicas=min_replicas,
+                max_replicas=max_replicas,
+                pods_per_replica=pods_per_replica,  # type: ignore[arg-type]
+                parent_replicas=parent_replicas,
+                parent_gang_replicas=parent_gang_replicas,
+                parent_max_replicas=parent_max_replicas,
+                demand=demand,
+                kind=component.kind,
+                template=template,
+                template_path=self._template_path(template) if template is not None else None,
+            )
+            child_max = None
+            if parent_max_replicas is not None or max_replicas is not None:
+                child_max = (parent_max_replicas or parent_replicas) * (max_replicas if max_replicas is not None else replicas)  # type: ignore[operator]
+            if component.resource:
+                source = component.compiled("resource").source  # type: ignore[union-attr]
+                node.kind, nested = self._expand_embedded(
+                    element,
+                    f"{source}[{position}]",
+                    path,
+                    parent_replicas * node.replicas,
+                    parent_gang_replicas * node.gang_replicas,
+                    child_max,
+                )
+                node.children.extend(nested)
+            for child in component.components:
+                node.children.extend(
+                    self._expand(
+                        child,
+                        element,
+                        path,
+                        parent_replicas * node.replicas,
+                        parent_gang_replicas * node.gang_replicas,
+                        child_max,
+                    )
+                )
+            expanded.append(node)
+        return expanded
+
+    def _pod_source(self, component: ComponentDefinition, element: Any, instance: str | None):
+        """``(template, pod_spec, where)`` for a component; where is the spec's path for errors."""
+        label = f"{component.name}[{instance}]" if instance is not None else component.name
+        if component.pod_template:
+            expression = component.compiled("pod_template")
+            template = self._evaluate(component, "pod_template", element)
+            if template is None:
+                return None, None, ""
+            found = self._template_path(template)
+            source = format_path(found) if found else self._field_path(element, expression.source)  # type: ignore[union-attr]
+            if not isinstance(template, Mapping):
+                raise InputError(
+                    f"pod template of component {label} must be a mapping, got {type(template).__name__}", field=source
+                )
+            spec = template.get("spec")
+            if spec is None:
+                raise InputError(f"pod template of component {label} has no spec", field=f"{source}.spec")
+            if not isinstance(spec, Mapping):
+                raise InputError(f"pod template spec of component {label} must be a mapping", field=f"{source}.spec")
+            return template, spec, f"{source}.spec"
+        if component.pod_spec:
+            expression = component.compiled("pod_spec")
+            spec = self._evaluate(component, "pod_spec", element)
+            if spec is None:
+                return None, None, ""
+            found = self._template_path(spec)
+            source = format_path(found) if found else self._field_path(element, expression.source)  # type: ignore[union-attr]
+            if not isinstance(spec, Mapping):
+                raise InputError(f"pod spec of component {label} must be a mapping, got {type(spec).__name__}", field=source)
+            metadata = self._evaluate(component, "pod_metadata", element) if component.pod_metadata else None
+            template = {"metadata": metadata if isinstance(metadata, Mapping) else {}, "spec": spec}
+            return template, spec, source
+        return None, None, ""

@@ -1,0 +1,335 @@
+"""Gangs: the PodGroups (and SubGroups) a gang scheduler forms for a workload.
+
+A definition's ``gang.podGroups`` is a list of rules; the first whose ``when`` holds is used.
+A rule forms one PodGroup for the whole workload, one per instance of a component
+(``perInstance``: JobSet ``InOrder``) or one per replica of a component (``perReplica``: an LWS
+group, a Grove PodCliqueSet replica). ``minMember`` defaults to the members' pods at gang scale,
+where each component counts ``minReplicas`` when positive and ``replicas`` otherwise, multiplied
+down the tree (the rule KAI's pod-grouper applies). SubGroups default the same way per component;
+``remainder`` gives a subgroup what the PodGroup's ``minMember`` leaves after the others.
+
+A component marked ``scaledPodGroups`` (a Grove scaling group) puts only its ``minReplicas``
+replicas in the enclosing PodGroup; each replica beyond them is a PodGroup of its own, named
+``<enclosing group>-<component instance>-<replica index>`` (Grove's scaled PodGangs).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..definitions import Definition, PodGroupRule, SubGroupRule
+from ..errors import InputError
+from ..tree import PodGroup, PodSet, SubGroup
+from ..values import truthy
+from .expand import ExpandedComponent, evaluate_count
+
+__all__ = ["form_pod_groups", "rule_applies"]
+
+_MAX_POD_GROUPS = 100_000
+
+
+@dataclass
+class _Scope:
+    """The members of one PodGroup and how many pods of each component it holds.
+
+    ``roots`` are the components the group is made of; an ``anchored`` group holds exactly one
+    replica of its single root (index ``replica``). ``multipliers`` gives, per root, how many
+    replicas of the root's parent the group spans.
+    """
+
+    roots: list[ExpandedComponent]
+    anchored: bool = False
+    replica: int = 0
+    base: str = ""
+    multipliers: dict[int, int] = field(default_factory=dict)
+    _declared: dict[int, int] = field(default_factory=dict)
+    _gang: dict[int, int] = field(default_factory=dict)
+    _mult: dict[int, int] = field(default_factory=dict)
+    _own: dict[int, int] = field(default_factory=dict)
+    _own_pods: dict[int, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for root in self.roots:
+            multiplier = self.multipliers.get(id(root), 1)
+            self._visit(root, multiplier, gang=False, anchored=self.anchored)
+            self._visit(root, multiplier, gang=True, anchored=self.anchored)
+
+    def _visit(self, node: ExpandedComponent, multiplier: int, *, gang: bool, anchored: bool) -> int:
+        if anchored:
+            own = 1
+        elif gang or node.definition.scaled_pod_groups:
+            own = node.gang_replicas
+        else:
+            own = node.replicas
+        total = multiplier * own * node.pods_per_replica if node.has_pods else 0
+        if not gang:
+            self._own_pods[id(node)] = total
+        for child in node.children:
+            total += self._visit(child, multiplier * own, gang=gang, anchored=False)
+        (self._gang if gang else self._declared)[id(node)] = total
+        if not gang:
+            self._mult[id(node)] = multiplier
+            self._own[id(node)] = own
+        return total
+
+    def nodes(self):
+        for root in self.roots:
+            yield from root.walk()
+
+    def pods(self, node: ExpandedComponent) -> int:
+        """Declared pods of ``node``'s subtree inside this group."""
+        return self._declared.get(id(node), 0)
+
+    def gang_pods(self, node: ExpandedComponent) -> int:
+        """Pods of ``node``'s subtree inside this group at gang (minimum-first) scale."""
+        return self._gang.get(id(node), 0)
+
+    def copies(self, node: ExpandedComponent) -> int:
+        """How many replicas of ``node``'s parent this group spans."""
+        return self._mult.get(id(node), 0)
+
+    def replicas_in_group(self, node: ExpandedComponent) -> list[int]:
+        """Replica indexes of ``node`` that belong to this group."""
+        if self.anchored and node in self.roots:
+            return [self.replica]
+        return list(range(self._own.get(id(node), 0)))
+
+    def pod_sets(self, nodes) -> list[PodSet]:
+        sets = []
+        for top in nodes:
+            for leaf in top.leaves():
+                count = self._own_pods.get(id(leaf), 0)
+                if count and leaf.demand is not None:
+                    sets.append(PodSet(component=leaf.path, count=count, pod_resources=dict(leaf.demand.requests)))
+        return sets
+
+
+def rule_applies(rule: PodGroupRule, resource: Mapping, refs: Mapping[str, Any]) -> bool:
+    """Whether a PodGroup rule's ``when`` holds for the resource (a rule without one always does)."""
+    expression = rule.compiled("when")
+    if expression is None:
+        return True
+    return truthy(expression.search(resource, root=resource, refs=refs))
+
+
+_PLACEHOLDER = re.compile(r"\{(\w+)(\|lower)?\}")
+
+
+def _render_name(template: str, values: dict[str, str]) -> str:
+    def substitute(match: re.Match) -> str:
+        value = values.get(match.group(1), match.group(0))
+        return value.lower() if match.group(2) else value
+
+    return _PLACEHOLDER.sub(substitute, template)
+
+
+def _subgroups(
+    rules: list[SubGroupRule],
+    scope: _Scope,
+    group_name: str,
+    scope_value: Any,
+    resource: Mapping,
+    group_min: int,
+    refs: Mapping[str, Any],
+) -> list[SubGroup]:
+    built: list[SubGroup] = []
+    remainders: list[SubGroup] = []
+    segmented: dict[int, tuple[SubGroupRule, _Scope]] = {}
+    for rule in rules:
+        targets = [node for node in scope.nodes() if node.definition.name == rule.component]
+        # (name values, member nodes, replica scope) per subgroup to build
+        plans: list[tuple[dict[str, str], list[ExpandedComponent], _Scope]] = []
+        if rule.each_replica_of:
+            owners = [node for node in scope.nodes() if node.definition.name == rule.each_replica_of]
+            for owner in owners:
+                inner = [node for node in owner.walk() if node in targets]
+                for replica in scope.replicas_in_group(owner):
+                    per_replica = _Scope([owner], anchored=True, replica=replica)
+                    for node in inner:
+                        values = {"replicaOf": owner.instance or owner.name, "replica": str(replica),
+                                  "instance": node.instance or node.name}
+                        plans.append((values, [node], per_replica))
+        elif rule.each_instance:
+            plans = [({"instance": node.instance or node.name}, [node], scope) for node in targets]
+        elif targets:
+            plans = [({"instance": rule.name or rule.component}, targets, scope)]
+        for values, members, counting in plans:
+            values = {"group": group_name, "base": scope.base or group_name, "component": rule.component, **values}
+            if rule.name:
+                name = _render_name(rule.name, values)
+            elif rule.each_replica_of:
+                name = f"{values['replicaOf']}-{values['replica']}-{values['instance']}"
+            else:
+                name = values["instance"]
+            pods = sum(counting.pods(node) for node in members)
+            if pods == 0:
+                continue
+            default = sum(counting.gang_pods(node) for node in members)
+            if rule.min_member == "remainder":
+                subgroup = SubGroup(name=name, min_member=0, parent=rule.parent, pods=pods, pod_sets=counting.pod_sets(members))
+                remainders.append(subgroup)
+            else:
+                explicit = evaluate_count(rule, "min_member", scope_value, root=resource, refs=refs, what=f"subgroup {name} minMember")
+                subgroup = SubGroup(
+                    name=name,
+                    min_member=default if explicit is None else explicit,
+                    parent=rule.parent,
+                    pods=pods,
+                    pod_sets=counting.pod_sets(members),
+                )
+            built.append(subgroup)
+            if rule.segment_size is not None:
+                segmented[id(subgroup)] = (rule, counting)
+    remainder_ids = {id(subgroup) for subgroup in remainders}
+    for subgroup in remainders:
+        others = sum(
+            other.min_member for other in built if id(other) not in remainder_ids and other.parent == subgroup.parent
+        )
+        subgroup.min_member = max(0, group_min - others)
+    if not segmented:
+        return built
+    result: list[SubGroup] = []
+    for subgroup in built:
+        if id(subgroup) not in segmented:
+            result.append(subgroup)
+            continue
+        rule, counting = segmented[id(subgroup)]
+        size = evaluate_count(rule, "segment_size", scope_value, root=resource, refs=refs, what=f"subgroup {subgroup.name} segmentSize")
+        if not size:
+            result.append(subgroup)
+            continue
+        if not rule.segments_replace:
+            result.append(subgroup)
+        result.extend(_segments(subgroup, rule, size, counting))
+    return result
+
+
+def _segments(subgroup: SubGroup, rule: SubGroupRule, size: int, counting: _Scope) -> list[SubGroup]:
+    """KAI segments: the subgroup's pods cut into runs of ``size`` (the last one shorter).
+
+    With a ``segmentLeader`` (an LWS leader), the leader's pods join segment 0: on top of it when
+    the other pods divide evenly, else as its first pods; segment 0 then gets two children.
+    """
+    parent = subgroup.parent if rule.segments_replace else subgroup.name
+    own_pods = subgroup.pods
+    leader_pods = 0
+    leader_sets: list[PodSet] = []
+    if rule.segment_leader:
+        leaders = [node for node in counting.nodes() if node.definition.name == rule.segment_leader]
+        leader_pods = sum(counting.pods(node) for node in leaders)
+        leader_sets = counting.pod_sets(leaders)
+    if leader_pods and own_pods % size == 0:
+        counts = [size] * (own_pods // size)
+        counts[0] += leader_pods
+    else:
+        total = own_pods + leader_pods
+        counts = [size] * (total // size) + ([total % size] if total % size else [])
+    shapes = subgroup.pod_sets
+    segments: list[SubGroup] = []
+    for index, count in enumerate(counts):
+        name = _render_name(rule.segment_name, {"name": subgroup.name, "index": str(index)})
+        own_in_segment = count - leader_pods if index == 0 else count
+        pod_sets = [PodSet(component=s.component, count=own_in_segment, pod_resources=s.pod_resources) for s in shapes[:1]]
+        if index == 0 and leader_pods:
+            segments.append(SubGroup(name=name, min_member=count, parent=parent, pods=count, pod_sets=leader_sets + pod_sets))
+            segments.append(SubGroup(name=rule.segment_leader or "leader", min_member=leader_pods, parent=name, pods=leader_pods, pod_sets=leader_sets))
+            if own_in_segment:
+                segments.append(SubGroup(name=subgroup.name, min_member=own_in_segment, parent=name, pods=own_in_segment, pod_sets=pod_sets))
+            continue
+        segments.append(SubGroup(name=name, min_member=count, parent=parent, pods=count, pod_sets=pod_sets))
+    return segments
+
+
+def _pod_group(
+    name: str,
+    rule: PodGroupRule,
+    scope: _Scope,
+    scope_value: Any,
+    resource: Mapping,
+    refs: Mapping[str, Any],
+    *,
+    explicit_min: bool = True,
+) -> PodGroup | None:
+    pods = sum(scope.pods(node) for node in scope.roots)
+    if pods == 0:
+        return None
+    default = sum(scope.gang_pods(node) for node in scope.roots)
+    explicit = (
+        evaluate_count(rule, "min_member", scope_value, root=resource, refs=refs, what=f"PodGroup {name} minMember")
+        if explicit_min
+        else None
+    )
+    min_member = default if explicit is None else explicit
+    return PodGroup(
+        name=name,
+        min_member=min_member,
+        pods=pods,
+        sub_groups=_subgroups(rule.sub_groups, scope, name, scope_value, resource, min_member, refs),
+        pod_sets=scope.pod_sets(scope.roots),
+    )
+
+
+def _scaled_groups(main: PodGroup, scope: _Scope, rule: PodGroupRule, resource: Mapping, refs) -> list[PodGroup]:
+    """The PodGroups of replicas beyond minReplicas of ``scaledPodGroups`` components in a group."""
+    groups = []
+    for node in scope.nodes():
+        if not node.definition.scaled_pod_groups or node.replicas <= node.gang_replicas:
+            continue
+        copies = scope.copies(node)
+        for copy in range(copies):
+            for replica in range(node.gang_replicas, node.replicas):
+                suffix = f"{node.instance or node.name}-{replica}" if copies == 1 else f"{node.instance or node.name}-{copy}-{replica}"
+                replica_scope = _Scope([node], anchored=True, replica=replica, base=main.name)
+                group = _pod_group(f"{main.name}-{suffix}", rule, replica_scope, node.scope, resource, refs, explicit_min=False)
+                if group:
+                    groups.append(group)
+    return groups
+
+
+def form_pod_groups(
+    definition: Definition,
+    resource: Mapping,
+    workload_name: str,
+    nodes: list[ExpandedComponent],
+    refs: Mapping[str, Any] | None = None,
+) -> list[PodGroup]:
+    """The PodGroups of a resource (empty when the kind is not gang scheduled).
+
+    Raises:
+        InputError: a gang expression gave something that is not a count, or the workload would
+            form more PodGroups than any cluster holds.
+    """
+    refs = refs or {}
+    rule = next((rule for rule in definition.gang.pod_groups if rule_applies(rule, resource, refs)), None)
+    if rule is None:
+        return []
+    base = f"{workload_name}-{rule.name}" if rule.name else workload_name
+    plans: list[tuple[str, _Scope, Any]] = []
+    if rule.per_instance:
+        for node in (n for root in nodes for n in root.walk() if n.definition.name == rule.per_instance):
+            plans.append((f"{base}-{node.instance or node.name}", _Scope([node], multipliers={id(node): node.parent_replicas}), node.scope))
+    elif rule.per_replica:
+        index = 0
+        for node in (n for root in nodes for n in root.walk() if n.definition.name == rule.per_replica):
+            count = node.parent_replicas * node.replicas
+            if index + count > _MAX_POD_GROUPS:
+                raise InputError(f"more than {_MAX_POD_GROUPS} PodGroups (one per {rule.per_replica} replica) is beyond any real cluster")
+            for replica in range(count):
+                # The replica index within its parent names per-replica subgroups ({replica}).
+                plans.append((f"{base}-{index}", _Scope([node], anchored=True, replica=replica % max(node.replicas, 1)), node.scope))
+                index += 1
+    else:
+        plans.append((base, _Scope(list(nodes)), resource))
+    groups: list[PodGroup] = []
+    for name, scope, scope_value in plans:
+        group = _pod_group(name, rule, scope, scope_value, resource, refs)
+        if group is None:
+            continue
+        groups.append(group)
+        groups.extend(_scaled_groups(group, scope, rule, resource, refs))
+        if len(groups) > _MAX_POD_GROUPS:
+            raise InputError(f"more than {_MAX_POD_GROUPS} PodGroups is beyond any real cluster")
+    return groups

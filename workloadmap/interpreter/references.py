@@ -1,0 +1,116 @@
+"""Related objects: what a workload references by name (a TrainJob's runtime), and where to find it.
+
+wmap fetches nothing by itself here. A :class:`RelatedObjects` source answers ``find(kind, name,
+namespace, namespaced)``: :class:`ObjectIndex` from objects in memory (the other documents of the
+input, ``--related`` files), the cluster-backed source of :mod:`workloadmap.kube` from a live API
+server, or several of them tried in turn with :class:`ChainedObjects`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Protocol, runtime_checkable
+
+from ..definitions import Definition
+from ..documents import load_objects
+from ..errors import WorkloadMapError
+
+__all__ = ["RelatedObjects", "ObjectIndex", "ChainedObjects", "resolve_references"]
+
+
+@runtime_checkable
+class RelatedObjects(Protocol):
+    """Anything that can find an object a workload references."""
+
+    def find(self, kind: str, name: str, namespace: str | None, namespaced: bool) -> Mapping[str, Any] | None:
+        """The object of that kind and name (for namespaced kinds, in ``namespace``), or None."""
+        ...
+
+
+class ObjectIndex:
+    """Objects in memory, indexed by kind and name (with their namespace)."""
+
+    def __init__(self, objects: Iterable[Any] = ()) -> None:
+        self._index: dict[tuple[str, str], list[tuple[str | None, Mapping[str, Any]]]] = {}
+        for obj in objects:
+            self.add(obj)
+
+    @classmethod
+    def from_paths(cls, paths: Iterable[str]) -> ObjectIndex:
+        """Every object in the given FILEs or DIRs (read recursively).
+
+        Raises:
+            InputError: a file is missing or a document does not parse.
+        """
+        index = cls()
+        for path in paths:
+            for document in load_objects(path, recursive=True):
+                if isinstance(document, WorkloadMapError):
+                    raise document
+                index.add(document.body)
+        return index
+
+    def add(self, obj: Any) -> None:
+        """Index an object (anything without kind and metadata.name is ignored)."""
+        if not isinstance(obj, Mapping) or not isinstance(obj.get("metadata"), Mapping):
+            return
+        kind, name = obj.get("kind"), obj["metadata"].get("name")
+        if isinstance(kind, str) and isinstance(name, str):
+            self._index.setdefault((kind, name), []).append((obj["metadata"].get("namespace"), obj))
+
+    def find(self, kind: str, name: str, namespace: str | None, namespaced: bool) -> Mapping[str, Any] | None:
+        """The object of that kind and name; for namespaced kinds, in the workload's namespace."""
+        candidates = self._index.get((kind, name), [])
+        if not namespaced:
+            return candidates[0][1] if candidates else None
+        for candidate_namespace, obj in candidates:
+            if candidate_namespace == namespace or candidate_namespace is None or namespace is None:
+                return obj
+        return None
+
+
+class ChainedObjects:
+    """Several sources tried in order; the first that finds the object wins."""
+
+    def __init__(self, *sources: RelatedObjects) -> None:
+        self.sources = sources
+
+    def find(self, kind: str, name: str, namespace: str | None, namespaced: bool) -> Mapping[str, Any] | None:
+        """The object from the first source that has it, or None."""
+        for source in self.sources:
+            found = source.find(kind, name, namespace, namespaced)
+            if found is not None:
+                return found
+        return None
+
+
+def resolve_references(
+    definition: Definition,
+    resource: Mapping[str, Any],
+    related: RelatedObjects,
+    namespace: str | None,
+    warnings: list[str],
+) -> dict[str, Any]:
+    """Find each reference a definition declares; a missing one adds a warning and resolves to None."""
+    refs: dict[str, Any] = {}
+    for reference in definition.references:
+        name_expression = reference.compiled("name_expression")
+        kind_expression = reference.compiled("kind_expression")
+        name = name_expression.search(resource) if name_expression is not None else None
+        if not isinstance(name, str) or not name:
+            continue
+        kind = kind_expression.search(resource) if kind_expression is not None else None
+        candidates = [k for k in reference.kinds if kind in (None, k.kind)] or reference.kinds[:1]
+        found = None
+        for candidate in candidates:
+            found = related.find(candidate.kind, name, namespace, candidate.namespaced)
+            if found is not None:
+                break
+        if found is None:
+            wanted = candidates[0].kind
+            warnings.append(
+                f"{reference.name} {wanted}/{name} is not in the input; pass it with --related FILE|DIR "
+                "for the pods it defines (expanded what the workload itself declares)"
+            )
+        refs[reference.name] = found
+    return refs

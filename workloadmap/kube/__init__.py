@@ -1,0 +1,12 @@
+"""Read-only access to a live Kubernetes API server (GET requests only).
+
+``client`` resolves kubectl-style resource references through discovery and reads objects, lists,
+nodes and pods; ``objects`` finds the objects a workload references. This stage depends on
+nothing above it: the topology and the command line call into it, never the other way round.
+The ``kubernetes`` client package is imported only when a client is created.
+"""
+
+from .client import ACTIVE_POD_SELECTOR, DEFAULT_TIMEOUT, ApiResource, ClusterClient, parse_resource_ref
+from .objects import ClusterObjects
+
+__all__ = ["ClusterClient", "ClusterObjects", "ApiResource", "parse_resource_ref", "DEFAULT_TIMEOUT", "ACTIVE_POD_SELECTOR"]

@@ -1,0 +1,497 @@
+"""Read-only access to a live Kubernetes API server.
+
+:class:`ClusterClient` resolves kubectl-style resource references (``jobset/train``,
+``jobsets.jobset.x-k8s.io/train``, ``JobSet.v1alpha2.jobset.x-k8s.io/train``, ``pytorchjob train``)
+through API discovery and fetches objects, lists, nodes and pods as plain dicts, ready for
+:func:`workloadmap.inspect` and :mod:`workloadmap.topology`.
+
+Only ``GET`` requests are ever sent. The official ``kubernetes`` client is imported lazily, inside
+this module's functions, so reading files never pays for it. The kubeconfig is loaded with
+``new_client_from_config(..., persist_config=False)``: an isolated client, no output on stdout, no
+writes to the user's kubeconfig. Every failure becomes a one-line :class:`ClusterError`; response
+bodies and headers of failed requests are never put into messages, because they can carry
+credentials.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Iterator
+from urllib.parse import quote
+
+from ..errors import ClusterApiError, ClusterError, UnknownResourceTypeError
+
+__all__ = [
+    "ClusterClient",
+    "ApiResource",
+    "parse_resource_ref",
+    "DEFAULT_TIMEOUT",
+    "ACTIVE_POD_SELECTOR",
+]
+
+DEFAULT_TIMEOUT = 10.0
+"""Seconds allowed to connect, and again to read, for every request."""
+
+ACTIVE_POD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
+"""Field selector of :meth:`ClusterClient.pods`: pods that hold (or will hold) node capacity."""
+
+PAGE_SIZE = 500
+MAX_PAGES = 10_000
+# etcd caps one object at about 1.5 MiB; a page of PAGE_SIZE objects stays well below this.
+MAX_RESPONSE_BYTES = 256 * 1024 * 1024
+_MAX_MESSAGE_CHARS = 300
+
+
+@dataclass(frozen=True)
+class ApiResource:
+    """One resource type as API discovery describes it.
+
+    Attributes:
+        group: API group, ``""`` for the core group.
+        version: API version within the group (``v1alpha2``).
+        plural: resource name used in URLs (``jobsets``).
+        singular: singular name (``jobset``), possibly empty on old servers.
+        kind: object kind (``JobSet``).
+        namespaced: whether objects live in a namespace.
+        short_names: kubectl short names (``po``, ``deploy``).
+    """
+
+    group: str
+    version: str
+    plural: str
+    singular: str
+    kind: str
+    namespaced: bool
+    short_names: tuple[str, ...] = ()
+
+    @property
+    def api_version(self) -> str:
+        """``v1`` for the core group, ``group/version`` otherwise."""
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def qualified_name(self) -> str:
+        """``plural.group`` as kubectl prints it in messages (``jobsets.jobset.x-k8s.io``, ``pods``)."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+    def path(self, namespace: str | None = None, name: str | None = None) -> str:
+        """The URL path of the collection (all namespaces when ``namespace`` is None) or of one object."""
+        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
+        if self.namespaced and namespace is not None:
+            base += f"/namespaces/{quote(namespace, safe='')}"
+        base += f"/{self.plural}"
+        if name is not None:
+            base += f"/{quote(name, safe='')}"
+        return base
+
+    def matches(self, token: str) -> bool:
+        """True when ``token`` (lower case) names this resource: plural, singular, kind or short name."""
+        return token in (self.plural, self.singular, self.kind.lower()) or token in self.short_names
+
+
+def parse_resource_ref(resource_ref: str) -> tuple[str, str | None]:
+    """Split ``TYPE/NAME``, ``TYPE NAME`` or ``TYPE`` into the type and the name (None when absent).
+
+    Raises:
+        ClusterError: empty type or name, or more than two words.
+    """
+    words = resource_ref.split()
+    if len(words) == 2 and "/" not in words[0]:
+        type_token, name = words
+    elif len(words) == 1 and "/" in words[0]:
+        type_token, name = words[0].split("/", 1)
+    elif len(words) == 1:
+        type_token, name = words[0], None
+    else:
+        raise ClusterError(
+            f"cannot read resource reference {resource_ref!r}: expected TYPE/NAME, TYPE NAME or TYPE"
+        )
+    if not type_token:
+        raise ClusterError(f"resource reference {resource_ref!r} names no resource type")
+    if name is not None and (not name or "/" in name):
+        raise ClusterError(f"resource reference {resource_ref!r}: the name must be one non-empty path segment")
+    return type_token, name
+
+
+def _one_line(text: Any, limit: int = _MAX_MESSAGE_CHARS) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+class ClusterClient:
+    """A read-only client of one Kubernetes API server, configured from a kubeconfig.
+
+    Args:
+        kubeconfig: the kubeconfig file; only that file is read (kubectl's ``--kubeconfig``).
+            When omitted, ``$KUBECONFIG`` (a path list, merged) or ``~/.kube/config``, read at call
+            time rather than at import of the ``kubernetes`` package.
+        context: the kubeconfig context; its current context when omitted.
+        timeout: seconds allowed to connect, and again to read, for every request.
+
+    The kubeconfig is trusted like kubectl trusts it: its ``exec`` credential plugins run local
+    commands. Never pass a kubeconfig that came from untrusted input.
+
+    Raises:
+        ClusterError: no kubeconfig, an unknown context, or a kubeconfig the client cannot use.
+    """
+
+    def __init__(
+        self, kubeconfig: str | os.PathLike | None = None, context: str | None = None, *, timeout: float = DEFAULT_TIMEOUT
+    ) -> None:
+        from kubernetes.client import Configuration
+        from kubernetes.config.config_exception import ConfigException
+        from kubernetes.config.kube_config import _get_kube_config_loader, new_client_from_config
+        from urllib3.util.retry import Retry
+
+        config_file = self._config_file(kubeconfig)
+        self.timeout = float(timeout)
+        configuration = Configuration()
+        # No retries: they would multiply the timeout and make urllib3 log warnings to stderr.
+        # No redirects either: a redirect could carry the credentials elsewhere.
+        configuration.retries = Retry(total=0, connect=0, read=0, redirect=0, status=0, other=0)
+        try:
+            # The loader of the client itself, so that the context (and its namespace) is exactly
+            # the one the client will use; it reads the files without writing them.
+            current = _get_kube_config_loader(filename=config_file, active_context=context).current_context
+            if not isinstance(current, dict) or not current.get("name"):
+                raise ClusterError(f"kubeconfig {config_file} has no usable context; pass --context")
+            self._api = new_client_from_config(
+                config_file=config_file,
+                context=context,
+                persist_config=False,
+                client_configuration=configuration,
+            )
+        except ConfigException as error:
+            raise ClusterError(f"cannot use kubeconfig {config_file}: {_one_line(error)}") from None
+        except (OSError, ValueError, TypeError, KeyError, AttributeError) as error:
+            raise ClusterError(
+                f"cannot use kubeconfig {config_file}: {type(error).__name__}: {_one_line(error)}"
+            ) from None
+        self._api.user_agent = "wmap"
+        self.context: str = str(current.get("name", ""))
+        context_details = current.get("context") or {}
+        self.default_namespace: str = str(context_details.get("namespace") or "default")
+        self.host: str = configuration.host
+        self._group_versions: list[tuple[str, list[str]]] | None = None
+        self._resource_lists: dict[tuple[str, str], list[ApiResource]] = {}
+        self._resolved: dict[str, ApiResource] = {}
+        self._failed_discovery: list[str] = []
+
+    @staticmethod
+    def _config_file(kubeconfig: str | os.PathLike | None) -> str:
+        if kubeconfig is not None:
+            path = os.path.expanduser(os.fspath(kubeconfig))
+            if not os.path.isfile(path):
+                raise ClusterError(f"kubeconfig {path} does not exist or is not a file")
+            return path
+        paths = os.environ.get("KUBECONFIG") or os.path.join("~", ".kube", "config")
+        if not any(os.path.isfile(os.path.expanduser(part)) for part in paths.split(os.pathsep) if part):
+            raise ClusterError(f"no kubeconfig found (looked at {paths}); pass --kubeconfig or set KUBECONFIG")
+        return paths
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Release the connection pool."""
+        self._api.close()
+
+    def __enter__(self) -> "ClusterClient":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
+
+    # -- HTTP ------------------------------------------------------------------------------------
+
+    def _request(self, path: str, query: list[tuple[str, str]] | None = None) -> tuple[int, Any]:
+        """GET ``path``; returns the status and the decoded JSON body (None when it is not JSON)."""
+        import urllib3
+        from kubernetes.client.exceptions import ApiException
+        from kubernetes.config.config_exception import ConfigException
+
+        try:
+            method, url, headers, _body, _post = self._api.param_serialize(
+                "GET",
+                path,
+                query_params=query or None,
+                header_params={"Accept": "application/json"},
+                auth_settings=["BearerToken"],
+            )
+            response = self._api.call_api(method, url, header_params=headers, _request_timeout=(self.timeout, self.timeout))
+            raw = response.response
+            try:
+                data = raw.read(MAX_RESPONSE_BYTES + 1)
+            finally:
+                raw.release_conn()
+        except urllib3.exceptions.HTTPError as error:
+            raise self._connection_error(error, path) from None
+        except ApiException as error:  # the REST layer turns TLS failures into status-0 exceptions
+            raise ClusterError(
+                f"cannot reach the Kubernetes API server at {self.host} (context {self.context}): "
+                f"TLS failure: {_one_line(error.reason, 160)}"
+            ) from None
+        except ConfigException as error:  # e.g. an exec credential plugin failed while refreshing
+            raise ClusterError(f"cannot get credentials for context {self.context}: {_one_line(error)}") from None
+        except OSError as error:
+            raise self._connection_error(error, path) from None
+        if len(data) > MAX_RESPONSE_BYTES:
+            raise ClusterError(f"the answer to GET {path} is larger than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB")
+        try:
+            body = json.loads(data) if data else None
+        except (ValueError, UnicodeDecodeError):
+            body = None
+        return response.status, body
+
+    def _connection_error(self, error: BaseException, path: str) -> ClusterError:
+        """A one-line error for a failed connection; never the exception text, which names objects."""
+        import urllib3
+
+        if isinstance(error, urllib3.exceptions.MaxRetryError) and error.reason is not None:
+            error = error.reason
+        if isinstance(error, urllib3.exceptions.ReadTimeoutError):
+            return ClusterError(
+                f"the Kubernetes API server at {self.host} did not answer GET {path} within {self.timeout:g} s"
+            )
+        if isinstance(error, urllib3.exceptions.NameResolutionError):
+            why = "host name not resolved"
+        elif isinstance(error, urllib3.exceptions.NewConnectionError):
+            why = self._os_reason(error)
+        elif isinstance(error, urllib3.exceptions.ConnectTimeoutError):
+            why = f"no connection within {self.timeout:g} s"
+        elif isinstance(error, urllib3.exceptions.SSLError):
+            why = "TLS failure"
+        elif isinstance(error, urllib3.exceptions.ProxyError):
+            why = "proxy error"
+        else:
+            why = self._os_reason(error)
+        return ClusterError(f"cannot reach the Kubernetes API server at {self.host} (context {self.context}): {why}")
+
+    @staticmethod
+    def _os_reason(error: BaseException) -> str:
+        cause: BaseException | None = error
+        for _ in range(5):
+            if cause is None:
+                break
+            if isinstance(cause, OSError) and cause.strerror:
+                return cause.strerror.lower()
+            cause = cause.__cause__ or cause.__context__
+        text = str(error)
+        for known in ("Connection refused", "Connection reset", "No route to host", "Network is unreachable"):
+            if known in text:
+                return known.lower()
+        return type(error).__name__
+
+    def _get_json(self, path: str, query: list[tuple[str, str]] | None = None, *, what: str | None = None, namespace: str | None = None) -> dict:
+        status, body = self._request(path, query)
+        if 200 <= status < 300:
+            if not isinstance(body, dict):
+                raise ClusterError(f"the answer to GET {path} is not a JSON object")
+            return body
+        raise self._status_error(status, body, path, what=what, namespace=namespace)
+
+    def _status_error(self, status: int, body: Any, path: str, *, what: str | None, namespace: str | None) -> ClusterApiError:
+        is_status = isinstance(body, dict) and body.get("kind") == "Status"
+        reason = str(body.get("reason") or "") if is_status else ""
+        server_message = _one_line(body.get("message") or "") if is_status else ""
+        if status == 401:
+            message = (
+                f"Unauthorized (401): the API server at {self.host} rejected the credentials of context "
+                f"{self.context}; check the kubeconfig user or log in again"
+            )
+        elif status == 403:
+            message = f"Forbidden (403): {server_message or f'access to GET {path} denied'}"
+        elif status == 404 and what is not None:
+            where = f" in namespace {namespace}" if namespace else ""
+            message = f"{what} not found{where}"
+        else:
+            message = f"Error from server ({reason or status}): {server_message or f'GET {path} failed with HTTP {status}'}"
+        return ClusterApiError(message, status_code=status, reason=reason or str(status))
+
+    # -- discovery -------------------------------------------------------------------------------
+
+    def _groups(self) -> list[tuple[str, list[str]]]:
+        """(group, versions with the preferred one first), the core group first."""
+        if self._group_versions is None:
+            groups: list[tuple[str, list[str]]] = []
+            core = self._get_json("/api")
+            core_versions = [v for v in core.get("versions") or [] if isinstance(v, str)]
+            groups.append(("", core_versions or ["v1"]))
+            listing = self._get_json("/apis")
+            for entry in listing.get("groups") or []:
+                if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+                    continue
+                versions = [v.get("version") for v in entry.get("versions") or [] if isinstance(v, dict)]
+                versions = [v for v in versions if isinstance(v, str)]
+                preferred = (entry.get("preferredVersion") or {}).get("version")
+                if preferred in versions:
+                    versions.remove(preferred)
+                    versions.insert(0, preferred)
+                groups.append((entry["name"], versions))
+            self._group_versions = groups
+        return self._group_versions
+
+    def _resources(self, group: str, version: str) -> list[ApiResource]:
+        key = (group, version)
+        if key not in self._resource_lists:
+            path = f"/apis/{group}/{version}" if group else f"/api/{version}"
+            status, body = self._request(path)
+            resources: list[ApiResource] = []
+            if status in (401, 403):
+                raise self._status_error(status, body, path, what=None, namespace=None)
+            if 200 <= status < 300 and isinstance(body, dict):
+                for entry in body.get("resources") or []:
+                    if not isinstance(entry, dict):
+                        continue
+                    plural, kind = entry.get("name"), entry.get("kind")
+                    if not isinstance(plural, str) or "/" in plural or not isinstance(kind, str):
+                        continue  # subresources such as pods/log
+                    short = entry.get("shortNames") or []
+                    resources.append(
+                        ApiResource(
+                            group=group,
+                            version=version,
+                            plural=plural.lower(),
+                            singular=str(entry.get("singularName") or "").lower(),
+                            kind=kind,
+                            namespaced=bool(entry.get("namespaced")),
+                            short_names=tuple(str(name).lower() for name in short if isinstance(name, str)),
+                        )
+                    )
+            else:
+                # An aggregated API that is down (kubectl warns and carries on).
+                self._failed_discovery.append(f"{group or 'core'}/{version}")
+            self._resource_lists[key] = resources
+        return self._resource_lists[key]
+
+    def resolve(self, type_token: str) -> ApiResource:
+        """Find the resource type named like kubectl does: ``jobset``, ``jobsets``, ``JobSet``,
+        ``jobsets.jobset.x-k8s.io`` (plural.group) or ``JobSet.v1alpha2.jobset.x-k8s.io``
+        (kind.version.group). Without a group the core group wins, then the other groups in
+        discovery order, preferred version first.
+
+        Raises:
+            ClusterError: the server has no such resource type, or is unreachable.
+        """
+        token = type_token.strip().lower()
+        if token in self._resolved:
+            return self._resolved[token]
+        parts = token.split(".")
+        candidates: list[tuple[str, str | None, str | None]] = []
+        if len(parts) >= 3:
+            candidates.append((parts[0], parts[1], ".".join(parts[2:])))
+        if len(parts) >= 2:
+            candidates.append((parts[0], None, ".".join(parts[1:])))
+        if len(parts) == 1:
+            candidates.append((token, None, None))
+        groups = self._groups()
+        for name, version, group in candidates:
+            for known_group, versions in groups:
+                if group is not None and known_group != group:
+                    continue
+                for known_version in versions:
+                    if version is not None and known_version != version:
+                        continue
+                    for resource in self._resources(known_group, known_version):
+                        if resource.matches(name):
+                            self._resolved[token] = resource
+                            return resource
+        note = ""
+        if self._failed_discovery:
+            note = f" (discovery failed for {', '.join(self._failed_discovery[:3])})"
+        raise UnknownResourceTypeError(f'the server doesn\'t have a resource type "{type_token}"{note}')
+
+    # -- reads -----------------------------------------------------------------------------------
+
+    def get(self, resource_ref: str, namespace: str | None = None) -> dict:
+        """Fetch one object, e.g. ``get("jobset/train", "research")``.
+
+        Args:
+            resource_ref: ``TYPE/NAME`` or ``TYPE NAME``; TYPE as in :meth:`resolve`.
+            namespace: the object's namespace; the context's namespace (else ``default``) when
+                omitted; ignored for cluster-scoped types.
+
+        Raises:
+            ClusterApiError: not found (404, message ``jobsets.jobset.x-k8s.io "train" not found in
+                namespace default``), unauthorized (401), forbidden (403) or another server error.
+            ClusterError: no name given, unknown resource type, server unreachable.
+        """
+        type_token, name = parse_resource_ref(resource_ref)
+        if name is None:
+            raise ClusterError(f"resource reference {resource_ref!r} names no object; use TYPE/NAME")
+        resource = self.resolve(type_token)
+        namespace = (namespace or self.default_namespace) if resource.namespaced else None
+        obj = self._get_json(
+            resource.path(namespace, name),
+            what=f'{resource.qualified_name} "{name}"',
+            namespace=namespace,
+        )
+        obj.setdefault("kind", resource.kind)
+        obj.setdefault("apiVersion", resource.api_version)
+        return obj
+
+    def list(
+        self,
+        kind_ref: str,
+        namespace: str | None = None,
+        *,
+        all_namespaces: bool = False,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+    ) -> list[dict]:
+        """List the objects of one type, following pagination, with ``kind``/``apiVersion`` filled
+        in on every item (list items lack them).
+
+        Args:
+            kind_ref: the resource type, as in :meth:`resolve`.
+            namespace: the namespace to list; the context's namespace (else ``default``) when
+                omitted. Ignored with ``all_namespaces`` and for cluster-scoped types.
+            all_namespaces: list across every namespace.
+            label_selector, field_selector: passed to the server as they are.
+        """
+        resource = self.resolve(kind_ref)
+        if not resource.namespaced or all_namespaces:
+            namespace = None
+        else:
+            namespace = namespace or self.default_namespace
+        return list(self._items(resource, namespace, label_selector=label_selector, field_selector=field_selector))
+
+    def _items(
+        self, resource: ApiResource, namespace: str | None, *, label_selector: str | None = None, field_selector: str | None = None
+    ) -> Iterator[dict]:
+        path = resource.path(namespace)
+        continue_token: str | None = None
+        for _page in range(MAX_PAGES):
+            query = [("limit", str(PAGE_SIZE))]
+            if label_selector:
+                query.append(("labelSelector", label_selector))
+            if field_selector:
+                query.append(("fieldSelector", field_selector))
+            if continue_token:
+                query.append(("continue", continue_token))
+            page = self._get_json(path, query)
+            for item in page.get("items") or []:
+                if isinstance(item, dict):
+                    item.setdefault("kind", resource.kind)
+                    item.setdefault("apiVersion", resource.api_version)
+                    yield item
+            continue_token = (page.get("metadata") or {}).get("continue") or None
+            if not continue_token:
+                return
+        raise ClusterError(f"listing {resource.qualified_name} did not finish after {MAX_PAGES} pages")
+
+    def _list_object(self, kind: str, items: list[dict]) -> dict:
+        return {"apiVersion": "v1", "kind": kind, "metadata": {}, "items": items}
+
+    def nodes(self, *, label_selector: str | None = None) -> dict:
+        """All nodes as a ``NodeList`` dict (what ``kubectl get nodes -o yaml`` prints)."""
+        resource = self.resolve("nodes")
+        return self._list_object("NodeList", list(self._items(resource, None, label_selector=label_selector)))
+
+    def pods(self, *, field_selector: str = ACTIVE_POD_SELECTOR, label_selector: str | None = None) -> dict:
+        """Pods of every namespace as a ``PodList`` dict; by default only pods that are not
+        finished (``status.phase!=Succeeded,status.phase!=Failed``), the ones using node capacity."""
+        resource = self.resolve("pods")
+        items = list(self._items(resource, None, label_selector=label_selector, field_selector=field_selector))
+        return self._list_object("PodList", items)

@@ -1,0 +1,96 @@
+"""The vocabulary: every node label, annotation, label and API group/version wmap reads or writes.
+
+Each key is written here once. Topology detection, the accelerator (NVLink) rule, the
+interpreter's topology annotations, the exporters and the simulator import them from here, so
+two parts of wmap can never disagree about a key.
+
+Sources: Topograph ``docs/reference/node-labels.md`` (v1 and legacy keys), the cloud label
+conventions (GKE, EKS, OCI), the NVIDIA GPU Operator (``nvidia.com/gpu.clique``), KAI Scheduler's
+pod-grouper and topology annotations, Kueue's TAS pod-template annotations and Volcano's
+HyperNode API (see ``../shared/reference/topology-formats.md`` and ``schedulers.md``).
+"""
+
+from __future__ import annotations
+
+import re
+
+# -- Kubernetes well-known node labels ------------------------------------------------------
+HOSTNAME = "kubernetes.io/hostname"
+ZONE = "topology.kubernetes.io/zone"
+REGION = "topology.kubernetes.io/region"
+MANAGED_BY = "app.kubernetes.io/managed-by"
+
+# -- Topograph >= v1.0 ----------------------------------------------------------------------
+TOPOGRAPH_TIER = "fabric.topograph.run/tier-{tier}"
+"""Switch at tier N; tier 0 is closest to the node, higher tiers are wider."""
+TOPOGRAPH_TIER_PATTERN = re.compile(r"^fabric\.topograph\.run/tier-([0-9]+)$")
+TOPOGRAPH_ACCELERATOR_DOMAIN = "accelerator.topograph.run/domain"
+"""The accelerator (NVLink) domain, e.g. one GB200 NVL72 rack."""
+TOPOGRAPH_ACCELERATOR_SUB_DOMAIN = "accelerator.topograph.run/sub-domain"
+"""A part of an accelerator domain (written only together with the domain)."""
+
+# -- Topograph <= v0.5 ----------------------------------------------------------------------
+TOPOGRAPH_LEGACY_CORE = "network.topology.nvidia.com/core"
+TOPOGRAPH_LEGACY_SPINE = "network.topology.nvidia.com/spine"
+TOPOGRAPH_LEGACY_LEAF = "network.topology.nvidia.com/leaf"
+TOPOGRAPH_LEGACY_ACCELERATOR = "network.topology.nvidia.com/accelerator"
+
+# -- Topograph simulation models (block annotations) ----------------------------------------
+MODEL_DOMAIN_ANNOTATION = "accelerator.topology.test/domain"
+MODEL_SUB_DOMAIN_ANNOTATION = "accelerator.topology.test/sub-domain"
+
+# -- Clouds ---------------------------------------------------------------------------------
+GKE_BLOCK = "cloud.google.com/gce-topology-block"
+GKE_SUBBLOCK = "cloud.google.com/gce-topology-subblock"
+GKE_HOST = "cloud.google.com/gce-topology-host"
+EKS_NETWORK_LAYERS = tuple(f"topology.k8s.aws/network-node-layer-{layer}" for layer in range(1, 5))
+"""EKS network layers, layer 1 (the top of the hierarchy) first."""
+EKS_ULTRASERVER = "topology.k8s.aws/ultraserver-id"
+"""An EKS (HyperPod) UltraServer: one NVLink domain."""
+OCI_NETWORK_BLOCK = "oci.oraclecloud.com/host.network_block_id"
+OCI_RACK = "oci.oraclecloud.com/host.rack_id"
+
+# -- NVIDIA GPU Operator --------------------------------------------------------------------
+GPU_CLIQUE = "nvidia.com/gpu.clique"
+"""``<ClusterUUID>.<CliqueID>``: the NVLink partition a node's GPUs belong to."""
+
+# -- wmap's own labels ----------------------------------------------------------------------
+SIMULATED = "wmap.dev/simulated"
+SLURM_SWITCH_TIER = "slurm.wmap.dev/switch-tier-{tier}"
+SLURM_BLOCK = "slurm.wmap.dev/block"
+SLURM_BLOCK_GROUP = "slurm.wmap.dev/block-group-{size}"
+WMAP_API_GROUP = "wmap.dev"
+DEMAND_API_VERSION = "wmap.dev/v1alpha1"
+
+# -- GPU resources --------------------------------------------------------------------------
+NVIDIA_GPU = "nvidia.com/gpu"
+AMD_GPU = "amd.com/gpu"
+
+# -- KAI Scheduler --------------------------------------------------------------------------
+KAI_TOPOLOGY = "kai.scheduler/topology"
+KAI_TOPOLOGY_REQUIRED = "kai.scheduler/topology-required-placement"
+KAI_TOPOLOGY_PREFERRED = "kai.scheduler/topology-preferred-placement"
+KAI_SEGMENT_PREFIX = "kai.scheduler/segment"
+KAI_TOPOLOGY_API_VERSION = "kai.scheduler/v1alpha1"
+KAI_PODGROUP_API_VERSION = "scheduling.run.ai/v2alpha2"
+
+# -- Kueue ----------------------------------------------------------------------------------
+KUEUE_PODSET_PREFIX = "kueue.x-k8s.io/podset-"
+KUEUE_REQUIRED = "kueue.x-k8s.io/podset-required-topology"
+KUEUE_PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
+KUEUE_UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
+KUEUE_SLICE_REQUIRED = "kueue.x-k8s.io/podset-slice-required-topology"
+KUEUE_SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
+KUEUE_GROUP_NAME = "kueue.x-k8s.io/podset-group-name"
+KUEUE_TOPOLOGY_API_VERSION = "kueue.x-k8s.io/v1beta2"
+KUEUE_TOPOLOGY_API_VERSIONS = ("kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1beta2")
+
+# -- Volcano --------------------------------------------------------------------------------
+VOLCANO_HYPERNODE_API_VERSION = "topology.volcano.sh/v1alpha1"
+VOLCANO_PODGROUP_API_VERSION = "scheduling.volcano.sh/v1beta1"
+
+TOPOLOGY_OBJECT_API_VERSIONS = (KAI_TOPOLOGY_API_VERSION, *KUEUE_TOPOLOGY_API_VERSIONS)
+"""``Topology`` objects whose ``spec.levels[].nodeLabel`` wmap reads."""
+
+TOPOLOGY_ANNOTATION_PREFIXES = ("kai.scheduler/topology", KAI_SEGMENT_PREFIX, KUEUE_PODSET_PREFIX)
+"""Topology annotations a user may already have written on a workload or its pod templates."""

@@ -1,0 +1,241 @@
+"""The cluster index: ready nodes reduced to distinct free-resource types, domains as type multisets.
+
+Placement asks the same question of many domains ("do these pods fit here?"). Nodes built
+alike have equal free vectors, so the index keeps one *type* per distinct vector and describes
+each domain by its *signature*, the multiset of node types it holds; domains with equal
+signatures are decided once. :func:`evaluate` answers, for one set of pod shapes, which domains
+of every level hold them all, with exact integer arithmetic.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ..labels import HOSTNAME
+from ..resources import DEFAULT_GPU_RESOURCES, count_gpus
+from ..topology import Cluster
+from .packing import Shape, capacity_of, clean_free, pack_types
+
+__all__ = ["ClusterIndex", "Evaluation", "evaluate"]
+
+_ZERO = Fraction(0)
+
+
+
+
+@dataclass
+class _Domain:
+    value: str
+    parent: int
+    signature: int
+
+
+@dataclass
+class _Level:
+    key: str
+    domains: list[_Domain] = field(default_factory=list)
+    # signature id -> (node type id, count) pairs; domains with equal composition share one id
+    signatures: list[tuple[tuple[int, int], ...]] = field(default_factory=list)
+    signature_domains: list[list[int]] = field(default_factory=list)
+    value_counts: dict[str, int] | None = None
+
+
+class ClusterIndex:
+    """Ready nodes reduced to distinct free-resource types, and domains as type multisets."""
+
+    def __init__(self, cluster: Cluster, gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES) -> None:
+        self.cluster = cluster
+        self.gpu_resources = tuple(gpu_resources)
+        self.levels_keys = list(cluster.levels)
+        type_ids: dict[tuple, int] = {}
+        self.types: list[dict[str, Fraction]] = []
+        node_types: list[int] = []
+        nodes = [node for node in cluster.nodes if node.ready]
+        # Nodes built alike share allocatable/used contents: key on those (as integers, which
+        # hash fast) before any arithmetic.
+        raw_ids: dict[tuple, int] = {}
+        for node in nodes:
+            raw = (
+                tuple((name, value.numerator, value.denominator) for name, value in sorted(node.allocatable.items())),
+                tuple((name, value.numerator, value.denominator) for name, value in sorted(node.used.items()))
+                if node.used
+                else (),
+            )
+            type_id = raw_ids.get(raw)
+            if type_id is None:
+                key = clean_free(node.free())
+                type_id = type_ids.get(key)
+                if type_id is None:
+                    type_id = type_ids[key] = len(self.types)
+                    self.types.append(dict(key))
+                raw_ids[raw] = type_id
+            node_types.append(type_id)
+        whole: dict[int, int] = {}
+        for type_id in node_types:
+            whole[type_id] = whole.get(type_id, 0) + 1
+        self.whole = tuple(sorted(whole.items()))
+        self._integral: dict[tuple, list[dict[str, int]]] = {}
+        self.levels: list[_Level] = []
+        parent_of_node: list[int] = [-1] * len(nodes)
+        for level_key in self.levels_keys:
+            level = _Level(level_key)
+            # A domain is (parent domain, label value): the same value under two parents is two domains.
+            domain_ids: dict[tuple[int, str], int] = {}
+            compositions: list[dict[int, int]] = []
+            node_domain: list[int] = []
+            is_first = not self.levels
+            for position, node in enumerate(nodes):
+                parent = parent_of_node[position]
+                value = node.labels.get(level_key)
+                if value is None and level_key == HOSTNAME:
+                    value = node.name
+                if value is None or (parent < 0 and not is_first):
+                    node_domain.append(-1)
+                    continue
+                key = (parent, value)
+                domain_id = domain_ids.get(key)
+                if domain_id is None:
+                    domain_id = domain_ids[key] = len(level.domains)
+                    level.domains.append(_Domain(value, parent, -1))
+                    compositions.append({})
+                node_domain.append(domain_id)
+                composition = compositions[domain_id]
+                type_id = node_types[position]
+                composition[type_id] = composition.get(type_id, 0) + 1
+            signature_ids: dict[tuple, int] = {}
+            for domain_id, composition in enumerate(compositions):
+                signature = tuple(sorted(composition.items()))
+                signature_id = signature_ids.get(signature)
+                if signature_id is None:
+                    signature_id = signature_ids[signature] = len(level.signatures)
+                    level.signatures.append(signature)
+                    level.signature_domains.append([])
+                level.domains[domain_id].signature = signature_id
+                level.signature_domains[signature_id].append(domain_id)
+            self.levels.append(level)
+            parent_of_node = node_domain
+
+    def integral_types(self, scale: Mapping[str, int]) -> list[dict[str, int]]:
+        """The node types with every amount multiplied by ``scale[name]`` (whole numbers)."""
+        key = tuple(sorted(scale.items()))
+        if key not in self._integral:
+            self._integral[key] = [
+                {name: int(amount * scale.get(name, 1)) for name, amount in free.items()} for free in self.types
+            ]
+        return self._integral[key]
+
+    def display(self, depth: int, domain_id: int) -> str:
+        """The domain's label value, or its path of values (``b0/r1``) when the value repeats."""
+        level = self.levels[depth]
+        if level.value_counts is None:
+            level.value_counts = {}
+            for domain in level.domains:
+                level.value_counts[domain.value] = level.value_counts.get(domain.value, 0) + 1
+        domain = level.domains[domain_id]
+        if level.value_counts[domain.value] == 1 or depth == 0:
+            return domain.value
+        return f"{self.display(depth - 1, domain.parent)}/{domain.value}"
+
+    def composition(self, signature: tuple[tuple[int, int], ...]) -> list[Shape]:
+        return [(self.types[type_id], count) for type_id, count in signature]
+
+    def gpus(self, signature: tuple[tuple[int, int], ...]) -> Fraction:
+        """Free GPUs of a domain of this composition."""
+        return sum((count_gpus(self.types[type_id], self.gpu_resources) * count for type_id, count in signature), _ZERO)
+
+    def resource(self, signature: tuple[tuple[int, int], ...], name: str) -> Fraction:
+        return sum((self.types[type_id].get(name, _ZERO) * count for type_id, count in signature), _ZERO)
+
+
+@dataclass
+class Evaluation:
+    """How one set of pods fits the cluster's domains."""
+
+    level_fitting: list[int]
+    signature_fits: list[list[bool]]
+    cluster_fits: bool
+    approximate: bool
+    best_capacity: list[int] | None  # single shape only: max pods one domain holds, per level
+    cluster_capacity: int | None
+
+
+def _scale(index: ClusterIndex, shapes: list[Shape]) -> dict[str, int]:
+    """Per resource, a multiplier that turns every amount involved into a whole number."""
+    scale: dict[str, int] = {}
+    for amounts in [free for free in index.types] + [request for request, _ in shapes]:
+        for name, amount in amounts.items():
+            denominator = Fraction(amount).denominator
+            if denominator != 1:
+                current = scale.get(name, 1)
+                scale[name] = current * denominator // math.gcd(current, denominator)
+    return scale
+
+
+def evaluate(index: ClusterIndex, shapes: list[Shape]) -> Evaluation:
+    """Which domains hold all ``shapes``; arithmetic runs on integers (exact, and fast)."""
+    scale = _scale(index, shapes)
+    types = index.integral_types(scale)
+    shapes = [({name: int(amount * scale.get(name, 1)) for name, amount in request.items()}, count)
+              for request, count in shapes]
+    if not shapes:
+        fits = [[True] * len(level.signatures) for level in index.levels]
+        return Evaluation([len(level.domains) for level in index.levels], fits, True, False, None, None)
+    if len(shapes) == 1:
+        request, count = shapes[0]
+        type_capacity = [capacity_of(free, request) for free in types]
+
+        def capacity(signature: tuple[tuple[int, int], ...]) -> int:
+            return sum(type_capacity[type_id] * multiplicity for type_id, multiplicity in signature)
+
+        signature_fits, fitting, best = [], [], []
+        for level in index.levels:
+            capacities = [capacity(signature) for signature in level.signatures]
+            fits = [value >= count for value in capacities]
+            signature_fits.append(fits)
+            fitting.append(sum(len(level.signature_domains[i]) for i, ok in enumerate(fits) if ok))
+            best.append(max(capacities, default=0))
+        whole = capacity(index.whole)
+        return Evaluation(fitting, signature_fits, whole >= count, False, best, whole)
+
+    approximate = False
+    cache: dict[tuple, bool] = {}
+    type_capacities = [[capacity_of(free, request) for request, _ in shapes] for free in types]
+    demands = [count for _, count in shapes]
+
+    def decide(signature: tuple[tuple[int, int], ...]) -> bool:
+        nonlocal approximate
+        if signature not in cache:
+            capacities = [0] * len(shapes)
+            for type_id, multiplicity in signature:
+                for position, value in enumerate(type_capacities[type_id]):
+                    capacities[position] += value * multiplicity
+            if any(have < need for have, need in zip(capacities, demands)):
+                cache[signature] = False
+                return False
+            composition = [(types[type_id], multiplicity) for type_id, multiplicity in signature]
+            answer = pack_types(shapes, composition, capacities=capacities, gpu_resources=index.gpu_resources)
+            if answer is None:
+                approximate = True
+            cache[signature] = answer is not False
+        return cache[signature]
+
+    signature_fits: list[list[bool]] = [[] for _ in index.levels]
+    fitting = [0] * len(index.levels)
+    child_fits: set[int] = set()
+    for depth in range(len(index.levels) - 1, -1, -1):
+        level = index.levels[depth]
+        results = []
+        for signature_id, signature in enumerate(level.signatures):
+            members = level.signature_domains[signature_id]
+            # Domains of equal composition fit alike; one with a fitting child domain fits.
+            ok = any(member in child_fits for member in members) or decide(signature)
+            results.append(ok)
+            if ok:
+                fitting[depth] += len(members)
+        signature_fits[depth] = results
+        child_fits = {domain.parent for domain in level.domains if results[domain.signature]}
+    cluster_fits = bool(child_fits) or decide(index.whole)
+    return Evaluation(fitting, signature_fits, cluster_fits, approximate, None, None)

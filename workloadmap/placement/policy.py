@@ -1,0 +1,145 @@
+"""Placement policy: which pods a gang holds, and the levels a gang is required or prefers to fit in.
+
+A requirement comes from, in this order: the caller's option (``--required``, per group or for
+every PodGroup), the workload's own annotations (KAI on the top owner or a pod template, Kueue on
+pod templates), or the automatic NVLink policy of :mod:`.placer`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from ..labels import KAI_TOPOLOGY_REQUIRED, KUEUE_GROUP_NAME, KUEUE_REQUIRED
+from ..quantities import format_resources
+from ..tree import Component, PodGroup, PodSet, WorkloadTree
+from .packing import Shape, merge_shapes
+
+__all__ = [
+    "LevelOption",
+    "LevelRequest",
+    "component_paths",
+    "find_path",
+    "group_pod_sets",
+    "subgroup_pod_sets",
+    "shapes_of",
+    "annotation_required",
+    "describe_shapes",
+]
+
+
+def component_paths(tree: WorkloadTree) -> dict[str, Component]:
+    """Every component of the tree by its path (names joined by ``/``, as in ``PodSet.component``)."""
+    paths: dict[str, Component] = {}
+
+    def visit(component: Component, prefix: str) -> None:
+        path = f"{prefix}/{component.name}" if prefix else component.name
+        paths[path] = component
+        for child in component.components:
+            visit(child, path)
+
+    for component in tree.components:
+        visit(component, "")
+    return paths
+
+
+def find_path(paths: Mapping[str, Component], path: str) -> str | None:
+    """The component path ``path`` names: itself, or the one path ending in ``/path``."""
+    if path in paths:
+        return path
+    tails = [key for key in paths if key.endswith("/" + path)]
+    return tails[0] if len(tails) == 1 else None
+
+
+def shapes_of(pod_sets: Sequence[PodSet]) -> list[Shape]:
+    """The pod shapes (request, count) of some pod sets, equal requests merged."""
+    return merge_shapes([(pod_set.pod_resources, pod_set.count) for pod_set in pod_sets])
+
+
+def subgroup_pod_sets(group: PodGroup, name: str, seen: frozenset[str] = frozenset()) -> list[PodSet]:
+    """A SubGroup's pods: its own pod sets, else those of its child SubGroups."""
+    subgroup = next((sub for sub in group.sub_groups if sub.name == name), None)
+    if subgroup is None or name in seen:
+        return []
+    if subgroup.pod_sets:
+        return list(subgroup.pod_sets)
+    collected: list[PodSet] = []
+    for child in group.sub_groups:
+        if child.parent == name:
+            collected.extend(subgroup_pod_sets(group, child.name, seen | {name}))
+    return collected
+
+
+def group_pod_sets(group: PodGroup) -> list[PodSet]:
+    """A PodGroup's pods: its own pod sets, else those of its top-level SubGroups."""
+    if group.pod_sets:
+        return list(group.pod_sets)
+    collected: list[PodSet] = []
+    for sub in group.sub_groups:
+        if sub.parent is None:
+            collected.extend(subgroup_pod_sets(group, sub.name))
+    return collected
+
+
+def annotation_required(
+    tree: WorkloadTree, pod_sets: Sequence[PodSet], paths: Mapping[str, Component], *, root: bool
+) -> str | None:
+    """A requirement already written on the workload for these pods.
+
+    KAI reads ``topology-required-placement`` from the top owner, so on the workload's own
+    annotations it applies to PodGroups (roots); on a pod template (Ray groups, segments) it
+    applies to the SubGroup made of that template's pods. Kueue's ``podset-required-topology`` constrains
+    one pod template's pods, so it applies to a group only when the group's pods all come from
+    that template, or from templates that share one ``podset-group-name`` and the same level.
+    """
+    keys: list[str] = []
+    for pod_set in pod_sets:
+        key = find_path(paths, pod_set.component)
+        if key is not None and key not in keys:
+            keys.append(key)
+    components = [paths[key] for key in keys]
+    if root:
+        workload_level = tree.topology_annotations
+        if workload_level.get(KAI_TOPOLOGY_REQUIRED):
+            return workload_level[KAI_TOPOLOGY_REQUIRED]
+    elif len(components) == 1 and components[0].topology_annotations.get(KAI_TOPOLOGY_REQUIRED):
+        # Per-template KAI constraints (Ray groups, segments) apply to that template's subgroup.
+        return components[0].topology_annotations[KAI_TOPOLOGY_REQUIRED]
+    if not components:
+        return None
+    values = {component.topology_annotations.get(KUEUE_REQUIRED) for component in components}
+    group_names = {component.topology_annotations.get(KUEUE_GROUP_NAME) for component in components}
+    one_unit = len(components) == 1 or (len(group_names) == 1 and None not in group_names)
+    if one_unit and len(values) == 1:
+        (value,) = values
+        return value or None
+    return None
+
+
+def describe_shapes(shapes: Sequence[Shape]) -> str:
+    """``3 x {cpu: 8, nvidia.com/gpu: 4}``: pod shapes for messages."""
+    parts = []
+    for request, count in shapes:
+        text = ", ".join(f"{name}: {value}" for name, value in format_resources(request).items())
+        parts.append(f"{count} x {{{text}}}")
+    return " + ".join(parts) if parts else "no pods"
+
+
+LevelOption = str | Mapping[str, str] | None
+"""A level for every PodGroup (a string), or per PodGroup/SubGroup name (``"*"``: every PodGroup)."""
+
+
+@dataclass
+class LevelRequest:
+    """The ``required`` and ``preferred`` options of :func:`~workloadmap.placement.place`."""
+
+    required: LevelOption
+    preferred: LevelOption
+
+    def lookup(self, value: LevelOption, name: str, *, root: bool) -> str | None:
+        """The level ``value`` gives the group ``name`` (a plain string applies to PodGroups only)."""
+        if value is None:
+            return None
+        if isinstance(value, str):
+            return value if root else None
+        return value.get(name, value.get("*") if root else None)

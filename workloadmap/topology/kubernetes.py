@@ -1,0 +1,304 @@
+"""Kubernetes objects as topology: Nodes, the Pods that use them, and KAI/Kueue Topology objects.
+
+These readers take parsed documents (a ``NodeList``, a ``List`` of Nodes, single ``Node``
+objects; likewise Pods) and build the :class:`~workloadmap.topology.model.Cluster` that
+placement consumes. Reading files is :mod:`.load`'s job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from typing import Any
+
+from ..errors import InputError, QuantityError, TopologyError
+from ..labels import HOSTNAME, TOPOLOGY_OBJECT_API_VERSIONS
+from ..quantities import parse_quantity
+from ..resources import pod_demand
+from .levels import detect_levels, label_keys
+from .model import Cluster, Node, validate_levels
+
+__all__ = [
+    "nodes_from_documents",
+    "apply_pods",
+    "topology_object_levels",
+    "cluster_from_objects",
+    "set_levels",
+    "mapping_field",
+    "label_map",
+]
+
+_TERMINATED_PHASES = ("Succeeded", "Failed")
+
+
+def _objects(documents: Sequence[Any], file: str, expected: str, list_kinds: tuple[str, ...]) -> list[tuple[str, dict]]:
+    """Flatten documents and ``List``s into (document label, object) pairs of kind ``expected``."""
+    objects: list[tuple[str, dict]] = []
+    for number, document in enumerate(documents, start=1):
+        where = f"#{number}"
+        if not isinstance(document, dict):
+            raise TopologyError(
+                f"expected a {expected} or {list_kinds[0]} object, got {type(document).__name__}", file=file, document=where
+            )
+        kind = document.get("kind")
+        if kind in list_kinds:
+            items = document.get("items")
+            if items is None:
+                items = []
+            if not isinstance(items, list):
+                raise TopologyError("expected a list", file=file, document=where, field="items")
+            for index, item in enumerate(items):
+                item_where = f"{where} items[{index}]"
+                if not isinstance(item, dict):
+                    raise TopologyError(f"expected a {expected} object", file=file, document=item_where)
+                item_kind = item.get("kind", expected)  # raw API lists omit kind on items
+                if item_kind != expected:
+                    raise TopologyError(f"expected kind {expected}, got {item_kind!r}", file=file, document=item_where)
+                objects.append((item_where, item))
+        elif kind == expected:
+            objects.append((where, document))
+        else:
+            raise TopologyError(
+                f"expected kind {expected} or {'/'.join(list_kinds)}, got {kind!r}", file=file, document=where, field="kind"
+            )
+    return objects
+
+
+def _named(where: str, obj: dict, kind: str, file: str) -> tuple[str, str]:
+    metadata = obj.get("metadata")
+    if not isinstance(metadata, dict):
+        raise TopologyError("missing metadata", file=file, document=where, field="metadata")
+    name = metadata.get("name")
+    if not isinstance(name, str) or not name:
+        raise TopologyError("missing or empty name", file=file, document=where, field="metadata.name")
+    namespace = metadata.get("namespace")
+    label = f"{kind}/{namespace}/{name}" if isinstance(namespace, str) and namespace else f"{kind}/{name}"
+    return name, label
+
+
+def mapping_field(value: Any, file: str, document: str, field_name: str) -> dict:
+    """``value`` as a mapping (None is empty); anything else is a located TopologyError."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise TopologyError(f"expected a mapping, got {type(value).__name__}", file=file, document=document, field=field_name)
+    return value
+
+
+def label_map(value: Any, file: str, document: str, field_name: str) -> dict[str, str]:
+    """Labels as strings (hand-written YAML may give numbers or booleans); others are an error."""
+    if type(value) is dict:
+        for key, raw in value.items():
+            if type(raw) is not str or type(key) is not str:
+                break
+        else:
+            return dict(value)  # the usual case: already strings
+    labels: dict[str, str] = {}
+    for key, raw in mapping_field(value, file, document, field_name).items():
+        if isinstance(raw, bool):
+            raw = "true" if raw else "false"
+        elif isinstance(raw, (int, float)):
+            raw = str(raw)  # hand-written YAML: `rack: 1`
+        elif raw is None:
+            raw = ""
+        if not isinstance(raw, str):
+            raise TopologyError(
+                f"a label value must be a string, got {type(raw).__name__}", file=file, document=document,
+                field=f"{field_name}.{key}",
+            )
+        labels[str(key)] = raw
+    return labels
+
+
+class _QuantityCache:
+    """parse_quantity memoized per raw value: node lists repeat the same few strings."""
+
+    def __init__(self) -> None:
+        self.parsed: dict[tuple[type, Any], Fraction] = {}
+
+    def __call__(self, raw: Any) -> Fraction:
+        key = (type(raw), raw)
+        try:
+            return self.parsed[key]
+        except (KeyError, TypeError):
+            amount = parse_quantity(raw)
+            try:
+                self.parsed[key] = amount
+            except TypeError:
+                pass
+            return amount
+
+
+def nodes_from_documents(documents: Sequence[Any], *, file: str = "-") -> list[Node]:
+    """Nodes from parsed documents: ``NodeList``, ``List`` of Nodes, or single ``Node`` objects.
+
+    * labels from ``metadata.labels``; ``kubernetes.io/hostname`` is filled in with the node name
+      when absent (the kubelet always sets it);
+    * allocatable from ``status.allocatable`` (``status.capacity`` when there is none), every
+      resource name kept (cpu, memory, pods, ``nvidia.com/gpu``, ``amd.com/gpu``, extended);
+    * ready when the ``Ready`` condition's status is ``"True"`` and ``spec.unschedulable`` is not
+      true (a cordoned node is not usable); a node with no ``status.conditions`` at all (a
+      hand-written fixture) counts as ready, one whose conditions lack ``Ready`` does not.
+
+    Raises:
+        TopologyError: wrong kinds or shapes, a bad quantity, a duplicate node name, no nodes.
+    """
+    parse = _QuantityCache()
+    nodes: list[Node] = []
+    seen: set[str] = set()
+    for where, obj in _objects(documents, file, "Node", ("NodeList", "List")):
+        name, label = _named(where, obj, "Node", file)
+        if name in seen:
+            raise TopologyError(f"node {name!r} appears twice", file=file, document=label, field="metadata.name")
+        seen.add(name)
+        metadata = obj["metadata"]
+        labels = label_map(metadata.get("labels"), file, label, "metadata.labels")
+        labels.setdefault(HOSTNAME, name)
+        spec = mapping_field(obj.get("spec"), file, label, "spec")
+        status = mapping_field(obj.get("status"), file, label, "status")
+        field_name = "status.allocatable" if "allocatable" in status else "status.capacity"
+        allocatable: dict[str, Fraction] = {}
+        for resource, raw in mapping_field(status.get(field_name.split(".")[1]), file, label, field_name).items():
+            try:
+                allocatable[str(resource)] = parse(raw)
+            except QuantityError as error:
+                raise TopologyError(error.message, file=file, document=label, field=f"{field_name}.{resource}") from None
+        conditions = status.get("conditions")
+        if conditions is None:
+            ready = True
+        elif not isinstance(conditions, list):
+            raise TopologyError("expected a list", file=file, document=label, field="status.conditions")
+        else:
+            ready = False
+            for condition in conditions:
+                if isinstance(condition, dict) and condition.get("type") == "Ready":
+                    ready = condition.get("status") == "True"
+                    break
+        if spec.get("unschedulable") is True:
+            ready = False
+        nodes.append(Node(name=name, labels=labels, allocatable=allocatable, ready=ready))
+    if not nodes:
+        raise TopologyError("no Node objects found", file=file)
+    return nodes
+
+
+def apply_pods(cluster: Cluster, documents: Sequence[Any], *, file: str = "-") -> int:
+    """Charge running pods to their nodes; return how many pods were counted.
+
+    A pod counts when its ``status.phase`` is neither ``Succeeded`` nor ``Failed`` and its
+    ``spec.nodeName`` names a node of the cluster; it adds its effective request
+    (:func:`workloadmap.resources.pod_demand`) plus one ``pods`` slot to ``node.used``. Pods on
+    nodes the cluster does not have, and pending pods without a node, are skipped.
+
+    Raises:
+        TopologyError: wrong kinds or shapes, or a bad quantity (naming the pod and field).
+    """
+    by_name = {node.name: node for node in cluster.nodes}
+    counted = 0
+    for where, obj in _objects(documents, file, "Pod", ("PodList", "List")):
+        _, label = _named(where, obj, "Pod", file)
+        status = mapping_field(obj.get("status"), file, label, "status")
+        if status.get("phase") in _TERMINATED_PHASES:
+            continue
+        spec = mapping_field(obj.get("spec"), file, label, "spec")
+        node = by_name.get(spec.get("nodeName")) if isinstance(spec.get("nodeName"), str) else None
+        if node is None:
+            continue
+        try:
+            requests = pod_demand(spec, "spec").requests
+        except InputError as error:
+            raise TopologyError(error.message, file=file, document=label, field=error.field) from None
+        used = node.used
+        for resource, amount in requests.items():
+            used[resource] = used.get(resource, Fraction(0)) + amount
+        used["pods"] = used.get("pods", Fraction(0)) + 1
+        counted += 1
+    return counted
+
+
+def topology_object_levels(documents: Sequence[Any], *, file: str = "-") -> list[str]:
+    """The ``spec.levels[].nodeLabel`` list of the one KAI or Kueue ``Topology`` in the documents.
+
+    Raises:
+        TopologyError: no Topology object, several of them, an unsupported apiVersion, or levels
+            that break the KAI/Kueue rules (1-16, unique, hostname only last).
+    """
+    found = [
+        (number, document)
+        for number, document in enumerate(documents, start=1)
+        if isinstance(document, dict) and document.get("kind") == "Topology"
+    ]
+    if not found:
+        raise TopologyError("no Topology object (kind: Topology) found", file=file)
+    if len(found) > 1:
+        raise TopologyError(f"{len(found)} Topology objects found; give a file with exactly one", file=file)
+    number, document = found[0]
+    name = (document.get("metadata") or {}).get("name") if isinstance(document.get("metadata"), dict) else None
+    label = f"Topology/{name}" if name else f"#{number}"
+    api_version = document.get("apiVersion")
+    if api_version not in TOPOLOGY_OBJECT_API_VERSIONS:
+        raise TopologyError(
+            f"unsupported apiVersion {api_version!r}; expected one of {', '.join(TOPOLOGY_OBJECT_API_VERSIONS)}",
+            file=file, document=label, field="apiVersion",
+        )
+    spec = mapping_field(document.get("spec"), file, label, "spec")
+    raw_levels = spec.get("levels")
+    if not isinstance(raw_levels, list):
+        raise TopologyError("expected a list of {nodeLabel: ...}", file=file, document=label, field="spec.levels")
+    levels = []
+    for index, level in enumerate(raw_levels):
+        if not isinstance(level, dict) or "nodeLabel" not in level:
+            raise TopologyError("expected {nodeLabel: <label key>}", file=file, document=label, field=f"spec.levels[{index}]")
+        levels.append(level["nodeLabel"])
+    return validate_levels(levels, file=file, document=label, field_name="spec.levels")
+
+
+def set_levels(cluster: Cluster, levels: list[str], stated_in: str | None = None) -> None:
+    """Use stated levels, refusing one that no node carries (a typo would otherwise match nothing).
+
+    Raises:
+        TopologyError: a level no node of the cluster has.
+    """
+    present = label_keys(cluster.nodes)
+    for index, level in enumerate(levels):
+        if level not in present:
+            raise TopologyError(
+                f"no node of {cluster.source or cluster.name} has the label {level!r}",
+                file=stated_in, field=f"spec.levels[{index}]" if stated_in else f"levels[{index}]",
+            )
+    cluster.levels = list(levels)
+
+
+def cluster_from_objects(
+    node_objects: Sequence[Any],
+    pod_objects: Sequence[Any] | None = None,
+    *,
+    levels: Sequence[str] | None = None,
+    topology_objects: Sequence[Any] | None = None,
+    name: str = "cluster",
+    source: str = "cluster",
+) -> Cluster:
+    """Build a cluster from Node (and Pod) objects already in memory, e.g. fetched from a live API server.
+
+    Args:
+        node_objects: ``Node`` dicts, or ``NodeList``/``List`` dicts.
+        pod_objects: ``Pod`` dicts or lists; running pods use capacity (see :func:`apply_pods`).
+        levels: explicit levels (validated like a KAI/Kueue Topology).
+        topology_objects: documents holding one KAI/Kueue ``Topology`` stating the levels.
+        name: the cluster name; source: where the objects came from (used in messages).
+
+    Raises:
+        TopologyError: as :func:`nodes_from_documents`, :func:`apply_pods` and
+            :func:`topology_object_levels`, or both ``levels`` and ``topology_objects`` given.
+    """
+    if levels is not None and topology_objects is not None:
+        raise ValueError("give either explicit levels or a Topology object, not both")
+    nodes = nodes_from_documents(list(node_objects), file=source)
+    cluster = Cluster(name=name, nodes=nodes, levels=detect_levels(nodes), source=source)
+    if pod_objects is not None:
+        apply_pods(cluster, list(pod_objects), file=source)
+    if topology_objects is not None:
+        set_levels(cluster, topology_object_levels(list(topology_objects), file=source), stated_in=source)
+    elif levels is not None:
+        set_levels(cluster, validate_levels(list(levels)))
+    return cluster

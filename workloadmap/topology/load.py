@@ -1,0 +1,350 @@
+"""Loading a cluster from any topology source; the reader is chosen from a table, by content.
+
+Sources, as :func:`load_cluster` accepts them:
+
+* ``preset:NAME``, a named example cluster (:mod:`.simulation`), and ``cluster:[CONTEXT]``, the
+  nodes and running pods of a live cluster (read-only, :mod:`workloadmap.kube`): chosen by prefix
+  from :data:`PREFIX_READERS`;
+* a file (``-`` for standard input), whose format is recognised by content from
+  :data:`FILE_FORMATS`, in order: a Slurm ``topology.conf`` (tree or block plugin), a Slurm
+  ``topology.yaml``, a Topograph simulation model, a Kubernetes ``NodeList`` / ``List`` of Nodes
+  / ``Node`` objects in YAML or JSON.
+
+Levels come from, in this order: an explicit ``levels`` list, a KAI or Kueue ``Topology`` object,
+the source itself (Slurm files and presets state their levels), or
+:func:`~workloadmap.topology.levels.detect_levels` over the node labels.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..documents import iter_documents, read_text
+from ..errors import InputError, TopologyError
+from .kubernetes import apply_pods, cluster_from_objects, nodes_from_documents, set_levels, topology_object_levels
+from .levels import detect_levels
+from .model import Cluster, NodeCapacity, validate_levels
+from .simulation import example_cluster
+from .slurm import cluster_from_slurm, looks_like_topology_conf, parse_topology_conf, parse_topology_yaml
+from .topograph import cluster_from_model, is_model
+
+__all__ = [
+    "PRESET_PREFIX",
+    "LIVE_PREFIX",
+    "MAX_TOPOLOGY_BYTES",
+    "SourceFormat",
+    "FILE_FORMATS",
+    "PREFIX_READERS",
+    "read_topology_documents",
+    "read_topology_object",
+    "detect_format",
+    "load_cluster",
+]
+
+PRESET_PREFIX = "preset:"
+LIVE_PREFIX = "cluster:"
+"""``cluster:`` reads the current kubeconfig context's cluster, ``cluster:NAME`` another context."""
+
+# A NodeList of 100,000 nodes is a few hundred MiB of JSON; workload files stay under the smaller limit.
+MAX_TOPOLOGY_BYTES = 2 * 1024**3
+
+
+def _display_name(source: str | Path) -> str:
+    return "-" if str(source) == "-" else str(source)
+
+
+def _stem(source: str | Path) -> str:
+    name = Path(str(source)).name
+    for suffix in (".yaml", ".yml", ".json", ".conf"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name or "cluster"
+
+
+def _read_text(source: str | Path) -> str:
+    name = _display_name(source)
+    if name != "-" and Path(source).is_dir():
+        raise TopologyError("is a directory, expected a file", file=name)
+    try:
+        return read_text(name, limit=MAX_TOPOLOGY_BYTES)
+    except InputError as error:
+        raise TopologyError(error.message, file=name) from None
+
+
+def _parse_documents(text: str, file: str) -> list[Any]:
+    """YAML or JSON documents (empty documents dropped), through wmap's one safe loader."""
+    bodies = []
+    for item in iter_documents(text, file):
+        if isinstance(item, InputError):
+            raise TopologyError(item.message, file=file, document=item.document) from None
+        if item.body is not None:
+            bodies.append(item.body)
+    return bodies
+
+
+def read_topology_documents(source: str | Path) -> list[Any]:
+    """The non-empty documents of a topology-side file (NodeList, PodList, Topology object).
+
+    Raises:
+        TopologyError: the file is missing, unreadable, not UTF-8, or not valid YAML/JSON.
+    """
+    return _parse_documents(_read_text(source), _display_name(source))
+
+
+def read_topology_object(source: str | Path) -> list[str]:
+    """Read a KAI/Kueue ``Topology`` object file and return its levels."""
+    return topology_object_levels(read_topology_documents(source), file=_display_name(source))
+
+
+@dataclass
+class _Source:
+    """One file being read: its text, its documents (parsed when a format needs them), the options."""
+
+    name: str
+    stem: str
+    text: str
+    capacity: NodeCapacity | None = None
+    slurm_topology: str | None = None
+    _documents: list[Any] | None = field(default=None, repr=False)
+
+    @property
+    def documents(self) -> list[Any]:
+        if self._documents is None:
+            self._documents = _parse_documents(self.text, self.name)
+            if not self._documents:
+                raise TopologyError("the file holds no documents", file=self.name)
+        return self._documents
+
+    def node_capacity(self) -> NodeCapacity:
+        return self.capacity or NodeCapacity()
+
+
+def _is_slurm_yaml(source: _Source) -> bool:
+    documents = source.documents
+    first = documents[0]
+    return len(documents) == 1 and isinstance(first, list) and bool(first) and all(
+        isinstance(item, dict) and "topology" in item for item in first
+    )
+
+
+def _is_nodelist(source: _Source) -> bool:
+    documents = [document for document in source.documents if isinstance(document, dict)]
+    kinds = {document.get("kind") for document in documents}
+    return bool(kinds & {"Node", "NodeList"}) or (
+        "List" in kinds
+        and any(
+            isinstance(item, dict) and item.get("kind", "Node") == "Node"
+            for document in documents
+            for item in (document.get("items") or [])
+        )
+    )
+
+
+def _read_slurm_conf(source: _Source) -> Cluster:
+    if source.slurm_topology not in (None, "default"):
+        raise TopologyError(
+            f"a topology.conf holds only the topology 'default', not {source.slurm_topology!r}", file=source.name
+        )
+    parsed = parse_topology_conf(source.text, file=source.name)
+    return cluster_from_slurm(parsed, source.node_capacity(), name=source.stem, file=source.name)
+
+
+def _read_slurm_yaml(source: _Source) -> Cluster:
+    parsed = parse_topology_yaml(source.documents[0], file=source.name, topology=source.slurm_topology)
+    return cluster_from_slurm(parsed, source.node_capacity(), name=source.stem, file=source.name)
+
+
+def _read_model(source: _Source) -> Cluster:
+    return cluster_from_model(source.documents[0], source.node_capacity(), name=source.stem, file=source.name)
+
+
+def _read_nodelist(source: _Source) -> Cluster:
+    nodes = nodes_from_documents(source.documents, file=source.name)
+    return Cluster(name=source.stem, nodes=nodes, levels=detect_levels(nodes), source=source.name)
+
+
+@dataclass(frozen=True)
+class SourceFormat:
+    """A topology file format: how to recognise it and how to read it.
+
+    Attributes:
+        name: the format's name (``slurm-conf``, ``nodelist`` ...).
+        matches: whether a file is of this format (may parse its documents, once).
+        read: the reader.
+        states_capacity: the format states each node's capacity (per-node options are refused).
+        slurm: the format holds Slurm topologies (``slurm_topology`` applies).
+    """
+
+    name: str
+    matches: Callable[[_Source], bool]
+    read: Callable[[_Source], Cluster]
+    states_capacity: bool = False
+    slurm: bool = False
+
+
+FILE_FORMATS: tuple[SourceFormat, ...] = (
+    SourceFormat("slurm-conf", lambda source: looks_like_topology_conf(source.text), _read_slurm_conf, slurm=True),
+    SourceFormat("slurm-yaml", _is_slurm_yaml, _read_slurm_yaml, slurm=True),
+    SourceFormat("model", lambda source: len(source.documents) == 1 and is_model(source.documents[0]), _read_model),
+    SourceFormat("nodelist", _is_nodelist, _read_nodelist, states_capacity=True),
+)
+"""File formats, in the order they are tried."""
+
+
+def _not_a_source(source: _Source) -> TopologyError:
+    kinds = {document.get("kind") for document in source.documents if isinstance(document, dict)}
+    if "Topology" in kinds:
+        return TopologyError(
+            "this is a Topology object (levels only); pass it as the topology object, not the source", file=source.name
+        )
+    if kinds & {"Pod", "PodList"}:
+        return TopologyError("this holds Pods; pass it as the pods file, not the source", file=source.name)
+    return TopologyError(
+        "not a recognised topology source: expected a Kubernetes NodeList/Node objects (YAML or JSON), "
+        "a Slurm topology.conf or topology.yaml, or a Topograph simulation model (switches/blocks)",
+        file=source.name,
+    )
+
+
+def _format_of(source: _Source) -> SourceFormat:
+    if not source.text.strip():
+        raise TopologyError("the file is empty", file=source.name)
+    for candidate in FILE_FORMATS:
+        if candidate.matches(source):
+            return candidate
+    raise _not_a_source(source)
+
+
+def detect_format(source: str | Path) -> str:
+    """The kind of a topology source: ``preset``, ``cluster`` or a :data:`FILE_FORMATS` name.
+
+    Raises:
+        TopologyError: unreadable, or none of these (the message lists what is accepted).
+    """
+    for prefix in PREFIX_READERS:
+        if str(source).startswith(prefix):
+            return prefix.rstrip(":")
+    name = _display_name(source)
+    return _format_of(_Source(name, _stem(source), _read_text(source))).name
+
+
+def _read_preset(name: str, with_pods: bool) -> Cluster:
+    return example_cluster(name)
+
+
+def _read_live(context: str, with_pods: bool) -> Cluster:
+    """Nodes (and the pods using them) read from a live API server, with GET requests only."""
+    from ..kube import ClusterClient  # the kubernetes client is imported on live paths only
+
+    source = f"{LIVE_PREFIX}{context}"
+    with ClusterClient(context=context or None) as client:
+        nodes = client.nodes()
+        pods = client.pods() if with_pods else None
+        name = client.context or "cluster"
+    return cluster_from_objects([nodes], [pods] if pods is not None else None, name=name, source=source)
+
+
+PREFIX_READERS: dict[str, tuple[str, Callable[[str, bool], Cluster]]] = {
+    PRESET_PREFIX: ("a preset", _read_preset),
+    LIVE_PREFIX: ("a live cluster", _read_live),
+}
+"""Sources named by a prefix: what they are called in messages, and the reader, which gets the
+rest of the name and whether to read the pods that use capacity too."""
+
+
+@dataclass(frozen=True)
+class CapacityOptions:
+    """Per-node capacity for sources that describe topology but not nodes (Slurm files, models)."""
+
+    gpus_per_node: int | None = None
+    cpus_per_node: str | int | None = None
+    memory_per_node: str | int | None = None
+    pods_per_node: int | None = None
+    gpu_resource: str | None = None
+
+    def given(self) -> bool:
+        return any(value is not None for value in vars(self).values())
+
+    def capacity(self) -> NodeCapacity:
+        defaults = NodeCapacity()
+        capacity = NodeCapacity(
+            gpus=defaults.gpus if self.gpus_per_node is None else self.gpus_per_node,
+            cpu=defaults.cpu if self.cpus_per_node is None else self.cpus_per_node,
+            memory=defaults.memory if self.memory_per_node is None else self.memory_per_node,
+            pods=defaults.pods if self.pods_per_node is None else self.pods_per_node,
+            gpu_resource=self.gpu_resource or defaults.gpu_resource,
+        )
+        capacity.allocatable()  # validate now, naming the option
+        return capacity
+
+
+def _read_source(source: str | Path, options: CapacityOptions, slurm_topology: str | None, with_pods: bool) -> Cluster:
+    name = _display_name(source)
+    for prefix, (what, reader) in PREFIX_READERS.items():
+        if name.startswith(prefix):
+            if options.given():
+                raise TopologyError(f"per-node capacity options do not apply to {what} (it states its capacity)", file=name)
+            if slurm_topology is not None:
+                raise TopologyError("a Slurm topology name only applies to Slurm topology files", file=name)
+            return reader(name[len(prefix) :], with_pods)
+    file = _Source(name, _stem(source), _read_text(source), slurm_topology=slurm_topology)
+    chosen = _format_of(file)
+    if slurm_topology is not None and not chosen.slurm:
+        raise TopologyError("a Slurm topology name only applies to Slurm topology files", file=name)
+    if options.given():
+        if chosen.states_capacity:
+            raise TopologyError(
+                "per-node capacity options only apply to Slurm files and simulation models; "
+                "a NodeList states each node's allocatable",
+                file=name,
+            )
+        file.capacity = options.capacity()
+    return chosen.read(file)
+
+
+def load_cluster(
+    source: str | Path,
+    *,
+    levels: Sequence[str] | None = None,
+    pods_file: str | Path | None = None,
+    topology_object: str | Path | None = None,
+    gpus_per_node: int | None = None,
+    cpus_per_node: str | int | None = None,
+    memory_per_node: str | int | None = None,
+    pods_per_node: int | None = None,
+    gpu_resource: str | None = None,
+    slurm_topology: str | None = None,
+) -> Cluster:
+    """Read a cluster from a topology source (format detected from the content).
+
+    Args:
+        source: a file path (``-`` for standard input), ``preset:NAME``, or ``cluster:`` /
+            ``cluster:CONTEXT`` for the nodes and running pods of a live cluster (read-only; the
+            kubeconfig comes from ``$KUBECONFIG`` or ``~/.kube/config``).
+        levels: explicit levels, widest first (validated like a KAI/Kueue Topology).
+        pods_file: a Pod/PodList file whose running pods use capacity.
+        topology_object: a KAI or Kueue ``Topology`` file stating the levels.
+        gpus_per_node, cpus_per_node, memory_per_node, pods_per_node, gpu_resource: per-node
+            capacity for Slurm files and simulation models (defaults: :class:`NodeCapacity`);
+            refused for sources that state their own capacity (NodeLists, presets, live clusters).
+        slurm_topology: which named topology of a Slurm ``topology.yaml`` to read.
+
+    Raises:
+        ValueError: both ``levels`` and ``topology_object`` given.
+        TopologyError: unreadable or unrecognised source, bad content, capacity options for a
+            source that states capacity, or a stated level that no node carries.
+    """
+    if levels is not None and topology_object is not None:
+        raise ValueError("give either explicit levels or a Topology object, not both")
+    options = CapacityOptions(gpus_per_node, cpus_per_node, memory_per_node, pods_per_node, gpu_resource)
+    cluster = _read_source(source, options, slurm_topology, with_pods=pods_file is None)
+    if pods_file is not None:
+        apply_pods(cluster, read_topology_documents(pods_file), file=_display_name(pods_file))
+    if topology_object is not None:
+        set_levels(cluster, read_topology_object(topology_object), stated_in=_display_name(topology_object))
+    elif levels is not None:
+        set_levels(cluster, validate_levels(list(levels)))
+    return cluster

@@ -1,0 +1,87 @@
+"""Small value helpers every stage shares: truthiness, exact numbers, and JSON dumps of results.
+
+Results (workload trees, placement reports) are dataclasses holding typed values: exact
+:class:`~fractions.Fraction` amounts, enums, typed references. :func:`to_json` turns them into
+the plain JSON-ready data of ``-o json``: field names in camelCase, enums as their values,
+resource maps as quantity strings and counts as numbers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from enum import Enum
+from fractions import Fraction
+from typing import Any
+
+from .quantities import format_resources
+
+__all__ = ["truthy", "as_number", "camel_case", "to_json", "JsonForm", "QUANTITIES", "OMIT"]
+
+QUANTITIES = {"json": "quantities"}
+"""Field metadata: a ``dict[str, Fraction]`` written as quantity strings (``{"memory": "16Gi"}``)."""
+OMIT = {"json": "omit"}
+"""Field metadata: a field kept out of the JSON form (internal detail)."""
+
+
+def truthy(value: Any) -> bool:
+    """JMESPath truthiness: null, false, and empty strings, lists and objects are false; 0 is true."""
+    return not (value is None or value is False or value == "" or value == [] or value == {})
+
+
+def as_number(amount: Fraction | int) -> int | float:
+    """An exact amount as a JSON number: an int when whole, else the nearest float."""
+    if isinstance(amount, int):
+        return amount
+    return amount.numerator if amount.denominator == 1 else float(amount)
+
+
+def camel_case(name: str) -> str:
+    """``min_member`` as ``minMember``."""
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+_CAMEL: dict[str, str] = {}
+
+
+def to_json(value: Any) -> Any:
+    """Plain JSON-ready data from a result dataclass (recursively).
+
+    Dataclass fields become camelCase keys, in declaration order; fields marked :data:`OMIT` are
+    left out and fields marked :data:`QUANTITIES` become quantity strings. Enums give their value,
+    Fractions a number (see :func:`as_number`).
+    """
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        data: dict[str, Any] = {}
+        for field in dataclasses.fields(value):
+            how = field.metadata.get("json")
+            if how == "omit":
+                continue
+            key = _CAMEL.get(field.name)
+            if key is None:
+                key = _CAMEL[field.name] = camel_case(field.name)
+            item = getattr(value, field.name)
+            if how == "quantities":
+                data[key] = format_resources(item)
+            else:
+                data[key] = to_json(item)
+        return data
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, Fraction):
+        return as_number(value)
+    if isinstance(value, Mapping):
+        return {key: to_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_json(item) for item in value]
+    return value
+
+
+class JsonForm:
+    """Mixin of the result dataclasses: ``to_dict()`` gives their JSON form (see :func:`to_json`)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict (camelCase keys, quantity strings)."""
+        data: dict[str, Any] = to_json(self)
+        return data
