@@ -62,7 +62,11 @@ def big_jobset(replicated_jobs: int) -> dict:
         "metadata": {"name": "big"},
         "spec": {
             "replicatedJobs": [
-                {"name": f"rj-{index}", "replicas": 4, "template": {"spec": {"parallelism": 2, "template": pod_template(8)}}}
+                {
+                    "name": f"rj-{index}",
+                    "replicas": 4,
+                    "template": {"spec": {"parallelism": 2, "template": pod_template(8)}},
+                }
                 for index in range(replicated_jobs)
             ]
         },
@@ -112,7 +116,10 @@ def main() -> None:
     lws = big_lws(2000)
     elapsed = best_of(args.runs, lambda: inspect(lws, catalog=catalog))
     peak = peak_memory(lambda: inspect(lws, catalog=catalog))
-    print(f"LeaderWorkerSet, 2,000 groups (8,000 pods, 2,000 PodGroups): {elapsed * 1000:.1f} ms, peak {peak / 1e6:.1f} MB")
+    print(
+        "LeaderWorkerSet, 2,000 groups (8,000 pods, 2,000 PodGroups): "
+        f"{elapsed * 1000:.1f} ms, peak {peak / 1e6:.1f} MB"
+    )
 
     small = big_jobset(2)
     stream = [copy.deepcopy(small) for _ in range(5000)]

@@ -38,10 +38,18 @@ def make_cluster(size: int, seed: int = 7) -> Cluster:
         nodes.append(
             Node(
                 name=f"node-{i:06d}",
-                labels={HOST: f"node-{i:06d}", BLOCK: f"block-{block}", RACK: f"rack-{rack}",
-                        CLIQUE: f"uuid-{rack}.{(i % 16) // 8}"},
-                allocatable={"cpu": Fraction(128), "memory": Fraction(2 * 1024**4), "pods": Fraction(110),
-                             "nvidia.com/gpu": Fraction(8)},
+                labels={
+                    HOST: f"node-{i:06d}",
+                    BLOCK: f"block-{block}",
+                    RACK: f"rack-{rack}",
+                    CLIQUE: f"uuid-{rack}.{(i % 16) // 8}",
+                },
+                allocatable={
+                    "cpu": Fraction(128),
+                    "memory": Fraction(2 * 1024**4),
+                    "pods": Fraction(110),
+                    "nvidia.com/gpu": Fraction(8),
+                },
                 used=used,
             )
         )
@@ -58,25 +66,44 @@ def pod_set(component, count, gpus, cpu):
 def make_tree() -> WorkloadTree:
     groups = [
         {"name": "trainer", "minMember": 64, "pods": 64, "podSets": [pod_set("trainer", 64, 8, 96)]},
-        {"name": "serve", "minMember": 16, "pods": 16,
-         "podSets": [pod_set("serve/leader", 1, 8, 32), pod_set("serve/worker", 15, 8, 96)],
-         "subGroups": [
-             {"name": "segment-0", "minMember": 8, "pods": 8,
-              "podSets": [pod_set("serve/leader", 1, 8, 32), pod_set("serve/worker", 7, 8, 96)]},
-             {"name": "segment-1", "minMember": 8, "pods": 8, "podSets": [pod_set("serve/worker", 8, 8, 96)]},
-         ]},
-        {"name": "ray", "minMember": 33, "pods": 33,
-         "podSets": [pod_set("ray/head", 1, 0, 16), pod_set("ray/worker", 32, 4, 24)],
-         "subGroups": [
-             {"name": "headgroup", "minMember": 1, "pods": 1, "podSets": [pod_set("ray/head", 1, 0, 16)]},
-             {"name": "gpu", "minMember": 32, "pods": 32, "podSets": [pod_set("ray/worker", 32, 4, 24)]},
-         ]},
+        {
+            "name": "serve",
+            "minMember": 16,
+            "pods": 16,
+            "podSets": [pod_set("serve/leader", 1, 8, 32), pod_set("serve/worker", 15, 8, 96)],
+            "subGroups": [
+                {
+                    "name": "segment-0",
+                    "minMember": 8,
+                    "pods": 8,
+                    "podSets": [pod_set("serve/leader", 1, 8, 32), pod_set("serve/worker", 7, 8, 96)],
+                },
+                {"name": "segment-1", "minMember": 8, "pods": 8, "podSets": [pod_set("serve/worker", 8, 8, 96)]},
+            ],
+        },
+        {
+            "name": "ray",
+            "minMember": 33,
+            "pods": 33,
+            "podSets": [pod_set("ray/head", 1, 0, 16), pod_set("ray/worker", 32, 4, 24)],
+            "subGroups": [
+                {"name": "headgroup", "minMember": 1, "pods": 1, "podSets": [pod_set("ray/head", 1, 0, 16)]},
+                {"name": "gpu", "minMember": 32, "pods": 32, "podSets": [pod_set("ray/worker", 32, 4, 24)]},
+            ],
+        },
     ]
-    return WorkloadTree.from_dict({
-        "workload": {"apiVersion": "x/v1", "kind": "Bench", "name": "bench"},
-        "definition": "bench", "phase": "Undefined", "phases": [], "totals": {"pods": 113, "gpus": 0},
-        "components": [], "podGroups": groups, "gangPolicy": "bench",
-    })
+    return WorkloadTree.from_dict(
+        {
+            "workload": {"apiVersion": "x/v1", "kind": "Bench", "name": "bench"},
+            "definition": "bench",
+            "phase": "Undefined",
+            "phases": [],
+            "totals": {"pods": 113, "gpus": 0},
+            "components": [],
+            "podGroups": groups,
+            "gangPolicy": "bench",
+        }
+    )
 
 
 def main() -> None:
@@ -84,7 +111,10 @@ def main() -> None:
     parser.add_argument("--sizes", default="16,1000,10000,100000")
     args = parser.parse_args()
     workload = make_tree()
-    print(f"{'nodes':>8} {'build s':>8} {'place s':>8} {'export s':>9} {'fits':>5}  preferred levels (trainer, serve, ray)")
+    print(
+        f"{'nodes':>8} {'build s':>8} {'place s':>8} {'export s':>9} {'fits':>5}  "
+        "preferred levels (trainer, serve, ray)"
+    )
     for size in (int(value) for value in args.sizes.split(",")):
         started = time.perf_counter()
         cluster = make_cluster(size)
@@ -95,8 +125,10 @@ def main() -> None:
         volcano_hypernodes(cluster)
         exported = time.perf_counter()
         levels = ", ".join(str(group.preferred_level).split("/")[-1] for group in report.pod_groups)
-        print(f"{size:>8} {built - started:>8.3f} {placed - built:>8.3f} {exported - placed:>9.3f} "
-              f"{str(report.fits):>5}  {levels}")
+        print(
+            f"{size:>8} {built - started:>8.3f} {placed - built:>8.3f} {exported - placed:>9.3f} "
+            f"{str(report.fits):>5}  {levels}"
+        )
 
 
 if __name__ == "__main__":

@@ -72,7 +72,9 @@ def catalog_validate(files: List[Path] = typer.Argument(..., help="Definition fi
             output.error(str(error))
             code = 1
             continue
-        output.write(f"{path}: valid definition {definition.name} for {definition.kind} ({definition.group or 'core'})\n")
+        output.write(
+            f"{path}: valid definition {definition.name} for {definition.kind} ({definition.group or 'core'})\n"
+        )
     raise typer.Exit(code)
 
 

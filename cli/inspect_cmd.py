@@ -48,7 +48,9 @@ def inspect(
     for source in sources:
         documents = load_objects(source, recursive=recursive)
         collected.add(
-            inspect_documents(documents, catalog=catalog, gpu_resources=gpu_resources(gpu_resource), related=related_objects)
+            inspect_documents(
+                documents, catalog=catalog, gpu_resources=gpu_resources(gpu_resource), related=related_objects
+            )
         )
     if not collected.codes:
         output.warn(f"note: no Kubernetes objects found in {', '.join(sources)}")

@@ -1,5 +1,8 @@
-"""Live-cluster commands: ``wmap get`` (inspect workloads read from the API server) and
-``wmap cluster nodes|pods`` (dump a NodeList/PodList for ``wmap topology show``). GET requests only."""
+"""Live-cluster commands, GET requests only.
+
+``wmap get`` inspects workloads read from the API server; ``wmap cluster nodes|pods`` dumps a
+NodeList/PodList for ``wmap topology show`` and ``wmap place``.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,15 @@ from workloadmap.errors import WorkloadMapError
 from workloadmap.interpreter import inspect_documents
 
 from . import output
-from .common import Collected, catalog_option, context_option, gpu_resource_option, gpu_resources, kubeconfig_option, load_catalog
+from .common import (
+    Collected,
+    catalog_option,
+    context_option,
+    gpu_resource_option,
+    gpu_resources,
+    kubeconfig_option,
+    load_catalog,
+)
 from .inspect_cmd import write_trees
 from .output import DumpFormat, ViewFormat
 
@@ -73,7 +84,10 @@ def get(
         documents = [Document(body=obj, file=source, index=index) for index, obj in enumerate(objects, 1)]
         results = list(
             inspect_documents(
-                documents, catalog=loaded_catalog, gpu_resources=gpu_resources(gpu_resource), related=ClusterObjects(client)
+                documents,
+                catalog=loaded_catalog,
+                gpu_resources=gpu_resources(gpu_resource),
+                related=ClusterObjects(client),
             )
         )
     collected = Collected().add(results)
@@ -84,10 +98,12 @@ def get(
 def nodes(
     kubeconfig: Optional[Path] = kubeconfig_option(),
     context: Optional[str] = context_option(),
-    selector: Optional[str] = typer.Option(None, "-l", "--selector", help="Label selector, e.g. nvidia.com/gpu.present=true."),
+    selector: Optional[str] = typer.Option(
+        None, "-l", "--selector", help="Label selector, e.g. nvidia.com/gpu.present=true."
+    ),
     output_format: DumpFormat = typer.Option(DumpFormat.yaml, "-o", "--output", help="yaml or json."),
 ) -> None:
-    """Print the cluster's nodes as a NodeList (`wmap cluster nodes > nodes.yaml`, then `wmap topology show nodes.yaml`)."""
+    """Print the cluster's nodes as a NodeList (then `wmap topology show nodes.yaml`)."""
     with _client(kubeconfig, context) as client:
         node_list = client.nodes(label_selector=selector)
     output.write(output.dump(node_list, output_format.value))

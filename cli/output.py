@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from enum import Enum
 from typing import Any
 
@@ -64,6 +64,7 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, free_text_la
     Values get ``-`` for spaces, except in a last free-text column (a REASON or MESSAGE, as
     `kubectl get events` prints it) when ``free_text_last`` is set.
     """
+
     def cell(value: Any, last: bool) -> str:
         if value in (None, ""):
             return "<none>"
@@ -80,7 +81,12 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, free_text_la
     return "\n".join(lines) + "\n"
 
 
-def tree_lines(nodes: Sequence[Any], label, children, prefix: str = "") -> list[str]:
+def tree_lines(
+    nodes: Sequence[Any],
+    label: Callable[[Any], str],
+    children: Callable[[Any], Sequence[Any]],
+    prefix: str = "",
+) -> list[str]:
     """Render a tree with box-drawing branches; ``label(node)`` and ``children(node)`` describe it."""
     lines = []
     for index, node in enumerate(nodes):
@@ -101,5 +107,6 @@ def warn(message: str) -> None:
 
 
 def write(text: str) -> None:
+    """Text on stdout, flushed (so a reader sees each block as it is written)."""
     sys.stdout.write(text)
     sys.stdout.flush()

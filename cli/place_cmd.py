@@ -27,6 +27,7 @@ from .output import ViewFormat
 from .render import render_placement, render_placement_table, render_rankings, render_rankings_table
 
 EXIT_UNFIT = 3
+EMIT_HELP = f"Print scheduler objects instead of the report: {', '.join(export_targets())} (repeatable)."
 
 TOPOLOGY_HELP = (
     "Cluster SOURCE: NodeList, Slurm topology.conf/.yaml, Topograph model, preset:NAME or cluster:[CONTEXT]. "
@@ -96,7 +97,9 @@ def place(
     ),
     gpus_per_node: Optional[int] = typer.Option(None, "--gpus-per-node", help="Node GPUs (Slurm files and models)."),
     cpus_per_node: Optional[str] = typer.Option(None, "--cpus-per-node", help="Node cpu (Slurm files and models)."),
-    memory_per_node: Optional[str] = typer.Option(None, "--memory-per-node", help="Node memory (Slurm files and models)."),
+    memory_per_node: Optional[str] = typer.Option(
+        None, "--memory-per-node", help="Node memory (Slurm files and models)."
+    ),
     required: Optional[str] = typer.Option(
         None, "--required", help="Level every PodGroup must fit in (label key or its tail, e.g. rack)."
     ),
@@ -105,7 +108,7 @@ def place(
     emit: Optional[List[str]] = typer.Option(
         None,
         "--emit",
-        help=f"Print scheduler objects instead of the report: {', '.join(export_targets())} (repeatable).",
+        help=EMIT_HELP,
     ),
     topology_name: Optional[str] = typer.Option(
         None, "--topology-name", help="Name of the emitted Topology objects (default: from the cluster name)."
@@ -150,14 +153,19 @@ def place(
     rankings = [placement.ranking for placement, _ in placed if placement.ranking is not None]
     if targets:
         objects: list[dict[str, Any]] = []
-        for (placement, body), (tree, _) in zip(placed, collected.trees):
+        for (placement, body), (tree, _) in zip(placed, collected.trees, strict=True):
             if placement.report is None:
                 continue
             for target in targets:
                 objects.extend(
                     export(
-                        target, tree, placement.report,
-                        cluster=placement.cluster, obj=body, topology=topology_name, queue=queue,
+                        target,
+                        tree,
+                        placement.report,
+                        cluster=placement.cluster,
+                        obj=body,
+                        topology=topology_name,
+                        queue=queue,
                     )  # fmt: skip
                 )
         _write_objects(_unique(objects), output_format)

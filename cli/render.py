@@ -91,7 +91,9 @@ def render_tree(tree: WorkloadTree) -> str:
     phase = tree.phase.value
     if tree.phases and tree.phases != [tree.phase]:
         phase += f" (matched {', '.join(matched.value for matched in tree.phases)})"
-    lines = [f"{workload.kind}/{workload.name}{where}  ({workload.api_version}, definition {tree.definition})  phase {phase}"]
+    lines = [
+        f"{workload.kind}/{workload.name}{where}  ({workload.api_version}, definition {tree.definition})  phase {phase}"
+    ]
     lines.extend(
         tree_lines(
             tree.components,
@@ -100,7 +102,9 @@ def render_tree(tree: WorkloadTree) -> str:
         )
     )
     resources = ", ".join(
-        f"{name} {value}" for name, value in format_resources(tree.totals.resources).items() if name not in tree.gpu_resources
+        f"{name} {value}"
+        for name, value in format_resources(tree.totals.resources).items()
+        if name not in tree.gpu_resources
     )
     lines.append(
         f"Totals: {_plural(tree.totals.pods, 'pod')}, {_plural(tree.totals.gpus, 'GPU')}"
@@ -210,7 +214,11 @@ def render_placement(report: PlacementReport) -> str:
         for sub in group.sub_groups:
             children.setdefault(sub.parent, []).append(sub)
 
-        def below(node: GroupPlacement, root: GroupPlacement = group, by_parent: dict = children) -> list[GroupPlacement]:
+        def below(
+            node: GroupPlacement,
+            root: GroupPlacement = group,
+            by_parent: dict[str | None, list[GroupPlacement]] = children,
+        ) -> list[GroupPlacement]:
             return by_parent.get(None if node is root else node.name, [])
 
         lines.extend(tree_lines([group], _group_label, below))
@@ -222,7 +230,18 @@ def render_placement(report: PlacementReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-PLACEMENT_HEADERS = ["WORKLOAD", "CLUSTER", "GROUP", "PODS", "MIN", "FITS", "REQUIRED", "PREFERRED", "CANDIDATES", "REASON"]
+PLACEMENT_HEADERS = [
+    "WORKLOAD",
+    "CLUSTER",
+    "GROUP",
+    "PODS",
+    "MIN",
+    "FITS",
+    "REQUIRED",
+    "PREFERRED",
+    "CANDIDATES",
+    "REASON",
+]
 
 
 def render_placement_table(reports: Sequence[PlacementReport]) -> str:
@@ -255,7 +274,14 @@ def render_rankings_table(rankings: Sequence[ClusterRanking]) -> str:
     for ranking in rankings:
         for rank, fit in enumerate(ranking.ranked, start=1):
             rows.append(
-                [str(ranking.workload), rank, fit.cluster, _level(fit.preferred_level), as_number(fit.leftover_gpus), None]
+                [
+                    str(ranking.workload),
+                    rank,
+                    fit.cluster,
+                    _level(fit.preferred_level),
+                    as_number(fit.leftover_gpus),
+                    None,
+                ]
             )
         for unfit in ranking.unfit:
             rows.append([str(ranking.workload), None, unfit.cluster, None, None, unfit.reason])
@@ -308,7 +334,9 @@ def render_domain_tree(cluster: Cluster, root: Domain, *, shown: int, list_nodes
             value = "<none>" if item.value is None else item.value
             return f"{item.level}={value}: {_domain_summary(item)}"
         state = "ready" if item.ready else "not ready"
-        return f"node {item.name} ({state}), GPUs {format_quantity(item.free_gpus())}/{format_quantity(item.gpus())} free"
+        return (
+            f"node {item.name} ({state}), GPUs {format_quantity(item.free_gpus())}/{format_quantity(item.gpus())} free"
+        )
 
     lines += tree_lines(children(root), label, children)
     return "\n".join(lines) + "\n"

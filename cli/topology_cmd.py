@@ -91,8 +91,12 @@ def generate(
     racks: Optional[int] = typer.Option(None, "--racks", help="Number of racks."),
     nodes_per_rack: Optional[int] = typer.Option(None, "--nodes-per-rack", help="Nodes per rack (18 for NVL72)."),
     gpus_per_node: Optional[int] = typer.Option(None, "--gpus-per-node", help="GPUs per node."),
-    racks_per_block: Optional[int] = typer.Option(None, "--racks-per-block", help="Racks under one leaf switch (tier 0)."),
-    blocks_per_spine: Optional[int] = typer.Option(None, "--blocks-per-spine", help="Leaf switches under one spine (tier 1)."),
+    racks_per_block: Optional[int] = typer.Option(
+        None, "--racks-per-block", help="Racks under one leaf switch (tier 0)."
+    ),
+    blocks_per_spine: Optional[int] = typer.Option(
+        None, "--blocks-per-spine", help="Leaf switches under one spine (tier 1)."
+    ),
     core: Optional[bool] = typer.Option(None, "--core/--no-core", help="A core switch (tier 2) over several spines."),
     nvlink: Optional[bool] = typer.Option(None, "--nvlink/--no-nvlink", help="Each rack is one NVLink domain."),
     accelerator_labels: Optional[AcceleratorStyle] = typer.Option(

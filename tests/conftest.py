@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from helpers import BAD_FIXTURES_DIR, CORPUS_DIR, FIXTURES_DIR
+from helpers.apiserver import fake_cluster  # noqa: F401  (a fixture: the stand-in API server)
 
 
 @pytest.fixture(scope="session")
@@ -51,6 +53,7 @@ def inspect_builtin(builtin_catalog):
 def wmap(monkeypatch):
     """Run the command line in-process (no WMAP_CATALOG): ``wmap("inspect", "x.yaml")`` gives a Result."""
     from typer.testing import CliRunner
+
     from workloadmap.cli.main import app
 
     monkeypatch.delenv("WMAP_CATALOG", raising=False)

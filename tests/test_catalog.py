@@ -138,7 +138,11 @@ def test_user_dir_replaces_builtin_with_notice(tmp_path):
 
 
 def test_user_dir_adds_new_kind(tmp_path):
-    (tmp_path / "widget.yaml").write_text(USER_JOB.replace("my-job", "widget").replace("group: batch", "group: example.com").replace("kind: Job", "kind: Widget"))
+    (tmp_path / "widget.yaml").write_text(
+        USER_JOB.replace("my-job", "widget")
+        .replace("group: batch", "group: example.com")
+        .replace("kind: Job", "kind: Widget")
+    )
     catalog = Catalog.load([tmp_path], use_env=False)
     assert catalog.lookup("example.com/v1", "Widget").definition.name == "widget"
     assert catalog.notices == []

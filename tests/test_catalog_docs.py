@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from workloadmap.catalog import Catalog, parse_definition
 from helpers import REPO_ROOT
+from workloadmap.catalog import Catalog, parse_definition
 from workloadmap.catalog_docs import (
     REGENERATE_COMMAND,
     component_tree,
@@ -68,7 +66,10 @@ components:
 
 
 def _catalog() -> Catalog:
-    return Catalog(parse_definition(text, f"{name}.yaml") for name, text in (("lws", LWS_LIKE), ("sets", JOBSET_LIKE), ("plain", PLAIN)))
+    return Catalog(
+        parse_definition(text, f"{name}.yaml")
+        for name, text in (("lws", LWS_LIKE), ("sets", JOBSET_LIKE), ("plain", PLAIN))
+    )
 
 
 def test_component_tree_nests_children_and_marks_instances():
@@ -79,7 +80,10 @@ def test_component_tree_nests_children_and_marks_instances():
 
 def test_gang_summary_short_policy_and_rule_shapes():
     definitions = {definition.name: definition for definition in _catalog()}
-    assert gang_summary(definitions["grouped"]) == "KAI pod-grouper leaderworkerset plugin: per replica of group +subgroups"
+    assert (
+        gang_summary(definitions["grouped"])
+        == "KAI pod-grouper leaderworkerset plugin: per replica of group +subgroups"
+    )
     assert gang_summary(definitions["sets"]) == (
         "Operator's own a|b integration: per instance of replicatedJob (conditional), else one minMember 1"
     )
@@ -114,4 +118,6 @@ def test_rendering_is_deterministic_whatever_the_input_order():
 def test_docs_page_matches_the_builtin_catalog():
     expected = render_catalog_document(Catalog.load(use_env=False))
     actual = DOCS_PAGE.read_text(encoding="utf-8") if DOCS_PAGE.exists() else ""
-    assert actual == expected, f"docs/catalog.md is out of date with catalog/; regenerate it with `{REGENERATE_COMMAND}`"
+    assert actual == expected, (
+        f"docs/catalog.md is out of date with catalog/; regenerate it with `{REGENERATE_COMMAND}`"
+    )

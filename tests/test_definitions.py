@@ -44,8 +44,12 @@ def test_constant_counts_are_not_compiled():
 
 
 def test_aliases_and_field_names_both_accepted():
-    by_alias = Definition.model_validate(with_changes(components=[{"name": "p", "podSpec": "spec", "podMetadata": "metadata"}]))
-    by_name = Definition.model_validate(with_changes(components=[{"name": "p", "pod_spec": "spec", "pod_metadata": "metadata"}]))
+    by_alias = Definition.model_validate(
+        with_changes(components=[{"name": "p", "podSpec": "spec", "podMetadata": "metadata"}])
+    )
+    by_name = Definition.model_validate(
+        with_changes(components=[{"name": "p", "pod_spec": "spec", "pod_metadata": "metadata"}])
+    )
     assert by_alias.components[0].pod_spec == by_name.components[0].pod_spec == "spec"
 
 
@@ -57,8 +61,14 @@ def test_aliases_and_field_names_both_accepted():
         (with_changes(name="Bad Name"), "name"),
         (with_changes(extra_field=1), "extra_field"),
         (with_changes(components=[{"name": "p", "podTemplate": "a", "podSpec": "b"}]), "several pod sources"),
-        (with_changes(components=[{"name": "p", "podTemplate": "a", "podMetadata": "m"}]), "podMetadata goes with podSpec"),
-        (with_changes(components=[{"name": "p", "podTemplate": "a", "instanceName": "n"}]), "instanceName goes with instances"),
+        (
+            with_changes(components=[{"name": "p", "podTemplate": "a", "podMetadata": "m"}]),
+            "podMetadata goes with podSpec",
+        ),
+        (
+            with_changes(components=[{"name": "p", "podTemplate": "a", "instanceName": "n"}]),
+            "instanceName goes with instances",
+        ),
         (
             with_changes(components=[{"name": "p", "podTemplate": "a"}, {"name": "p", "podTemplate": "b"}]),
             "unique",
@@ -101,7 +111,9 @@ def test_broken_expression_names_field_and_file():
 
 def test_broken_expression_in_nested_gang_and_status_fields():
     data = with_changes(
-        components=[{"name": "grp", "replicas": 2, "components": [{"name": "pod", "podTemplate": "t", "podsPerReplica": "x.("}]}]
+        components=[
+            {"name": "grp", "replicas": 2, "components": [{"name": "pod", "podTemplate": "t", "podsPerReplica": "x.("}]}
+        ]
     )
     with pytest.raises(DefinitionError) as caught:
         Definition.model_validate(data).compile("f.yaml")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -16,7 +15,7 @@ REPO = REPO_ROOT
 
 def _readme_definition() -> str:
     readme = (REPO / "README.md").read_text()
-    section = readme[readme.index("## The definition format"):]
+    section = readme[readme.index("## The definition format") :]
     match = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
     assert match, "the README lost its annotated definition"
     return match.group(1)

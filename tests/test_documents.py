@@ -39,7 +39,9 @@ def test_multi_document_with_empty_documents_skipped(tmp_path):
 
 def test_leading_document_marker_does_not_shift_numbering():
     # `---` at the top of a file opens the first document; it does not add one (yaml.safe_load_all agrees)
-    documents = [doc for doc in load_yaml_text("---\n" + POD.format(name="a") + "---\n" + POD.format(name="b"), "f") if doc.body]
+    documents = [
+        doc for doc in load_yaml_text("---\n" + POD.format(name="a") + "---\n" + POD.format(name="b"), "f") if doc.body
+    ]
     assert [doc.index for doc in documents] == [1, 2]
 
 

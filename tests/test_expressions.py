@@ -160,7 +160,17 @@ def test_values_wraps_single_jmespath_results():
 
 @pytest.mark.parametrize(
     ("size", "mib"),
-    [("512m", 512), ("2g", 2048), ("2G", 2048), ("1t", 1024 * 1024), ("1024k", 1), ("1000k", 1), ("768", 768), (None, None), ("2x", None)],
+    [
+        ("512m", 512),
+        ("2g", 2048),
+        ("2G", 2048),
+        ("1t", 1024 * 1024),
+        ("1024k", 1),
+        ("1000k", 1),
+        ("768", 768),
+        (None, None),
+        ("2x", None),
+    ],
 )
 def test_jvm_mib_reads_spark_sizes(size, mib):
     # JVM sizes are binary (k = KiB, m = MiB, g = GiB); Spark reads a bare number as MiB; partial MiB round up.

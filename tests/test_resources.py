@@ -149,7 +149,11 @@ def test_extended_resources_are_reported_by_name_not_counted_as_gpus():
         ]
     }
     demand = pod_demand(spec)
-    assert demand.requests == {"google.com/tpu": F(4), "nvidia.com/mig-1g.10gb": F(2), "rdma/hca_shared_devices_a": F(1)}
+    assert demand.requests == {
+        "google.com/tpu": F(4),
+        "nvidia.com/mig-1g.10gb": F(2),
+        "rdma/hca_shared_devices_a": F(1),
+    }
     assert demand.gpus() == 0
 
 

@@ -35,17 +35,60 @@ CATALOG_ENV = "WMAP_CATALOG"
 # a note instead of failing with "no definition".
 NON_WORKLOAD_KINDS = frozenset(
     {
-        "ConfigMap", "Secret", "Service", "ServiceAccount", "Namespace", "PersistentVolumeClaim",
-        "PersistentVolume", "StorageClass", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding",
-        "Ingress", "IngressClass", "NetworkPolicy", "PodDisruptionBudget", "HorizontalPodAutoscaler",
-        "PriorityClass", "LimitRange", "ResourceQuota", "CustomResourceDefinition", "Endpoints",
-        "EndpointSlice", "ServiceMonitor", "PodMonitor", "PrometheusRule", "LocalQueue", "ClusterQueue",
-        "ResourceFlavor", "WorkloadPriorityClass", "Queue", "Gateway", "GatewayClass", "HTTPRoute",
-        "GRPCRoute", "InferencePool", "InferenceModel", "InferenceObjective", "ResourceClaim",
-        "ResourceClaimTemplate", "DeviceClass", "MutatingWebhookConfiguration",
-        "ValidatingWebhookConfiguration", "Certificate", "Issuer", "ServingRuntime",
-        "ClusterServingRuntime", "LLMInferenceServiceConfig", "Topology", "HyperNode", "PodGroup",
-        "ClusterLocalModel", "LocalModelNodeGroup", "ScaledObject",
+        "ConfigMap",
+        "Secret",
+        "Service",
+        "ServiceAccount",
+        "Namespace",
+        "PersistentVolumeClaim",
+        "PersistentVolume",
+        "StorageClass",
+        "Role",
+        "RoleBinding",
+        "ClusterRole",
+        "ClusterRoleBinding",
+        "Ingress",
+        "IngressClass",
+        "NetworkPolicy",
+        "PodDisruptionBudget",
+        "HorizontalPodAutoscaler",
+        "PriorityClass",
+        "LimitRange",
+        "ResourceQuota",
+        "CustomResourceDefinition",
+        "Endpoints",
+        "EndpointSlice",
+        "ServiceMonitor",
+        "PodMonitor",
+        "PrometheusRule",
+        "LocalQueue",
+        "ClusterQueue",
+        "ResourceFlavor",
+        "WorkloadPriorityClass",
+        "Queue",
+        "Gateway",
+        "GatewayClass",
+        "HTTPRoute",
+        "GRPCRoute",
+        "InferencePool",
+        "InferenceModel",
+        "InferenceObjective",
+        "ResourceClaim",
+        "ResourceClaimTemplate",
+        "DeviceClass",
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+        "Certificate",
+        "Issuer",
+        "ServingRuntime",
+        "ClusterServingRuntime",
+        "LLMInferenceServiceConfig",
+        "Topology",
+        "HyperNode",
+        "PodGroup",
+        "ClusterLocalModel",
+        "LocalModelNodeGroup",
+        "ScaledObject",
     }
 )
 
@@ -130,9 +173,9 @@ class Catalog:
         if builtin:
             for path in definition_files(builtin_catalog_dir()):
                 catalog.add(load_definition(path))
-        dirs = list(extra_dirs)
+        dirs: list[str | Path] = list(extra_dirs)
         if use_env and os.environ.get(CATALOG_ENV):
-            dirs = [d for d in os.environ[CATALOG_ENV].split(os.pathsep) if d] + dirs
+            dirs = [*(d for d in os.environ[CATALOG_ENV].split(os.pathsep) if d), *dirs]
         for directory in dirs:
             directory = Path(directory)
             if directory.is_file():
@@ -212,4 +255,3 @@ def definition_files(directory: Path) -> Iterator[Path]:
     for path in sorted(directory.iterdir()):
         if path.suffix in (".yaml", ".yml") and path.is_file() and not path.name.startswith("."):
             yield path
-

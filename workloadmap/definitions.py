@@ -39,6 +39,7 @@ __all__ = [
     "definition_json_schema",
 ]
 
+
 def _count_constant(value: Any) -> Any:
     """A count given as a whole number or a numeric string becomes an int; other text stays an expression."""
     if isinstance(value, bool):
@@ -165,16 +166,22 @@ class ComponentDefinition(_Compiled):
         alias="instanceName",
         description="Expression on an instance element giving its name (default: `name`, the map key, or the index).",
     )
-    pod_template: str | None = Field(default=None, alias="podTemplate", description="Expression yielding a PodTemplateSpec.")
+    pod_template: str | None = Field(
+        default=None, alias="podTemplate", description="Expression yielding a PodTemplateSpec."
+    )
     pod_spec: str | None = Field(default=None, alias="podSpec", description="Expression yielding a bare PodSpec.")
     pod_metadata: str | None = Field(default=None, alias="podMetadata", description="With podSpec: the pods' metadata.")
     replicas: Count = Field(default=1, description="Replicas per replica of the parent component.")
     min_replicas: Count | None = Field(default=None, alias="minReplicas")
     max_replicas: Count | None = Field(default=None, alias="maxReplicas")
     pods_per_replica: Count = Field(
-        default=1, alias="podsPerReplica", description="Pods in one replica (JobSet parallelism, Ray numOfHosts, LWS size)."
+        default=1,
+        alias="podsPerReplica",
+        description="Pods in one replica (JobSet parallelism, Ray numOfHosts, LWS size).",
     )
-    active: str | None = Field(default=None, description="Expression; when false the component runs no pods (suspended group).")
+    active: str | None = Field(
+        default=None, description="Expression; when false the component runs no pods (suspended group)."
+    )
     per_node: bool = Field(default=False, alias="perNode", description="One pod per eligible node (DaemonSet).")
     scaled_pod_groups: bool = Field(
         default=False,
@@ -184,7 +191,8 @@ class ComponentDefinition(_Compiled):
     )
     resource: str | None = Field(
         default=None,
-        description="Expression yielding embedded Kubernetes object(s) that are interpreted with their own definitions.",
+        description="Expression yielding embedded Kubernetes object(s) that are interpreted with their own "
+        "definitions.",
     )
     components: list["ComponentDefinition"] = Field(default_factory=list)
 
@@ -264,7 +272,9 @@ class PodGroupRule(_Compiled):
     per_replica: str | None = Field(
         default=None, alias="perReplica", description="One PodGroup per replica of this component (LWS group)."
     )
-    name: str | None = Field(default=None, description="Name suffix; the group is named <workload>[-<suffix>][-<index>].")
+    name: str | None = Field(
+        default=None, description="Name suffix; the group is named <workload>[-<suffix>][-<index>]."
+    )
     min_member: Count | None = Field(
         default=None,
         alias="minMember",
@@ -361,7 +371,9 @@ class Definition(_Strict):
                 if scope and scope not in known:
                     raise ValueError(f"gang.podGroups[{index}] names unknown component {scope!r}")
             if rule.per_instance and not by_name[rule.per_instance].instances:
-                raise ValueError(f"gang.podGroups[{index}].perInstance: component {rule.per_instance!r} has no instances")
+                raise ValueError(
+                    f"gang.podGroups[{index}].perInstance: component {rule.per_instance!r} has no instances"
+                )
             subgroup_names = set()
             for sub_index, sub in enumerate(rule.sub_groups):
                 for named in (sub.component, sub.each_replica_of, sub.segment_leader):
@@ -411,10 +423,20 @@ class Definition(_Strict):
 
     def expression_fields(self) -> Iterator[tuple[str, _Compiled, str, str]]:
         """``(path, model, field name, expression text)`` for every expression field, in file order."""
+
         def component_fields(component: ComponentDefinition, path: str) -> Iterator[tuple[str, _Compiled, str, str]]:
             for field_name in (
-                "instances", "instance_name", "pod_template", "pod_spec", "pod_metadata", "replicas",
-                "min_replicas", "max_replicas", "pods_per_replica", "active", "resource",
+                "instances",
+                "instance_name",
+                "pod_template",
+                "pod_spec",
+                "pod_metadata",
+                "replicas",
+                "min_replicas",
+                "max_replicas",
+                "pods_per_replica",
+                "active",
+                "resource",
             ):
                 value = getattr(component, field_name)
                 if isinstance(value, str):

@@ -74,7 +74,9 @@ class Document:
         text = f"#{self.index}" if self.item is None else f"#{self.index} item {self.item}"
         if isinstance(self.body, dict):
             kind = self.body.get("kind")
-            name = (self.body.get("metadata") or {}).get("name") if isinstance(self.body.get("metadata"), dict) else None
+            name = (
+                (self.body.get("metadata") or {}).get("name") if isinstance(self.body.get("metadata"), dict) else None
+            )
             if kind and name:
                 text += f" ({kind}/{name})"
             elif kind:
@@ -127,7 +129,7 @@ def _split_documents(text: str) -> list[tuple[int, str]]:
     starts = [match.start() for match in _DOCUMENT_START.finditer(text)]
     bounds = [0, *starts, len(text)]
     line = 0
-    for position, (begin, end) in enumerate(zip(bounds, bounds[1:])):
+    for position, (begin, end) in enumerate(zip(bounds, bounds[1:], strict=False)):
         piece = text[begin:end]
         marker = position > 0  # every piece but the first starts at a `---` marker
         if _CONTENT_LINE.search(piece[3:] if marker else piece):
@@ -185,7 +187,9 @@ def iter_documents(text: str, file: str = "-") -> Iterator[Document | InputError
             try:
                 body = yaml.load(text, Loader=_Loader)
             except (yaml.YAMLError, RecursionError):
-                yield InputError(f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}", file=file, document="#1")
+                yield InputError(
+                    f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}", file=file, document="#1"
+                )
                 return
             # Only YAML has aliases; plain JSON cannot refer to itself, so it skips this walk.
             try:
@@ -216,10 +220,17 @@ def iter_documents(text: str, file: str = "-") -> Iterator[Document | InputError
 
 def _flatten(document: Document) -> Iterator[Document]:
     body = document.body
-    if isinstance(body, dict) and isinstance(body.get("kind"), str) and body["kind"].endswith("List") and "items" in body:
+    if (
+        isinstance(body, dict)
+        and isinstance(body.get("kind"), str)
+        and body["kind"].endswith("List")
+        and "items" in body
+    ):
         items = body.get("items") or []
         if not isinstance(items, list):
-            raise InputError("items of a List must be a list", file=document.file, document=document.label, field="items")
+            raise InputError(
+                "items of a List must be a list", file=document.file, document=document.label, field="items"
+            )
         for position, item in enumerate(items, start=1):
             yield Document(item, document.file, document.index, position)
         return

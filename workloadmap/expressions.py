@@ -64,41 +64,41 @@ class _WmapFunctions(jmespath.functions.Functions):
         self._refs = refs or {}
 
     @jmespath.functions.signature()
-    def _func_root(self):
+    def _func_root(self) -> Any:
         return self._root
 
     @jmespath.functions.signature({"types": ["string"]})
-    def _func_ref(self, name):
+    def _func_ref(self, name: str) -> Any:
         return self._refs.get(name)
 
     @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
-    def _func_add(self, left, right):
+    def _func_add(self, left: float, right: float) -> float:
         return left + right
 
     @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
-    def _func_sub(self, left, right):
+    def _func_sub(self, left: float, right: float) -> float:
         return left - right
 
     @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
-    def _func_mul(self, left, right):
+    def _func_mul(self, left: float, right: float) -> float:
         return left * right
 
     @jmespath.functions.signature({"types": ["array-number"]})
-    def _func_product(self, numbers):
+    def _func_product(self, numbers: list[float]) -> float:
         return math.prod(numbers)
 
     @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
-    def _func_ceil_div(self, left, right):
+    def _func_ceil_div(self, left: float, right: float) -> float | None:
         if right == 0:
             return None
         return -(-left // right)
 
     @jmespath.functions.signature({"types": ["object"]})
-    def _func_items(self, mapping):
+    def _func_items(self, mapping: dict[str, Any]) -> list[dict[str, Any]]:
         return [{"key": key, "value": value} for key, value in mapping.items()]
 
     @jmespath.functions.signature({"types": ["string", "number", "null"]})
-    def _func_jvm_mib(self, size):
+    def _func_jvm_mib(self, size: str | float | None) -> int | None:
         if size is None or isinstance(size, bool):
             return None
         match = _JVM_SIZE.fullmatch(str(size).strip())
@@ -108,21 +108,21 @@ class _WmapFunctions(jmespath.functions.Functions):
         return int(math.ceil(amount))
 
     @jmespath.functions.signature({"types": ["array", "null"]}, {"types": ["string"]}, {"types": ["array", "null"]})
-    def _func_pick(self, elements, key, values):
+    def _func_pick(self, elements: list[Any] | None, key: str, values: list[Any] | None) -> list[Any]:
         wanted = set(_hashable(value) for value in values or [])
         return [e for e in elements or [] if isinstance(e, dict) and _hashable(e.get(key)) in wanted]
 
     @jmespath.functions.signature({"types": ["array", "null"]}, {"types": ["string"]}, {"types": ["array", "null"]})
-    def _func_omit(self, elements, key, values):
+    def _func_omit(self, elements: list[Any] | None, key: str, values: list[Any] | None) -> list[Any]:
         unwanted = set(_hashable(value) for value in values or [])
         return [e for e in elements or [] if not (isinstance(e, dict) and _hashable(e.get(key)) in unwanted)]
 
     @jmespath.functions.signature({"types": ["string"]}, {"types": []})
-    def _func_object(self, key, value):
+    def _func_object(self, key: str, value: Any) -> dict[str, Any]:
         return {key: value}
 
     @jmespath.functions.signature({"types": []})
-    def _func_int(self, value):
+    def _func_int(self, value: Any) -> int | None:
         if isinstance(value, bool) or value is None:
             return None
         if isinstance(value, (int, float)):
@@ -238,7 +238,7 @@ def _function_names(node: Any) -> set[str]:
         current = stack.pop()
         if isinstance(current, dict):
             if current.get("type") == "function_expression":
-                names.add(current.get("value"))
+                names.add(str(current.get("value")))
             stack.extend(current.get("children", []))
         elif isinstance(current, list):
             stack.extend(current)

@@ -25,17 +25,17 @@ _QUANTITY_RE = re.compile(
     re.ASCII,
 )
 
-_BINARY = {"Ki": 1024, "Mi": 1024**2, "Gi": 1024**3, "Ti": 1024**4, "Pi": 1024**5, "Ei": 1024**6}
-_DECIMAL = {
+_BINARY: dict[str, int] = {"Ki": 1024, "Mi": 1024**2, "Gi": 1024**3, "Ti": 1024**4, "Pi": 1024**5, "Ei": 1024**6}
+_DECIMAL: dict[str, Fraction] = {
     "n": Fraction(1, 10**9),
     "u": Fraction(1, 10**6),
     "m": Fraction(1, 10**3),
-    "k": 10**3,
-    "M": 10**6,
-    "G": 10**9,
-    "T": 10**12,
-    "P": 10**15,
-    "E": 10**18,
+    "k": Fraction(10**3),
+    "M": Fraction(10**6),
+    "G": Fraction(10**9),
+    "T": Fraction(10**12),
+    "P": Fraction(10**15),
+    "E": Fraction(10**18),
 }
 # Exponents beyond this are not quantities anyone means; refusing them keeps Fraction arithmetic cheap.
 _MAX_EXPONENT = 30
@@ -60,8 +60,7 @@ def parse_quantity(value: object) -> Fraction:
         text = value
     else:
         raise QuantityError(
-            f"invalid quantity {value!r}: expected a number or a quantity string, "
-            f"got {type(value).__name__}"
+            f"invalid quantity {value!r}: expected a number or a quantity string, got {type(value).__name__}"
         )
     match = _QUANTITY_RE.fullmatch(text)
     if not match:
@@ -105,9 +104,9 @@ def format_quantity(amount: Fraction | int, *, binary: bool | None = None) -> st
                     candidates.append(f"{whole // factor}{suffix}")
                     break
         for suffix in ("E", "P", "T", "G", "M", "k"):
-            factor = _DECIMAL[suffix]
-            if whole % factor == 0:
-                candidates.append(f"{whole // factor}{suffix}")
+            decimal = _DECIMAL[suffix].numerator
+            if whole % decimal == 0:
+                candidates.append(f"{whole // decimal}{suffix}")
                 break
         candidates.append(str(whole))
         # The shortest spelling reads best (40G rather than 39062500Ki); ties keep binary for bytes.
@@ -126,7 +125,7 @@ def is_binary_resource(name: str) -> bool:
     return name in ("memory", "ephemeral-storage", "storage") or name.startswith("hugepages-")
 
 
-def format_resources(resources: Mapping[str, Fraction]) -> dict[str, str]:
+def format_resources(resources: Mapping[str, Fraction | int]) -> dict[str, str]:
     """Format exact amounts as quantity strings, sorted by resource name, zeros dropped."""
     return {
         name: format_quantity(amount, binary=is_binary_resource(name))

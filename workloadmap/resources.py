@@ -71,9 +71,14 @@ def scale_resources(resources: Mapping[str, Fraction], times: int) -> dict[str, 
     return {name: amount * times for name, amount in resources.items()}
 
 
-def count_gpus(resources: Mapping[str, Fraction], gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES) -> Fraction:
+def count_gpus(
+    resources: Mapping[str, Fraction | int], gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES
+) -> Fraction:
     """The GPUs in a resource map: the sum over the resource names counted as GPUs."""
-    return sum((resources.get(name, _ZERO) for name in gpu_resources), _ZERO)
+    total = _ZERO
+    for name in gpu_resources:
+        total += resources.get(name, 0)
+    return total
 
 
 def _mapping(value: object, where: str) -> Mapping:

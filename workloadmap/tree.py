@@ -138,8 +138,10 @@ class Component(JsonForm):
 
 @dataclass
 class PodSet(JsonForm):
-    """Pods of one shape that belong to a gang: ``count`` pods of ``component`` (a path like
-    ``group/worker``), each requesting ``pod_resources``."""
+    """Pods of one shape that belong to a gang.
+
+    ``count`` pods of ``component`` (a path like ``group/worker``), each requesting ``pod_resources``.
+    """
 
     component: str
     count: int

@@ -16,7 +16,7 @@ from typing import Any
 
 from .quantities import format_resources
 
-__all__ = ["truthy", "as_number", "camel_case", "to_json", "JsonForm", "QUANTITIES", "OMIT"]
+__all__ = ["truthy", "mapping_at", "as_number", "camel_case", "to_json", "JsonForm", "QUANTITIES", "OMIT"]
 
 QUANTITIES = {"json": "quantities"}
 """Field metadata: a ``dict[str, Fraction]`` written as quantity strings (``{"memory": "16Gi"}``)."""
@@ -27,6 +27,12 @@ OMIT = {"json": "omit"}
 def truthy(value: Any) -> bool:
     """JMESPath truthiness: null, false, and empty strings, lists and objects are false; 0 is true."""
     return not (value is None or value is False or value == "" or value == [] or value == {})
+
+
+def mapping_at(obj: Any, key: str) -> Mapping[str, Any]:
+    """``obj[key]`` when both are mappings, else an empty mapping (for optional sections)."""
+    value = obj.get(key) if isinstance(obj, Mapping) else None
+    return value if isinstance(value, Mapping) else {}
 
 
 def as_number(amount: Fraction | int) -> int | float:

@@ -8,14 +8,13 @@ entry's `why`), never by running wmap.
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 import yaml
 
 import workloadmap
-from workloadmap.documents import load_objects
 from helpers import CORPUS_DIR, DATA_DIR
+from workloadmap.documents import load_objects
 
 EXPECTED_FILE = DATA_DIR / "corpus_expected.yaml"
 CORPUS = CORPUS_DIR
@@ -77,7 +76,9 @@ def _groups(tree: workloadmap.WorkloadTree) -> list[dict]:
     return [
         {
             "minMember": group.min_member,
-            "subGroups": sorted(({"name": s.name, "minMember": s.min_member} for s in group.sub_groups), key=lambda s: s["name"]),
+            "subGroups": sorted(
+                ({"name": s.name, "minMember": s.min_member} for s in group.sub_groups), key=lambda s: s["name"]
+            ),
         }
         for group in tree.pod_groups
     ]
@@ -100,7 +101,11 @@ def _tree_for(results, file: str, document: dict) -> workloadmap.WorkloadTree:
     matches = []
     for result in results(file):
         assert result.error is None, f"{file}: {result.error}"
-        if result.tree and result.tree.workload.name == document["name"] and result.tree.workload.kind == document["kind"]:
+        if (
+            result.tree
+            and result.tree.workload.name == document["name"]
+            and result.tree.workload.kind == document["kind"]
+        ):
             matches.append(result.tree)
     assert matches, f"{file}: no {document['kind']}/{document['name']} in wmap's output"
     return matches[0]

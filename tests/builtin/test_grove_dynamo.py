@@ -10,8 +10,6 @@ service a scaling group of nodeCount pods per replica). Each fixture's header re
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
 
@@ -72,7 +70,6 @@ def test_podcliqueset_scaling_group_is_expanded(inspect_builtin):
     assert [(min_member, pods) for _, min_member, pods in gangs(tree)] == [(9, 10), (4, 4)]
 
 
-
 def test_podcliqueset_scaling_group_default_replicas_counts_right(inspect_builtin):
     """With the scaling group at Grove's defaults (replicas 1, minAvailable 1) the flat model is exact."""
     resource = load_fixture("grove/podcliqueset-scaling-group.yaml")
@@ -97,7 +94,10 @@ def test_podcliqueset_scaling_group_default_replicas_counts_right(inspect_builti
             },
             "Failed",
         ),
-        ({"availableReplicas": 0, "conditions": [{"type": "TopologyLevelsUnavailable", "status": "False"}]}, "Initializing"),
+        (
+            {"availableReplicas": 0, "conditions": [{"type": "TopologyLevelsUnavailable", "status": "False"}]},
+            "Initializing",
+        ),
     ],
 )
 def test_podcliqueset_phase(inspect_builtin, status, phase):
@@ -114,7 +114,12 @@ def test_dynamo_v1alpha1_fragmented_pod_spec(inspect_builtin):
     assert (tree.totals.pods, tree.totals.gpus) == (10, 64)
     components = {c.name: c for c in tree.walk()}
     assert format_resources(components["Frontend"].pod_resources) == {"cpu": "1", "memory": "2Gi"}
-    assert format_resources(components["worker"].pod_resources) == {"cpu": "8100m", "memory": "64Gi", "nvidia.com/gpu": "8", "rdma/ib": "1"}
+    assert format_resources(components["worker"].pod_resources) == {
+        "cpu": "8100m",
+        "memory": "64Gi",
+        "nvidia.com/gpu": "8",
+        "rdma/ib": "1",
+    }
     assert (components["worker"].replicas, components["worker"].pods_per_replica) == (2, 4)
     assert components["worker"].topology_annotations == {"kai.scheduler/topology": "gb200"}  # extraPodMetadata
     # The base PodGang holds Frontend (2 pods, minAvailable 1) and worker replica 0 (4 pods); worker replica 1
@@ -126,7 +131,6 @@ def test_dynamo_v1alpha1_fragmented_pod_spec(inspect_builtin):
 def test_dynamo_multinode_replicas_beyond_min_available_get_scaled_podgangs(inspect_builtin):
     tree = inspect_builtin(load_fixture("grove/dynamo-v1alpha1-fragmented.yaml"))
     assert [(min_member, pods) for _, min_member, pods in gangs(tree)] == [(5, 6), (4, 4)]
-
 
 
 def test_dynamo_v1beta1_components_list(inspect_builtin):
@@ -171,16 +175,18 @@ def test_corpus_expected(corpus_dir, builtin_catalog, entry):
     trees = [result.tree for result in results if result.tree]
     assert [str(result.error) for result in results if result.error] == []
     assert len(trees) == len(entry["documents"])
-    for tree, expected in zip(trees, entry["documents"]):
+    for tree, expected in zip(trees, entry["documents"], strict=False):
         assert (tree.workload.kind, tree.workload.name) == (expected["kind"], expected["name"])
         assert (tree.totals.pods, tree.totals.gpus) == (expected["pods"], expected["gpus"])
         assert leaves(tree) == {
             name: (figures["pods"], figures["gpusPerPod"]) for name, figures in expected["components"].items()
         }
-        assert [group.min_member for group in tree.pod_groups] == [group["minMember"] for group in expected["podGroups"]]
+        assert [group.min_member for group in tree.pod_groups] == [
+            group["minMember"] for group in expected["podGroups"]
+        ]
         # Subgroup names differ by design (wmap: clique / service name; Grove: PodClique full name, Dynamo
         # splits multinode services into -ldr/-wkr); what each PodGroup's subgroups add up to must agree.
-        for group, expected_group in zip(tree.pod_groups, expected["podGroups"]):
+        for group, expected_group in zip(tree.pod_groups, expected["podGroups"], strict=False):
             assert sum(sub.min_member for sub in group.sub_groups) == sum(
                 sub["minMember"] for sub in expected_group["subGroups"]
             )

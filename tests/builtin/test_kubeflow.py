@@ -338,7 +338,11 @@ def test_spark_pod_requests_are_rebuilt_from_fragmented_fields():
     # Driver: cores 2; memory default 1024Mi + max(floor(1024 x 0.4 Python factor), 384) = 1433Mi.
     assert format_resources(component(tree, "driver").pod_resources) == {"cpu": "2", "memory": "1433Mi"}
     # Executor: coreRequest 500m; 4096Mi + floor(4096 x 0.4) = 5734Mi; gpu nvidia.com/gpu 1.
-    assert format_resources(component(tree, "executor").pod_resources) == {"cpu": "500m", "memory": "5734Mi", "nvidia.com/gpu": "1"}
+    assert format_resources(component(tree, "executor").pod_resources) == {
+        "cpu": "500m",
+        "memory": "5734Mi",
+        "nvidia.com/gpu": "1",
+    }
     assert leaves(tree) == {"driver": (1, 0), "executor": (3, 1)}
     assert (tree.totals.pods, tree.totals.gpus) == (4, 3)
     assert format_resources(tree.totals.resources)["memory"] == "18635Mi"
@@ -353,7 +357,9 @@ def test_spark_jvm_overhead_factor_and_minimum():
     resource["spec"]["driver"]["memory"] = "1024"
     tree = inspect(resource)
     assert format_resources(component(tree, "executor").pod_resources)["memory"] == "9011Mi"  # 8192 + floor(819.2)
-    assert format_resources(component(tree, "driver").pod_resources)["memory"] == "1408Mi"  # 1024 + 384 (floor(102.4) < 384)
+    assert (
+        format_resources(component(tree, "driver").pod_resources)["memory"] == "1408Mi"
+    )  # 1024 + 384 (floor(102.4) < 384)
 
 
 def test_spark_memory_with_a_unit_is_a_jvm_size():
@@ -377,7 +383,12 @@ def test_spark_memory_units_and_explicit_overhead():
 def test_spark_dynamic_allocation_starts_at_the_largest_initial_target():
     resource = load_fixture("spark/sparkapplication-python-gpu.yaml")
     resource["spec"]["executor"]["instances"] = 1
-    resource["spec"]["dynamicAllocation"] = {"enabled": True, "initialExecutors": 2, "minExecutors": 1, "maxExecutors": 5}
+    resource["spec"]["dynamicAllocation"] = {
+        "enabled": True,
+        "initialExecutors": 2,
+        "minExecutors": 1,
+        "maxExecutors": 5,
+    }
     executor = component(inspect(resource), "executor")
     assert (executor.pods, executor.min_pods, executor.max_pods) == (2, 1, 5)
 
@@ -390,8 +401,13 @@ def test_spark_executor_instances_default_to_two():
 
 @pytest.mark.parametrize(
     ("raw", "phase"),
-    [("", "Initializing"), ("SUBMITTED", "Initializing"), ("COMPLETED", "Completed"),
-     ("SUBMISSION_FAILED", "Failed"), ("FAILING", "Failed")],
+    [
+        ("", "Initializing"),
+        ("SUBMITTED", "Initializing"),
+        ("COMPLETED", "Completed"),
+        ("SUBMISSION_FAILED", "Failed"),
+        ("FAILING", "Failed"),
+    ],
 )
 def test_spark_phases(raw, phase):
     resource = load_fixture("spark/sparkapplication-python-gpu.yaml")

@@ -15,14 +15,13 @@ Test ids are ``<operator>/<kind>/<flow>#<n>`` with n the 0-based index among the
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
 import yaml
 
+from helpers import CORPUS_DIR
 from workloadmap.catalog import Catalog
 from workloadmap.interpreter import inspect
-from helpers import CORPUS_DIR
 
 RECORDED_DIR = CORPUS_DIR / "recorded"
 
@@ -90,7 +89,10 @@ def _frames() -> list:
     if not RECORDED_DIR.is_dir():
         return [
             pytest.param(
-                None, None, marks=pytest.mark.skip(reason=f"recorded flows not available: {RECORDED_DIR} does not exist"), id="no-recordings"
+                None,
+                None,
+                marks=pytest.mark.skip(reason=f"recorded flows not available: {RECORDED_DIR} does not exist"),
+                id="no-recordings",
             )
         ]
     files = sorted(path for path in RECORDED_DIR.rglob("*.yaml") if path.name != "FORMAT.md")

@@ -18,8 +18,16 @@ from workloadmap.errors import WorkloadMapError
 from workloadmap.quantities import format_resources
 
 OWNED_DEFINITIONS = (
-    "rayjob", "rayservice", "inferenceservice", "llminferenceservice", "knative-service",
-    "nimservice", "nimcache", "milvus", "sandbox", "appwrapper",
+    "rayjob",
+    "rayservice",
+    "inferenceservice",
+    "llminferenceservice",
+    "knative-service",
+    "nimservice",
+    "nimcache",
+    "milvus",
+    "sandbox",
+    "appwrapper",
 )
 
 
@@ -463,7 +471,10 @@ def test_appwrapper_expands_each_wrapped_object_by_its_kind(inspect_builtin):
 def test_appwrapper_with_an_unknown_wrapped_kind_is_a_one_line_error(inspect_builtin):
     resource = load_fixture("serving/appwrapper.yaml")
     resource["spec"]["components"][0]["template"] = {
-        "apiVersion": "example.com/v1", "kind": "Mystery", "metadata": {"name": "m"}, "spec": {},
+        "apiVersion": "example.com/v1",
+        "kind": "Mystery",
+        "metadata": {"name": "m"},
+        "spec": {},
     }
     with pytest.raises(WorkloadMapError) as raised:
         inspect_builtin(resource)
@@ -489,8 +500,14 @@ def test_appwrapper_status(inspect_builtin, phase_value, conditions, phase):
 
 # ------------------------------------------------------------------------- corpus conformance
 CORPUS_DIRECTORIES = (
-    "rayjob", "rayservice", "inferenceservice", "llminferenceservice", "knative-service", "nimservice",
-    "milvus", "appwrapper",
+    "rayjob",
+    "rayservice",
+    "inferenceservice",
+    "llminferenceservice",
+    "knative-service",
+    "nimservice",
+    "milvus",
+    "appwrapper",
 )
 
 
@@ -508,14 +525,14 @@ def test_corpus_manifest_matches_expected_figures(corpus_dir, builtin_catalog, e
     assert not errors
     trees = [result.tree for result in results if result.tree is not None]
     assert len(trees) == len(entry["documents"])
-    for tree, expected in zip(trees, entry["documents"]):
+    for tree, expected in zip(trees, entry["documents"], strict=False):
         assert (tree.workload.kind, tree.workload.name) == (expected["kind"], expected["name"])
         assert tree.totals.pods == expected["pods"]
         assert tree.totals.gpus == expected["gpus"]
         found = leaves(tree)
-        assert {name: (component.pods, component.gpus_per_pod) for name, component in found.items() if component.pods} == {
-            name: (figures["pods"], figures["gpusPerPod"]) for name, figures in expected["components"].items()
-        }
+        assert {
+            name: (component.pods, component.gpus_per_pod) for name, component in found.items() if component.pods
+        } == {name: (figures["pods"], figures["gpusPerPod"]) for name, figures in expected["components"].items()}
         assert [
             (group.min_member, [(sub.name, sub.min_member) for sub in group.sub_groups]) for group in tree.pod_groups
         ] == [

@@ -6,10 +6,8 @@ import json
 
 import pytest
 import yaml
-from typer.testing import CliRunner
 
 from helpers import FIXTURES_DIR
-from workloadmap.cli.main import app
 
 JOBSET = str(FIXTURES_DIR / "jobset-leader-workers.yaml")
 BAD = FIXTURES_DIR / "bad"
@@ -32,12 +30,25 @@ def test_inspect_json_contract(wmap):
     assert result.exit_code == 0
     tree = json.loads(result.stdout)
     assert set(tree) >= {"workload", "definition", "phase", "phases", "totals", "components", "podGroups"}
-    assert tree["workload"] == {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "name": "llm-train", "namespace": "research"}
+    assert tree["workload"] == {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "name": "llm-train",
+        "namespace": "research",
+    }
     assert set(tree["totals"]) >= {"pods", "gpus", "resources"}
     assert tree["totals"]["resources"]["nvidia.com/gpu"] == "12"
     for component in tree["components"]:
         assert set(component) >= {
-            "name", "replicas", "minReplicas", "maxReplicas", "pods", "podResources", "gpusPerPod", "gpus", "components"
+            "name",
+            "replicas",
+            "minReplicas",
+            "maxReplicas",
+            "pods",
+            "podResources",
+            "gpusPerPod",
+            "gpus",
+            "components",
         }
     (group,) = tree["podGroups"]
     assert set(group) >= {"name", "minMember", "subGroups"}
@@ -170,10 +181,16 @@ def test_missing_related_file_is_a_one_line_error(tmp_path):
     import subprocess
     import sys
 
-    code = "import sys; sys.argv = ['wmap', 'inspect', sys.argv[1], '--related', sys.argv[2]]; from workloadmap.cli.main import run; run()"
+    code = (
+        "import sys; sys.argv = ['wmap', 'inspect', sys.argv[1], '--related', sys.argv[2]]; "
+        "from workloadmap.cli.main import run; run()"
+    )
     result = subprocess.run(
         [sys.executable, "-c", code, JOBSET, str(tmp_path / "missing")],
-        capture_output=True, text=True, timeout=60, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
     )
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [f"error: {tmp_path / 'missing'}: no such file or directory"]

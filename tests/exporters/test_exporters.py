@@ -5,15 +5,12 @@ from __future__ import annotations
 
 import copy
 import json
-import sys
-from pathlib import Path
 
 import jsonschema
 import pytest
 
-
+from helpers import DATA_DIR
 from helpers.placement import BLOCK, CLIQUE, HOST, RACK, clique_cluster, pod_set, rack_cluster, tree  # noqa: E402
-
 from workloadmap.errors import PlacementError, TopologyError
 from workloadmap.exporters import (  # noqa: E402
     demand,
@@ -28,9 +25,8 @@ from workloadmap.exporters import (  # noqa: E402
     volcano_hypernodes,
     volcano_tiers,
 )
-from workloadmap.tree import ExportHints
 from workloadmap.placement import place  # noqa: E402
-from helpers import DATA_DIR
+from workloadmap.tree import ExportHints
 
 CRDS = DATA_DIR / "crds"
 REQ = "kueue.x-k8s.io/podset-required-topology"
@@ -50,31 +46,64 @@ def assert_hostname_last(topology):
     assert HOST not in labels[:-1]
 
 
-
-
 def lws_components():
     return [
-        {"name": "group", "role": "group", "replicas": 2, "pods": 16, "minPods": 16, "hasPodTemplate": False,
-         "components": [
-             {"name": "leader", "role": "leader", "replicas": 1, "pods": 2, "minPods": 2, "hasPodTemplate": True,
-              "podResources": {"nvidia.com/gpu": "4", "cpu": "8"}},
-             {"name": "worker", "role": "worker", "replicas": 7, "pods": 14, "minPods": 14, "hasPodTemplate": True,
-              "podResources": {"nvidia.com/gpu": "4", "cpu": "8"}},
-         ]},
+        {
+            "name": "group",
+            "role": "group",
+            "replicas": 2,
+            "pods": 16,
+            "minPods": 16,
+            "hasPodTemplate": False,
+            "components": [
+                {
+                    "name": "leader",
+                    "role": "leader",
+                    "replicas": 1,
+                    "pods": 2,
+                    "minPods": 2,
+                    "hasPodTemplate": True,
+                    "podResources": {"nvidia.com/gpu": "4", "cpu": "8"},
+                },
+                {
+                    "name": "worker",
+                    "role": "worker",
+                    "replicas": 7,
+                    "pods": 14,
+                    "minPods": 14,
+                    "hasPodTemplate": True,
+                    "podResources": {"nvidia.com/gpu": "4", "cpu": "8"},
+                },
+            ],
+        },
     ]
 
 
 def lws_tree():
     groups = []
     for g in range(2):
-        groups.append({
-            "name": f"pg-infer-group-{g}", "minMember": 8, "pods": 8,
-            "podSets": [pod_set("group/leader", 1, gpus=4, cpu=8), pod_set("group/worker", 7, gpus=4, cpu=8)],
-            "subGroups": [
-                {"name": "leader", "minMember": 1, "pods": 1, "podSets": [pod_set("group/leader", 1, gpus=4, cpu=8)]},
-                {"name": "workers", "minMember": 7, "pods": 7, "podSets": [pod_set("group/worker", 7, gpus=4, cpu=8)]},
-            ],
-        })
+        groups.append(
+            {
+                "name": f"pg-infer-group-{g}",
+                "minMember": 8,
+                "pods": 8,
+                "podSets": [pod_set("group/leader", 1, gpus=4, cpu=8), pod_set("group/worker", 7, gpus=4, cpu=8)],
+                "subGroups": [
+                    {
+                        "name": "leader",
+                        "minMember": 1,
+                        "pods": 1,
+                        "podSets": [pod_set("group/leader", 1, gpus=4, cpu=8)],
+                    },
+                    {
+                        "name": "workers",
+                        "minMember": 7,
+                        "pods": 7,
+                        "podSets": [pod_set("group/worker", 7, gpus=4, cpu=8)],
+                    },
+                ],
+            }
+        )
     workload = tree(groups, components=lws_components(), kind="LeaderWorkerSet", name="infer")
     # The LWS definition says leader and worker templates form one Kueue PodSet group.
     workload.export_hints = ExportHints(kueue_pod_set_group=True)
@@ -102,15 +131,34 @@ LWS_PATHS = {
 
 def segmented_tree():
     """One gang: 8 workers of 4 GPUs in two segments of 4 (each fits one 4-node clique)."""
-    return tree([{
-        "name": "train", "minMember": 8, "pods": 8,
-        "podSets": [pod_set("worker", 8, gpus=4, cpu=8)],
-        "subGroups": [
-            {"name": "worker", "minMember": 0, "pods": 8},
-            {"name": "worker-0", "minMember": 4, "parent": "worker", "pods": 4, "podSets": [pod_set("worker", 4, gpus=4, cpu=8)]},
-            {"name": "worker-1", "minMember": 4, "parent": "worker", "pods": 4, "podSets": [pod_set("worker", 4, gpus=4, cpu=8)]},
+    return tree(
+        [
+            {
+                "name": "train",
+                "minMember": 8,
+                "pods": 8,
+                "podSets": [pod_set("worker", 8, gpus=4, cpu=8)],
+                "subGroups": [
+                    {"name": "worker", "minMember": 0, "pods": 8},
+                    {
+                        "name": "worker-0",
+                        "minMember": 4,
+                        "parent": "worker",
+                        "pods": 4,
+                        "podSets": [pod_set("worker", 4, gpus=4, cpu=8)],
+                    },
+                    {
+                        "name": "worker-1",
+                        "minMember": 4,
+                        "parent": "worker",
+                        "pods": 4,
+                        "podSets": [pod_set("worker", 4, gpus=4, cpu=8)],
+                    },
+                ],
+            }
         ],
-    }], kind="PyTorchJob")
+        kind="PyTorchJob",
+    )
 
 
 # ------------------------------------------------------------------------------------- KAI
@@ -133,7 +181,10 @@ def test_kai_topology_and_podgroups_validate_and_carry_the_report():
     assert "minMember" not in by_name["worker"]  # minMember 0 is omitted (CRD minimum 1)
     assert by_name["worker-0"]["parent"] == "worker" and by_name["worker-0"]["minMember"] == 4
     assert by_name["worker-0"]["topologyConstraint"] == {
-        "topology": "gpu-topology", "requiredTopologyLevel": CLIQUE, "preferredTopologyLevel": CLIQUE}
+        "topology": "gpu-topology",
+        "requiredTopologyLevel": CLIQUE,
+        "preferredTopologyLevel": CLIQUE,
+    }
     levels = {level["nodeLabel"] for level in topology["spec"]["levels"]}
     for sub in spec["subGroups"]:
         for key in ("requiredTopologyLevel", "preferredTopologyLevel"):
@@ -142,8 +193,12 @@ def test_kai_topology_and_podgroups_validate_and_carry_the_report():
 
 
 def test_podgroup_schema_rejects_lowercase_subgroups_and_zero_min_member():
-    bad = {"apiVersion": "scheduling.run.ai/v2alpha2", "kind": "PodGroup", "metadata": {"name": "x"},
-           "spec": {"minMember": 1, "subgroups": []}}
+    bad = {
+        "apiVersion": "scheduling.run.ai/v2alpha2",
+        "kind": "PodGroup",
+        "metadata": {"name": "x"},
+        "spec": {"minMember": 1, "subgroups": []},
+    }
     with pytest.raises(jsonschema.ValidationError):
         validate(bad, "kai-podgroup")
     bad["spec"] = {"minMember": 0}
@@ -207,12 +262,33 @@ def test_kueue_required_and_preferred_are_exclusive_and_every_template_gets_one(
             {"name": "pg-b", "minMember": 20, "pods": 20, "podSets": [pod_set("big", 20, gpus=1, cpu=1)]},
         ],
         components=[
-            {"name": "trainer", "role": "rj", "replicas": 4, "pods": 4, "minPods": 4, "hasPodTemplate": True,
-             "podResources": {"nvidia.com/gpu": "8", "cpu": "32"}},
-            {"name": "big", "role": "rj", "replicas": 20, "pods": 20, "minPods": 20, "hasPodTemplate": True,
-             "podResources": {"nvidia.com/gpu": "1", "cpu": "1"}},
-            {"name": "side", "role": "rj", "replicas": 1, "pods": 1, "minPods": 1, "hasPodTemplate": True,
-             "podResources": {"cpu": "1"}},
+            {
+                "name": "trainer",
+                "role": "rj",
+                "replicas": 4,
+                "pods": 4,
+                "minPods": 4,
+                "hasPodTemplate": True,
+                "podResources": {"nvidia.com/gpu": "8", "cpu": "32"},
+            },
+            {
+                "name": "big",
+                "role": "rj",
+                "replicas": 20,
+                "pods": 20,
+                "minPods": 20,
+                "hasPodTemplate": True,
+                "podResources": {"nvidia.com/gpu": "1", "cpu": "1"},
+            },
+            {
+                "name": "side",
+                "role": "rj",
+                "replicas": 1,
+                "pods": 1,
+                "minPods": 1,
+                "hasPodTemplate": True,
+                "podResources": {"cpu": "1"},
+            },
         ],
     )
     report = place(jobset, rack_cluster(), required={"pg-a": RACK})
@@ -222,8 +298,13 @@ def test_kueue_required_and_preferred_are_exclusive_and_every_template_gets_one(
     assert wanted["side"] == {PREF: BLOCK}  # no gang: the loosest preference
     for entry in wanted.values():
         assert (REQ in entry) != (PREF in entry)
-    obj = {"spec": {"replicatedJobs": [
-        {"name": n, "template": {"spec": {"template": {"spec": {}}}}} for n in ("trainer", "big", "side")]}}
+    obj = {
+        "spec": {
+            "replicatedJobs": [
+                {"name": n, "template": {"spec": {"template": {"spec": {}}}}} for n in ("trainer", "big", "side")
+            ]
+        }
+    }
     paths = {
         component: ["spec", "replicatedJobs", index, "template", "spec", "template"]
         for index, component in enumerate(("trainer", "big", "side"))
@@ -250,9 +331,13 @@ def test_kueue_missing_template_is_an_error():
     workload = lws_tree()
     report = place(workload, clique_cluster("nvl cluster"))
     with pytest.raises(PlacementError, match="group/worker"):
-        kueue_annotated_workload(LWS_OBJECT, workload, report, template_paths={"group/leader": LWS_PATHS["group/leader"]})
+        kueue_annotated_workload(
+            LWS_OBJECT, workload, report, template_paths={"group/leader": LWS_PATHS["group/leader"]}
+        )
     with pytest.raises(PlacementError, match="not found"):
-        kueue_annotated_workload(LWS_OBJECT, workload, report, template_paths={**LWS_PATHS, "group/worker": ["spec", "nope"]})
+        kueue_annotated_workload(
+            LWS_OBJECT, workload, report, template_paths={**LWS_PATHS, "group/worker": ["spec", "nope"]}
+        )
 
 
 # --------------------------------------------------------------------------------- Volcano
@@ -320,8 +405,11 @@ def test_demand_per_gang_totals_and_levels():
     assert [gang["name"] for gang in document["gangs"]] == ["pg-infer-group-0", "pg-infer-group-1"]
     gang = document["gangs"][0]
     assert gang["pods"] == 8 and gang["gpus"] == 32 and gang["resources"] == {"cpu": "64", "nvidia.com/gpu": "32"}
-    assert gang["podShapes"][1] == {"component": "group/worker", "count": 7,
-                                    "resources": {"cpu": "8", "nvidia.com/gpu": "4"}}
+    assert gang["podShapes"][1] == {
+        "component": "group/worker",
+        "count": 7,
+        "resources": {"cpu": "8", "nvidia.com/gpu": "4"},
+    }
     assert gang["preferredLevel"] == RACK and gang["requiredLevel"] is None
     assert document["totals"]["gpus"] == 64 and document["totals"]["pods"] == 16
     json.dumps(document)  # plain JSON
@@ -353,7 +441,12 @@ def test_exported_workloads_are_ready_to_apply():
         "status": {"conditions": []},
     }
     copy = _applyable_copy(original)
-    assert copy == {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "j", "labels": {"a": "b"}}, "spec": {"x": 1}}
+    assert copy == {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {"name": "j", "labels": {"a": "b"}},
+        "spec": {"x": 1},
+    }
     assert "status" in original and original["metadata"]["uid"] == "1"
 
 
@@ -383,7 +476,9 @@ def test_jobset_jobs_become_kueue_slices_inside_an_nvlink_domain():
                         "spec": {
                             "parallelism": 4,
                             "completions": 4,
-                            "template": {"spec": {"containers": [{"name": "t", "resources": {"limits": {"nvidia.com/gpu": 4}}}]}},
+                            "template": {
+                                "spec": {"containers": [{"name": "t", "resources": {"limits": {"nvidia.com/gpu": 4}}}]}
+                            },
                         }
                     },
                 }
@@ -420,7 +515,9 @@ def test_kai_podgroups_of_a_segmented_lws_validate():
             "leaderWorkerTemplate": {
                 "size": 36,
                 "subGroupPolicy": {"subGroupSize": 18},
-                "workerTemplate": {"spec": {"containers": [{"name": "w", "resources": {"limits": {"nvidia.com/gpu": 4}}}]}},
+                "workerTemplate": {
+                    "spec": {"containers": [{"name": "w", "resources": {"limits": {"nvidia.com/gpu": 4}}}]}
+                },
             },
         },
     }

@@ -52,15 +52,28 @@ DEFAULT_RESOURCES: tuple[FakeResource, ...] = (
     FakeResource("batch", "v1", "jobs", "job", "Job"),
     FakeResource("jobset.x-k8s.io", "v1alpha2", "jobsets", "jobset", "JobSet"),
     FakeResource("kubeflow.org", "v1", "pytorchjobs", "pytorchjob", "PyTorchJob"),
-    FakeResource("leaderworkerset.x-k8s.io", "v1", "leaderworkersets", "leaderworkerset", "LeaderWorkerSet", short_names=("lws",)),
+    FakeResource(
+        "leaderworkerset.x-k8s.io", "v1", "leaderworkersets", "leaderworkerset", "LeaderWorkerSet", short_names=("lws",)
+    ),
 )
 
 # Subresources appear in real discovery documents; clients must skip them.
-_SUBRESOURCES = {("", "v1"): ["pods/log", "pods/status", "nodes/status"], ("jobset.x-k8s.io", "v1alpha2"): ["jobsets/status"]}
+_SUBRESOURCES = {
+    ("", "v1"): ["pods/log", "pods/status", "nodes/status"],
+    ("jobset.x-k8s.io", "v1alpha2"): ["jobsets/status"],
+}
 
 
 def _status(code: int, reason: str, message: str, **details: Any) -> dict:
-    body = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure", "message": message, "reason": reason, "code": code}
+    body = {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code,
+    }
     if details:
         body["details"] = details
     return body
@@ -163,7 +176,9 @@ class FakeApiServer:
     def __exit__(self, *exc_info: Any) -> None:
         self.stop()
 
-    def write_kubeconfig(self, path: Path, *, token: str | None = None, namespace: str | None = None, context: str = "fake") -> Path:
+    def write_kubeconfig(
+        self, path: Path, *, token: str | None = None, namespace: str | None = None, context: str = "fake"
+    ) -> Path:
         """A kubeconfig whose context ``context`` points at this server with a bearer token."""
         context_entry: dict[str, Any] = {"cluster": "fake-cluster", "user": "fake-user"}
         if namespace:
@@ -172,7 +187,9 @@ class FakeApiServer:
             "apiVersion": "v1",
             "kind": "Config",
             "clusters": [{"name": "fake-cluster", "cluster": {"server": self.url}}],
-            "users": [{"name": "fake-user", "user": {"token": token if token is not None else (self.token or "no-token")}}],
+            "users": [
+                {"name": "fake-user", "user": {"token": token if token is not None else (self.token or "no-token")}}
+            ],
             "contexts": [{"name": context, "context": context_entry}],
             "current-context": context,
         }
@@ -188,7 +205,9 @@ class FakeApiServer:
         if length:
             handler.rfile.read(length)
         if handler.command != "GET":
-            self._send(handler, 405, _status(405, "MethodNotAllowed", f"the fake server is read-only: {handler.command}"))
+            self._send(
+                handler, 405, _status(405, "MethodNotAllowed", f"the fake server is read-only: {handler.command}")
+            )
             return
         if self.token is not None and handler.headers.get("Authorization") != f"Bearer {self.token}":
             self._send(handler, 401, _status(401, "Unauthorized", "Unauthorized"))
@@ -254,7 +273,12 @@ class FakeApiServer:
                 {"name": name, "singularName": "", "namespaced": True, "kind": "Status", "verbs": ["get"]}
                 for name in _SUBRESOURCES.get((group, version), [])
             ]
-            return 200, {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": f"{group}/{version}" if group else version, "resources": entries}
+            return 200, {
+                "kind": "APIResourceList",
+                "apiVersion": "v1",
+                "groupVersion": f"{group}/{version}" if group else version,
+                "resources": entries,
+            }
         namespace = None
         if len(rest) >= 3 and rest[0] == "namespaces":
             namespace, rest = rest[1], rest[2:]
@@ -277,7 +301,14 @@ class FakeApiServer:
         if len(rest) == 2:
             obj = stored.get((namespace or "" if resource.namespaced else "", rest[1]))
             if obj is None:
-                return 404, _status(404, "NotFound", f'{resource.qualified} "{rest[1]}" not found', name=rest[1], group=resource.group, kind=resource.plural)
+                return 404, _status(
+                    404,
+                    "NotFound",
+                    f'{resource.qualified} "{rest[1]}" not found',
+                    name=rest[1],
+                    group=resource.group,
+                    kind=resource.plural,
+                )
             return 200, obj
         items = [
             {key: value for key, value in obj.items() if key not in ("kind", "apiVersion")}  # like the real server
@@ -291,7 +322,12 @@ class FakeApiServer:
         metadata: dict[str, Any] = {"resourceVersion": "7"}
         if limit and start + limit < len(items):
             metadata["continue"] = str(start + limit)
-        return 200, {"kind": f"{resource.kind}List", "apiVersion": resource.api_version, "metadata": metadata, "items": page}
+        return 200, {
+            "kind": f"{resource.kind}List",
+            "apiVersion": resource.api_version,
+            "metadata": metadata,
+            "items": page,
+        }
 
 
 def _field_selector_matches(obj: dict, selector: str) -> bool:

@@ -11,8 +11,8 @@ import json
 
 import pytest
 import yaml
-from helpers import load_fixture
 
+from helpers import load_fixture
 from workloadmap.catalog import Catalog, parse_definition
 from workloadmap.errors import InputError, NoDefinitionError, QuantityError, WorkloadMapError
 from workloadmap.interpreter import inspect_file
@@ -49,8 +49,17 @@ def test_jobset_leader_workers(inspect_builtin):
 def test_jobset_tree_json_contract(inspect_builtin):
     data = inspect_builtin(load_fixture("jobset-leader-workers.yaml")).to_dict()
     json.dumps(data)  # plain JSON types only
-    assert data["workload"] == {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "name": "llm-train", "namespace": "research"}
-    assert data["totals"] == {"pods": 3, "gpus": 12, "resources": {"cpu": "40", "memory": "320Gi", "nvidia.com/gpu": "12"}}
+    assert data["workload"] == {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "name": "llm-train",
+        "namespace": "research",
+    }
+    assert data["totals"] == {
+        "pods": 3,
+        "gpus": 12,
+        "resources": {"cpu": "40", "memory": "320Gi", "nvidia.com/gpu": "12"},
+    }
     assert data["podGroups"][0]["minMember"] == 3
     leader = data["components"][0]
     assert leader["podResources"] == {"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": "4"}
@@ -135,7 +144,11 @@ def test_job_fixture(inspect_builtin):
 def test_deployment_no_gang(inspect_builtin):
     tree = inspect_builtin(load_fixture("deployment-inference.yaml"))
     assert (tree.totals.pods, tree.totals.gpus) == (3, 3)
-    assert format_resources(tree.totals.resources) == {"cpu": "12", "memory": "72Gi", "nvidia.com/gpu": "3"}  # 3 x (4, 24Gi, 1)
+    assert format_resources(tree.totals.resources) == {
+        "cpu": "12",
+        "memory": "72Gi",
+        "nvidia.com/gpu": "3",
+    }  # 3 x (4, 24Gi, 1)
     assert tree.pod_groups == []
     assert tree.phase == "Running"
 
@@ -174,7 +187,17 @@ def test_directory_of_fixtures_all_inspect(builtin_catalog, fixtures_dir):
     errors = [str(result.error) for result in results if result.error]
     assert errors == []
     kinds = {result.tree.workload.kind for result in results if result.tree}
-    assert kinds >= {"Pod", "Job", "Deployment", "StatefulSet", "JobSet", "PyTorchJob", "MPIJob", "RayCluster", "LeaderWorkerSet"}
+    assert kinds >= {
+        "Pod",
+        "Job",
+        "Deployment",
+        "StatefulSet",
+        "JobSet",
+        "PyTorchJob",
+        "MPIJob",
+        "RayCluster",
+        "LeaderWorkerSet",
+    }
 
 
 # ---------------------------------------------------------------------------------------- bad input
@@ -283,7 +306,14 @@ def test_generate_name_is_used_when_name_is_absent(inspect_builtin):
 
 @pytest.mark.parametrize(
     ("replicas", "message"),
-    [("abc", "whole number"), (-1, "negative"), (2.5, "whole number"), (True, "number"), ([3], "whole number"), (10**9, "beyond")],
+    [
+        ("abc", "whole number"),
+        (-1, "negative"),
+        (2.5, "whole number"),
+        (True, "number"),
+        ([3], "whole number"),
+        (10**9, "beyond"),
+    ],
 )
 def test_bad_replica_counts(inspect_builtin, replicas, message):
     deployment = load_fixture("deployment-inference.yaml")
@@ -396,7 +426,10 @@ def test_map_instances_and_nested_replicas_multiply(widget_catalog):
     assert roles["prefill"].pods == 6 and roles["prefill"].has_pod_template is False
     assert (tree.totals.pods, tree.totals.gpus) == (10, 16)
     # one PodGroup per role instance; prefill gangs at minMembers: 2 x 2 = 4, decode 1 x 4 = 4
-    assert [(group.name, group.min_member, group.pods) for group in tree.pod_groups] == [("w-prefill", 4, 6), ("w-decode", 4, 4)]
+    assert [(group.name, group.min_member, group.pods) for group in tree.pod_groups] == [
+        ("w-prefill", 4, 6),
+        ("w-decode", 4, 4),
+    ]
 
 
 def test_no_definition_in_custom_catalog(widget_catalog):

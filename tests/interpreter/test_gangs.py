@@ -7,6 +7,7 @@ import copy
 
 import pytest
 import yaml
+
 from helpers import load_fixture
 from workloadmap.quantities import format_resources
 
@@ -67,7 +68,7 @@ def pytorchjob(master=1, workers=3, elastic=None, min_available=None):
         job["spec"]["pytorchReplicaSpecs"]["Master"]["replicas"] = master
     job["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] = workers
     if elastic:
-        job["spec"]["elasticPolicy"] = dict(zip(("minReplicas", "maxReplicas"), elastic))
+        job["spec"]["elasticPolicy"] = dict(zip(("minReplicas", "maxReplicas"), elastic, strict=False))
     if min_available is not None:
         job["spec"]["runPolicy"] = {"schedulingPolicy": {"minAvailable": min_available}}
     return job
@@ -336,8 +337,17 @@ def scaled_tree(tmp_path, replicas, min_replicas):
         "apiVersion": "example.com/v1",
         "kind": "CellSet",
         "metadata": {"name": "net"},
-        "spec": {"cells": [{"name": "Edge", "replicas": replicas, "minReplicas": min_replicas,
-                            "template": template, "helperTemplate": template}]},
+        "spec": {
+            "cells": [
+                {
+                    "name": "Edge",
+                    "replicas": replicas,
+                    "minReplicas": min_replicas,
+                    "template": template,
+                    "helperTemplate": template,
+                }
+            ]
+        },
     }
     return inspect(resource, catalog=catalog)
 
@@ -393,7 +403,10 @@ def test_lws_leader_worker_segments_when_workers_divide_evenly(inspect_builtin):
     (group,) = tree.pod_groups
     assert group.min_member == 9
     assert tree_subgroups(group) == [
-        ("segment-0", 5, None), ("leader", 1, "segment-0"), ("workers", 4, "segment-0"), ("segment-1", 4, None)
+        ("segment-0", 5, None),
+        ("leader", 1, "segment-0"),
+        ("workers", 4, "segment-0"),
+        ("segment-1", 4, None),
     ]
 
 
@@ -402,7 +415,10 @@ def test_lws_leader_worker_segments_when_workers_do_not_divide(inspect_builtin):
     # segment-0 = leader + 3 workers.
     tree = inspect_builtin(lws_segmented(8, 4))
     assert tree_subgroups(tree.pod_groups[0]) == [
-        ("segment-0", 4, None), ("leader", 1, "segment-0"), ("workers", 3, "segment-0"), ("segment-1", 4, None)
+        ("segment-0", 4, None),
+        ("leader", 1, "segment-0"),
+        ("workers", 3, "segment-0"),
+        ("segment-1", 4, None),
     ]
 
 
@@ -429,7 +445,11 @@ def test_pytorch_worker_segments_from_the_worker_template_annotation(inspect_bui
     (group,) = tree.pod_groups
     assert group.min_member == 8
     assert tree_subgroups(group) == [
-        ("master", 1, None), ("worker", 7, None), ("worker-0", 3, "worker"), ("worker-1", 3, "worker"), ("worker-2", 1, "worker")
+        ("master", 1, None),
+        ("worker", 7, None),
+        ("worker-0", 3, "worker"),
+        ("worker-1", 3, "worker"),
+        ("worker-2", 1, "worker"),
     ]
 
 

@@ -29,7 +29,13 @@ def cond(type_, status, reason=None):
 
 @pytest.mark.parametrize(
     ("raw", "expected"),
-    [("Pending", "Initializing"), ("Running", "Running"), ("Succeeded", "Completed"), ("Failed", "Failed"), ("Unknown", "Undefined")],
+    [
+        ("Pending", "Initializing"),
+        ("Running", "Running"),
+        ("Succeeded", "Completed"),
+        ("Failed", "Failed"),
+        ("Unknown", "Undefined"),
+    ],
 )
 def test_pod_phase(builtin_catalog, raw, expected):
     pod = {"kind": "Pod", "status": {"phase": raw, "conditions": [cond("PodScheduled", "True")]}}
@@ -56,7 +62,10 @@ def test_job_complete(builtin_catalog):
             "succeeded": 2,
             "active": 0,
             "ready": 0,
-            "conditions": [cond("SuccessCriteriaMet", "True", "CompletionsReached"), cond("Complete", "True", "CompletionsReached")],
+            "conditions": [
+                cond("SuccessCriteriaMet", "True", "CompletionsReached"),
+                cond("Complete", "True", "CompletionsReached"),
+            ],
         }
     }
     assert phase_of(builtin_catalog, "job", job)[0] == "Completed"
@@ -67,7 +76,10 @@ def test_job_failed_with_failure_target(builtin_catalog):
         "status": {
             "failed": 7,
             "active": 0,
-            "conditions": [cond("FailureTarget", "True", "BackoffLimitExceeded"), cond("Failed", "True", "BackoffLimitExceeded")],
+            "conditions": [
+                cond("FailureTarget", "True", "BackoffLimitExceeded"),
+                cond("Failed", "True", "BackoffLimitExceeded"),
+            ],
         }
     }
     assert phase_of(builtin_catalog, "job", job)[0] == "Failed"
@@ -96,7 +108,10 @@ def deployment(status, replicas=3, generation=2):
 def test_deployment_rolled_out_is_running(builtin_catalog):
     status = {
         "observedGeneration": 2, "replicas": 3, "updatedReplicas": 3, "readyReplicas": 3, "availableReplicas": 3,
-        "conditions": [cond("Available", "True", "MinimumReplicasAvailable"), cond("Progressing", "True", "NewReplicaSetAvailable")],
+        "conditions": [
+            cond("Available", "True", "MinimumReplicasAvailable"),
+            cond("Progressing", "True", "NewReplicaSetAvailable"),
+        ],
     }  # fmt: skip
     assert phase_of(builtin_catalog, "deployment", deployment(status))[0] == "Running"
 
@@ -104,7 +119,10 @@ def test_deployment_rolled_out_is_running(builtin_catalog):
 def test_deployment_progress_deadline_exceeded_is_failed(builtin_catalog):
     status = {
         "observedGeneration": 2, "replicas": 3, "updatedReplicas": 1, "readyReplicas": 2, "unavailableReplicas": 1,
-        "conditions": [cond("Available", "True", "MinimumReplicasAvailable"), cond("Progressing", "False", "ProgressDeadlineExceeded")],
+        "conditions": [
+            cond("Available", "True", "MinimumReplicasAvailable"),
+            cond("Progressing", "False", "ProgressDeadlineExceeded"),
+        ],
     }  # fmt: skip
     assert phase_of(builtin_catalog, "deployment", deployment(status))[0] == "Failed"
 
@@ -113,7 +131,10 @@ def test_deployment_losing_a_ready_pod_is_degraded(builtin_catalog):
     # all 3 updated, only 1 ready after a node loss: degraded, not initializing
     status = {
         "observedGeneration": 2, "replicas": 3, "updatedReplicas": 3, "readyReplicas": 1, "availableReplicas": 1,
-        "conditions": [cond("Available", "False", "MinimumReplicasUnavailable"), cond("Progressing", "True", "NewReplicaSetAvailable")],
+        "conditions": [
+            cond("Available", "False", "MinimumReplicasUnavailable"),
+            cond("Progressing", "True", "NewReplicaSetAvailable"),
+        ],
     }  # fmt: skip
     assert phase_of(builtin_catalog, "deployment", deployment(status))[0] == "Degraded"
 
@@ -121,7 +142,10 @@ def test_deployment_losing_a_ready_pod_is_degraded(builtin_catalog):
 def test_new_deployment_is_initializing(builtin_catalog):
     status = {
         "observedGeneration": 1, "replicas": 3, "updatedReplicas": 3, "unavailableReplicas": 3,
-        "conditions": [cond("Available", "False", "MinimumReplicasUnavailable"), cond("Progressing", "True", "ReplicaSetUpdated")],
+        "conditions": [
+            cond("Available", "False", "MinimumReplicasUnavailable"),
+            cond("Progressing", "True", "ReplicaSetUpdated"),
+        ],
     }  # fmt: skip
     assert phase_of(builtin_catalog, "deployment", deployment(status, generation=1))[0] == "Initializing"
 
@@ -172,7 +196,9 @@ def rj_status(name, **counts):
 
 
 def test_jobset_running(builtin_catalog):
-    jobset = {"status": {"replicatedJobsStatus": [rj_status("leader", active=1, ready=1), rj_status("workers", active=1)]}}
+    jobset = {
+        "status": {"replicatedJobsStatus": [rj_status("leader", active=1, ready=1), rj_status("workers", active=1)]}
+    }
     assert phase_of(builtin_catalog, "jobset", jobset)[0] == "Running"
 
 
@@ -226,7 +252,11 @@ def test_kubeflow_running(builtin_catalog, name):
 def test_kubeflow_succeeded(builtin_catalog, name):
     job = {
         "status": {
-            "conditions": [cond("Created", "True"), cond("Running", "False", "JobSucceeded"), cond("Succeeded", "True", "JobSucceeded")],
+            "conditions": [
+                cond("Created", "True"),
+                cond("Running", "False", "JobSucceeded"),
+                cond("Succeeded", "True", "JobSucceeded"),
+            ],
             "completionTime": "2025-03-01T11:00:00Z",
         }
     }
@@ -235,13 +265,21 @@ def test_kubeflow_succeeded(builtin_catalog, name):
 
 @pytest.mark.parametrize("name", ["pytorchjob", "mpijob"])
 def test_kubeflow_failed(builtin_catalog, name):
-    job = {"status": {"conditions": [cond("Created", "True"), cond("Running", "False"), cond("Failed", "True", "JobFailed")]}}
+    job = {
+        "status": {
+            "conditions": [cond("Created", "True"), cond("Running", "False"), cond("Failed", "True", "JobFailed")]
+        }
+    }
     assert phase_of(builtin_catalog, name, job)[0] == "Failed"
 
 
 @pytest.mark.parametrize("name", ["pytorchjob", "mpijob"])
 def test_kubeflow_suspended(builtin_catalog, name):
-    job = {"status": {"conditions": [cond("Created", "True"), cond("Running", "False"), cond("Suspended", "True", "JobSuspended")]}}
+    job = {
+        "status": {
+            "conditions": [cond("Created", "True"), cond("Running", "False"), cond("Suspended", "True", "JobSuspended")]
+        }
+    }
     assert phase_of(builtin_catalog, name, job)[0] == "Suspended"
 
 
@@ -267,7 +305,9 @@ def test_raycluster_suspended_outranks_stale_ready_state(builtin_catalog):
 
 
 def test_lws_progressing_is_initializing(builtin_catalog):
-    lws = {"status": {"replicas": 2, "readyReplicas": 0, "conditions": [cond("Progressing", "True", "GroupsProgressing")]}}
+    lws = {
+        "status": {"replicas": 2, "readyReplicas": 0, "conditions": [cond("Progressing", "True", "GroupsProgressing")]}
+    }
     assert phase_of(builtin_catalog, "leaderworkerset", lws)[0] == "Initializing"
 
 
@@ -286,7 +326,8 @@ def test_lws_available_is_running(builtin_catalog):
 
 
 @pytest.mark.parametrize(
-    "name", ["pod", "job", "deployment", "statefulset", "jobset", "pytorchjob", "mpijob", "raycluster", "leaderworkerset"]
+    "name",
+    ["pod", "job", "deployment", "statefulset", "jobset", "pytorchjob", "mpijob", "raycluster", "leaderworkerset"],
 )
 @pytest.mark.parametrize("status", [None, {}], ids=["absent", "empty"])
 def test_no_status_is_undefined(builtin_catalog, name, status):

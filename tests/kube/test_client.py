@@ -21,12 +21,12 @@ import yaml
 from typer.testing import CliRunner
 
 from helpers import FIXTURES_DIR, load_fixture
-from helpers.apiserver import TEST_TOKEN, FakeApiServer, FakeResource, fake_cluster  # noqa: F401  (fixture)
+from helpers.apiserver import TEST_TOKEN, FakeApiServer, FakeResource
 from workloadmap.cli.main import app as wmap_app
 from workloadmap.errors import ClusterApiError, ClusterError, UnknownResourceTypeError
+from workloadmap.interpreter import inspect_file
 from workloadmap.kube import ClusterClient, ClusterObjects, parse_resource_ref
 from workloadmap.kube import client as cluster_module
-from workloadmap.interpreter import inspect_file
 from workloadmap.topology import load_cluster, nodes_from_documents
 
 JOBSET_FIXTURE = "jobset-leader-workers.yaml"  # llm-train in namespace research: 3 pods, 12 GPUs (see the file)
@@ -113,17 +113,31 @@ def test_get_resolves_kubectl_style_references(fake_cluster, ref):
         obj = client.get(ref, "research")
     assert obj == stored
     assert (obj["kind"], obj["apiVersion"]) == ("JobSet", "jobset.x-k8s.io/v1alpha2")
-    assert fake_cluster.server.requests[-1] == ("GET", "/apis/jobset.x-k8s.io/v1alpha2/namespaces/research/jobsets/llm-train")
+    assert fake_cluster.server.requests[-1] == (
+        "GET",
+        "/apis/jobset.x-k8s.io/v1alpha2/namespaces/research/jobsets/llm-train",
+    )
 
 
 @pytest.mark.parametrize(
     ("ref", "kind"),
-    [("lws/x", "LeaderWorkerSet"), ("deploy/x", "Deployment"), ("sts/x", "StatefulSet"), ("PyTorchJob/x", "PyTorchJob"), ("job/x", "Job")],
+    [
+        ("lws/x", "LeaderWorkerSet"),
+        ("deploy/x", "Deployment"),
+        ("sts/x", "StatefulSet"),
+        ("PyTorchJob/x", "PyTorchJob"),
+        ("job/x", "Job"),
+    ],
 )
 def test_short_names_and_kinds_resolve(fake_cluster, ref, kind):
     resource = fake_cluster.server.resource_for(
-        {"LeaderWorkerSet": "leaderworkerset.x-k8s.io/v1", "Deployment": "apps/v1", "StatefulSet": "apps/v1",
-         "PyTorchJob": "kubeflow.org/v1", "Job": "batch/v1"}[kind],
+        {
+            "LeaderWorkerSet": "leaderworkerset.x-k8s.io/v1",
+            "Deployment": "apps/v1",
+            "StatefulSet": "apps/v1",
+            "PyTorchJob": "kubeflow.org/v1",
+            "Job": "batch/v1",
+        }[kind],
         kind,
     )
     fake_cluster.server.add({"apiVersion": resource.api_version, "kind": kind, "metadata": {"name": "x"}})
@@ -294,7 +308,11 @@ def test_list_fills_kind_and_follows_pages(fake_cluster, monkeypatch):
     assert [obj["metadata"]["name"] for obj in in_x] == ["a", "b", "c"]
     assert [obj["metadata"]["name"] for obj in everywhere] == ["a", "b", "c", "d"]
     assert all((obj["kind"], obj["apiVersion"]) == ("JobSet", "jobset.x-k8s.io/v1alpha2") for obj in everywhere)
-    list_requests = [path for _, path in fake_cluster.server.requests if path.startswith("/apis/jobset.x-k8s.io/v1alpha2/namespaces/x/jobsets")]
+    list_requests = [
+        path
+        for _, path in fake_cluster.server.requests
+        if path.startswith("/apis/jobset.x-k8s.io/v1alpha2/namespaces/x/jobsets")
+    ]
     assert len(list_requests) == 2 and "continue=2" in list_requests[1]
 
 
@@ -312,7 +330,11 @@ def test_nodes_feed_topology_sources(fake_cluster):
     assert node_list["kind"] == "NodeList"
     live = nodes_from_documents([node_list], file="cluster")
     from_file = load_cluster(str(nodes_file)).nodes
-    assert sorted(node.name for node in live) == sorted(node.name for node in from_file) == [f"gpu-{i}" for i in range(1, 7)]
+    assert (
+        sorted(node.name for node in live)
+        == sorted(node.name for node in from_file)
+        == [f"gpu-{i}" for i in range(1, 7)]
+    )
     assert {node.name: node.labels for node in live} == {node.name: node.labels for node in from_file}
 
 
@@ -327,7 +349,9 @@ def test_pods_skip_finished_pods(fake_cluster):
     assert pod_list["kind"] == "PodList"
     assert {"done", "failed"}.isdisjoint(names) and {"train-0", "train-1"} <= names
     assert all(pod["kind"] == "Pod" for pod in pod_list["items"])
-    assert _query(fake_cluster.server.requests[-1][1])["fieldSelector"] == ["status.phase!=Succeeded,status.phase!=Failed"]
+    assert _query(fake_cluster.server.requests[-1][1])["fieldSelector"] == [
+        "status.phase!=Succeeded,status.phase!=Failed"
+    ]
 
 
 def test_related_objects_are_fetched_on_demand(fake_cluster):
@@ -347,7 +371,9 @@ def test_related_objects_are_fetched_on_demand(fake_cluster):
 
 def test_fake_server_records_every_method(fake_cluster):
     """The GET-only assertions below are meaningful: a write would be recorded (and refused)."""
-    request = urllib.request.Request(fake_cluster.server.url + "/api/v1/namespaces/default/pods", data=b"{}", method="POST")
+    request = urllib.request.Request(
+        fake_cluster.server.url + "/api/v1/namespaces/default/pods", data=b"{}", method="POST"
+    )
     with pytest.raises(urllib.error.HTTPError) as raised:
         urllib.request.urlopen(request, timeout=5)
     raised.value.close()  # the error holds the response (and its socket) open
@@ -372,10 +398,7 @@ def test_client_only_sends_get(fake_cluster, monkeypatch):
 
 
 def test_kubernetes_package_is_imported_lazily(tmp_path):
-    code = (
-        "import sys, workloadmap, workloadmap.kube, workloadmap.cli.main\n"
-        "print('kubernetes' in sys.modules)"
-    )
+    code = "import sys, workloadmap, workloadmap.kube, workloadmap.cli.main\nprint('kubernetes' in sys.modules)"
     # Run outside the checkout: `python -c` puts the working directory first on sys.path, and the
     # checkout's source tree is not the installed package (cli/ installs as workloadmap.cli).
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
@@ -400,7 +423,9 @@ def _run(*args: str):
 def test_cli_get_live_jobset_matches_the_file(fake_cluster, builtin_catalog, monkeypatch):
     monkeypatch.delenv("WMAP_CATALOG", raising=False)
     fake_cluster.server.add(load_fixture(JOBSET_FIXTURE))
-    result = _run("get", "jobset/llm-train", "-n", "research", "--kubeconfig", str(fake_cluster.kubeconfig), "-o", "json")
+    result = _run(
+        "get", "jobset/llm-train", "-n", "research", "--kubeconfig", str(fake_cluster.kubeconfig), "-o", "json"
+    )
     assert result.exit_code == 0, result.stderr
     live = json.loads(result.stdout)
     [from_file] = [r.tree for r in inspect_file(str(FIXTURES_DIR / JOBSET_FIXTURE), catalog=builtin_catalog)]
@@ -426,7 +451,10 @@ def test_cli_get_lists_every_object_of_a_type(fake_cluster):
     assert result.exit_code == 0, result.stderr
     listed = yaml.safe_load(result.stdout)
     assert listed["kind"] == "List"
-    assert [(item["workload"]["namespace"], item["workload"]["name"]) for item in listed["items"]] == [("a", "one"), ("b", "two")]
+    assert [(item["workload"]["namespace"], item["workload"]["name"]) for item in listed["items"]] == [
+        ("a", "one"),
+        ("b", "two"),
+    ]
     table = _run("get", "jobsets", "-n", "a", "--kubeconfig", kubeconfig, "-o", "table")
     assert table.exit_code == 0
     rows = table.stdout.splitlines()
@@ -493,7 +521,9 @@ def test_cli_cluster_nodes_feeds_topology_show(fake_cluster, tmp_path):
     assert sorted(node.name for node in live.nodes) == sorted(node.name for node in from_file.nodes)
     as_json = _run("cluster", "nodes", "--kubeconfig", str(fake_cluster.kubeconfig), "-o", "json")
     assert json.loads(as_json.stdout)["kind"] == "NodeList"
-    selected = _run("cluster", "nodes", "-l", "fabric.topograph.run/tier-1=s-b", "--kubeconfig", str(fake_cluster.kubeconfig))
+    selected = _run(
+        "cluster", "nodes", "-l", "fabric.topograph.run/tier-1=s-b", "--kubeconfig", str(fake_cluster.kubeconfig)
+    )
     assert selected.exit_code == 0
     assert _query(fake_cluster.server.requests[-1][1])["labelSelector"] == ["fabric.topograph.run/tier-1=s-b"]
     assert fake_cluster.server.methods == {"GET"}
@@ -528,12 +558,18 @@ def test_live_cluster_is_a_topology_source(fake_cluster, monkeypatch):
 
 def test_live_cluster_unreachable_is_one_line(tmp_path, monkeypatch):
     kubeconfig = tmp_path / "kubeconfig"
-    kubeconfig.write_text(yaml.safe_dump({
-        "apiVersion": "v1", "kind": "Config", "current-context": "dead",
-        "clusters": [{"name": "dead", "cluster": {"server": "http://127.0.0.1:1"}}],
-        "contexts": [{"name": "dead", "context": {"cluster": "dead", "user": "u"}}],
-        "users": [{"name": "u", "user": {"token": "x"}}],
-    }))
+    kubeconfig.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "v1",
+                "kind": "Config",
+                "current-context": "dead",
+                "clusters": [{"name": "dead", "cluster": {"server": "http://127.0.0.1:1"}}],
+                "contexts": [{"name": "dead", "context": {"cluster": "dead", "user": "u"}}],
+                "users": [{"name": "u", "user": {"token": "x"}}],
+            }
+        )
+    )
     monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
     with pytest.raises(ClusterError) as raised:
         load_cluster("cluster:")

@@ -11,11 +11,11 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
-from workloadmap.cli.main import catalog_app
+from helpers import CORPUS_DIR
 from workloadmap.catalog import builtin_catalog_dir, load_definition
+from workloadmap.cli.main import catalog_app
 from workloadmap.errors import DefinitionError
 from workloadmap.lint import LintFinding, has_errors, lint_definition, lint_path, load_samples
-from helpers import CORPUS_DIR
 
 CORPUS = CORPUS_DIR
 
@@ -77,7 +77,12 @@ status:
 
 def test_correct_definition_has_no_findings(tmp_path):
     definition = definition_from(tmp_path, GOOD_GROUPS)
-    samples = [widget({"replicas": 2, "size": 4, "template": TEMPLATE}, {"conditions": [{"type": "Available", "status": "True", "reason": "Ok"}]})]
+    samples = [
+        widget(
+            {"replicas": 2, "size": 4, "template": TEMPLATE},
+            {"conditions": [{"type": "Available", "status": "True", "reason": "Ok"}]},
+        )
+    ]
     assert lint_definition(definition, samples) == []
 
 
@@ -251,7 +256,9 @@ def test_optional_role_is_judged_only_on_samples_that_have_it(tmp_path):
             replicas: spec.worker.replicas
         """,
     )
-    with_master = widget({"master": {"template": TEMPLATE, "replicas": 1}, "worker": {"template": TEMPLATE, "replicas": 2}})
+    with_master = widget(
+        {"master": {"template": TEMPLATE, "replicas": 1}, "worker": {"template": TEMPLATE, "replicas": 2}}
+    )
     without_master = widget({"worker": {"template": TEMPLATE, "replicas": 2}})
     # The master role is absent from one sample: neither its template nor its replicas is reported.
     assert lint_definition(definition, [with_master, without_master]) == []
@@ -272,7 +279,9 @@ def test_expressions_inside_instances_evaluate_on_each_element(tmp_path):
             podsPerReplica: hosts
         """,
     )
-    sample = widget({"groups": [{"name": "a", "template": TEMPLATE, "replicas": 2}, {"name": "b", "template": TEMPLATE}]})
+    sample = widget(
+        {"groups": [{"name": "a", "template": TEMPLATE, "replicas": 2}, {"name": "b", "template": TEMPLATE}]}
+    )
     # replicas is set on one instance, hosts on none.
     assert fields(lint_definition(definition, [sample]), "never-matches") == ["components[0].podsPerReplica"]
 
@@ -511,7 +520,10 @@ def test_gang_naming_a_component_without_pods(tmp_path):
         """,
     )
     findings = lint_definition(definition)
-    assert fields(findings, "gang-no-pods") == ["gang.podGroups[0].perReplica", "gang.podGroups[1].subGroups[1].component"]
+    assert fields(findings, "gang-no-pods") == [
+        "gang.podGroups[0].perReplica",
+        "gang.podGroups[1].subGroups[1].component",
+    ]
     assert fields(findings, "gang-rule-unreachable") == ["gang.podGroups[1]"]
 
 
@@ -534,7 +546,9 @@ def test_subgroup_outside_the_per_replica_scope(tmp_path):
                 - component: launcher
         """,
     )
-    assert fields(lint_definition(definition), "gang-subgroup-out-of-scope") == ["gang.podGroups[0].subGroups[1].component"]
+    assert fields(lint_definition(definition), "gang-subgroup-out-of-scope") == [
+        "gang.podGroups[0].subGroups[1].component"
+    ]
 
 
 def test_gang_rule_with_conditions_keeps_later_rules_reachable(tmp_path):
@@ -595,7 +609,10 @@ def test_lint_path_reports_schema_errors_and_lints_the_rest(tmp_path):
     (tmp_path / "ghost.yaml").write_text(HEADER.format(name="ghost", kind="Ghost") + "components: [{name: ghost}]\n")
     (tmp_path / "notes.txt").write_text("not a definition")
     findings = lint_path(tmp_path)
-    assert [(f.rule, Path(f.file).name) for f in findings] == [("schema", "broken.yaml"), ("no-pod-source", "ghost.yaml")]
+    assert [(f.rule, Path(f.file).name) for f in findings] == [
+        ("schema", "broken.yaml"),
+        ("no-pod-source", "ghost.yaml"),
+    ]
     assert all(f.severity == "error" for f in findings)
 
 
@@ -617,7 +634,12 @@ def test_samples_from_files_and_recorded_flows(tmp_path):
     recorded = {
         "schemaVersion": 1,
         "events": [
-            {"kind": "STATE", "object": widget({"template": TEMPLATE}, name="rec"), "phases": ["Undefined"], "state": "Undefined"},
+            {
+                "kind": "STATE",
+                "object": widget({"template": TEMPLATE}, name="rec"),
+                "phases": ["Undefined"],
+                "state": "Undefined",
+            },
             {"kind": "ACTION", "action": {"name": "Scale"}},
         ],
     }

@@ -4,19 +4,15 @@ from __future__ import annotations
 
 import json
 import random
-import sys
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 
-
+from helpers import FIXTURES_DIR
 from helpers.placement import BLOCK, CLIQUE, HOST, RACK, clique_cluster, node, pod_set, rack_cluster, tree  # noqa: E402
-
 from workloadmap.errors import PlacementError  # noqa: E402
 from workloadmap.placement import UNLIMITED, node_capacity, pack_pods, place, pods_fit, rank_clusters
 from workloadmap.topology import Cluster, Node, accelerator_level, resolve_level
-from helpers import FIXTURES_DIR
 
 F = Fraction
 GPU = "nvidia.com/gpu"
@@ -73,8 +69,12 @@ def random_request(rng):
 
 
 def random_free(rng):
-    free = {GPU: F(rng.choice([0, 1, 2, 4, 8, 8])), "cpu": F(rng.choice([1, 2, 4, 8, 16, 32])),
-            "memory": F(rng.choice([2, 4, 8, 16])), "example.com/nic": F(rng.choice([0, 1, 2]))}
+    free = {
+        GPU: F(rng.choice([0, 1, 2, 4, 8, 8])),
+        "cpu": F(rng.choice([1, 2, 4, 8, 16, 32])),
+        "memory": F(rng.choice([2, 4, 8, 16])),
+        "example.com/nic": F(rng.choice([0, 1, 2])),
+    }
     if rng.random() < 0.6:
         free["pods"] = F(rng.choice([0, 1, 2, 3, 110]))
     return free
@@ -182,7 +182,10 @@ def test_domains_are_nested_within_parent_and_rack_values_repeat():
     report = place(tree([{"name": "g", "minMember": 4, "pods": 4, "podSets": [pod_set("w", 4)]}]), rack_cluster())
     (group,) = report.pod_groups
     assert [(fit.level, fit.domains, fit.fitting) for fit in group.levels] == [
-        (BLOCK, 2, 2), (RACK, 4, 4), (HOST, 16, 0)]
+        (BLOCK, 2, 2),
+        (RACK, 4, 4),
+        (HOST, 16, 0),
+    ]
     assert group.preferred_level == RACK and group.fits and report.fits
     # repeated values are shown with their parent path
     assert sorted(group.candidates) == ["b0/r0", "b0/r1", "b1/r0", "b1/r1"]
@@ -207,22 +210,30 @@ def test_used_resources_reduce_capacity_and_candidates_are_best_fit_first():
         node("d", {RACK: "rd"}, used={GPU: 1}),  # rack rd: 7 free
     ]
     cluster = Cluster(name="c", nodes=nodes, levels=[RACK, HOST])
-    report = place(tree([{"name": "g", "minMember": 3, "pods": 3, "podSets": [pod_set("w", 3, gpus=2, cpu=1)]}]), cluster)
+    report = place(
+        tree([{"name": "g", "minMember": 3, "pods": 3, "podSets": [pod_set("w", 3, gpus=2, cpu=1)]}]), cluster
+    )
     (group,) = report.pod_groups
     assert group.preferred_level == HOST
     assert group.candidates == ["a", "d", "b"]  # leftover 0, 1, 2 GPUs
 
 
 def test_unfit_group_has_reason():
-    report = place(
-        tree([{"name": "big", "minMember": 20, "pods": 20, "podSets": [pod_set("w", 20)]}]), rack_cluster()
-    )
+    report = place(tree([{"name": "big", "minMember": 20, "pods": 20, "podSets": [pod_set("w", 20)]}]), rack_cluster())
     (group,) = report.pod_groups
     assert not group.fits and not report.fits
     assert "16" in group.reason and "20" in group.reason
     missing = place(
-        tree([{"name": "amd", "minMember": 1, "pods": 1,
-               "podSets": [{"component": "w", "count": 1, "podResources": {"amd.com/gpu": "1"}}]}]),
+        tree(
+            [
+                {
+                    "name": "amd",
+                    "minMember": 1,
+                    "pods": 1,
+                    "podSets": [{"component": "w", "count": 1, "podResources": {"amd.com/gpu": "1"}}],
+                }
+            ]
+        ),
         rack_cluster(),
     )
     assert "amd.com/gpu" in missing.pod_groups[0].reason
@@ -241,8 +252,15 @@ def test_required_option_and_unknown_level():
 
 def test_required_from_workload_annotations():
     components = [
-        {"name": "w", "role": "w", "replicas": 6, "pods": 6, "minPods": 6, "hasPodTemplate": True,
-         "podResources": {"nvidia.com/gpu": "8", "cpu": "32"}},
+        {
+            "name": "w",
+            "role": "w",
+            "replicas": 6,
+            "pods": 6,
+            "minPods": 6,
+            "hasPodTemplate": True,
+            "podResources": {"nvidia.com/gpu": "8", "cpu": "32"},
+        },
     ]
     group = {"name": "g", "minMember": 6, "pods": 6, "podSets": [pod_set("w", 6)]}
     workload = tree([group], components=components)
@@ -259,15 +277,19 @@ def test_required_from_workload_annotations():
     assert not placed.fits and "example.com/zone" in placed.reason
 
 
-
-
 def lws_like_group():
     return {
-        "name": "pg", "minMember": 8, "pods": 8,
+        "name": "pg",
+        "minMember": 8,
+        "pods": 8,
         "podSets": [pod_set("leader", 1, gpus=4, cpu=8), pod_set("worker", 7, gpus=4, cpu=8)],
         "subGroups": [
-            {"name": "segment-0", "minMember": 4, "pods": 4,
-             "podSets": [pod_set("leader", 1, gpus=4, cpu=8), pod_set("worker", 3, gpus=4, cpu=8)]},
+            {
+                "name": "segment-0",
+                "minMember": 4,
+                "pods": 4,
+                "podSets": [pod_set("leader", 1, gpus=4, cpu=8), pod_set("worker", 3, gpus=4, cpu=8)],
+            },
             {"name": "segment-1", "minMember": 4, "pods": 4, "podSets": [pod_set("worker", 4, gpus=4, cpu=8)]},
         ],
     }
@@ -288,8 +310,12 @@ def test_auto_policy_requires_accelerator_domain_for_subgroups():
 
 def test_auto_policy_skips_subgroups_that_do_not_fit_a_clique():
     group = lws_like_group()
-    group["subGroups"][1] = {"name": "segment-1", "minMember": 5, "pods": 5,
-                             "podSets": [pod_set("worker", 5, gpus=4, cpu=8)]}
+    group["subGroups"][1] = {
+        "name": "segment-1",
+        "minMember": 5,
+        "pods": 5,
+        "podSets": [pod_set("worker", 5, gpus=4, cpu=8)],
+    }
     report = place(tree([group]), clique_cluster())
     sub = report.pod_groups[0].sub_groups[1]
     assert sub.required_level is None and sub.preferred_level == RACK
@@ -297,7 +323,9 @@ def test_auto_policy_skips_subgroups_that_do_not_fit_a_clique():
 
 def test_subgroup_pods_from_children_and_parent_recorded():
     group = {
-        "name": "pg", "minMember": 8, "pods": 8,
+        "name": "pg",
+        "minMember": 8,
+        "pods": 8,
         "subGroups": [
             {"name": "workers", "minMember": 0, "pods": 8},
             {"name": "w0", "minMember": 4, "parent": "workers", "pods": 4, "podSets": [pod_set("worker", 4, gpus=4)]},
@@ -313,9 +341,7 @@ def test_subgroup_pods_from_children_and_parent_recorded():
 
 
 def test_each_group_fits_alone_but_not_together():
-    groups = [
-        {"name": f"g{i}", "minMember": 10, "pods": 10, "podSets": [pod_set(f"w{i}", 10)]} for i in range(2)
-    ]
+    groups = [{"name": f"g{i}", "minMember": 10, "pods": 10, "podSets": [pod_set(f"w{i}", 10)]} for i in range(2)]
     report = place(tree(groups), rack_cluster())  # 16 nodes x 1 pod each
     assert all(group.fits for group in report.pod_groups)
     assert not report.fits and "all groups at once" in report.reason
@@ -323,8 +349,15 @@ def test_each_group_fits_alone_but_not_together():
 
 def test_workload_without_gangs_places_independent_pods():
     components = [
-        {"name": "web", "role": "web", "replicas": 20, "pods": 20, "minPods": 20, "hasPodTemplate": True,
-         "podResources": {"nvidia.com/gpu": "4"}},
+        {
+            "name": "web",
+            "role": "web",
+            "replicas": 20,
+            "pods": 20,
+            "minPods": 20,
+            "hasPodTemplate": True,
+            "podResources": {"nvidia.com/gpu": "4"},
+        },
     ]
     workload = tree([], components=components, kind="Deployment")
     report = place(workload, rack_cluster())  # 16 nodes x 2 pods of 4 GPUs = 32
@@ -364,20 +397,34 @@ def test_level_counts_match_naive_grouping_and_brute_force(seed):
                 labels[BLOCK] = rng.choice(["a", "b"])
             if rng.random() < 0.9:
                 labels[RACK] = rng.choice(["r1", "r2"])
-            nodes.append(Node(name=f"n{i}", labels=labels, allocatable=random_free(rng),
-                              ready=rng.random() < 0.9,
-                              used={GPU: F(rng.choice([0, 0, 1, 2]))}))
+            nodes.append(
+                Node(
+                    name=f"n{i}",
+                    labels=labels,
+                    allocatable=random_free(rng),
+                    ready=rng.random() < 0.9,
+                    used={GPU: F(rng.choice([0, 0, 1, 2]))},
+                )
+            )
         cluster = Cluster(name="rand", nodes=nodes, levels=[BLOCK, RACK, HOST])
         sets = []
         for component in ("x", "y")[: rng.randint(1, 2)]:
             request = random_request(rng)
-            sets.append({"component": component, "count": rng.randint(1, 3),
-                         "podResources": {k: str(v) if v.denominator == 1 else f"{int(v * 1000)}m"
-                                          for k, v in request.items()}})
+            sets.append(
+                {
+                    "component": component,
+                    "count": rng.randint(1, 3),
+                    "podResources": {
+                        k: str(v) if v.denominator == 1 else f"{int(v * 1000)}m" for k, v in request.items()
+                    },
+                }
+            )
         group = {"name": "g", "minMember": 1, "pods": sum(s["count"] for s in sets), "podSets": sets}
         (result,) = place(tree([group]), cluster).pod_groups
-        pods = [({k: F(v[:-1]) / 1000 if v.endswith("m") else F(v) for k, v in s["podResources"].items()},
-                 s["count"]) for s in sets]
+        pods = [
+            ({k: F(v[:-1]) / 1000 if v.endswith("m") else F(v) for k, v in s["podResources"].items()}, s["count"])
+            for s in sets
+        ]
         narrowest = None
         for depth, fit in enumerate(result.levels):
             domains = naive_domains(cluster, depth)
@@ -459,7 +506,7 @@ def _write_cluster(path, racks=2, hosts=2):
 
 @pytest.fixture
 def place_cli():
-    typer = pytest.importorskip("typer")
+    pytest.importorskip("typer")
     from typer.testing import CliRunner
 
     from workloadmap.cli.main import app
@@ -528,7 +575,9 @@ def test_cli_places_on_a_slurm_tree_with_capacity_flags(place_cli, tmp_path):
     # A 3-pod JobSet of 4 GPUs per pod on a Slurm tree whose nodes get 4 GPUs each from the flag:
     # one pod per node, so a leaf switch with at least 3 nodes holds the gang.
     topology = tmp_path / "topology.conf"
-    topology.write_text("SwitchName=spine Switches=leaf[1-2]\nSwitchName=leaf1 Nodes=n[1-3]\nSwitchName=leaf2 Nodes=n[4-5]\n")
+    topology.write_text(
+        "SwitchName=spine Switches=leaf[1-2]\nSwitchName=leaf1 Nodes=n[1-3]\nSwitchName=leaf2 Nodes=n[4-5]\n"
+    )
     workload = FIXTURES_DIR / "jobset-leader-workers.yaml"
     result = place_cli(str(workload), "-t", str(topology), "--gpus-per-node", "4", "-o", "json")
     assert result.exit_code == 0, result.output

@@ -5,13 +5,12 @@ from __future__ import annotations
 import io
 import json
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 import yaml
 
-from workloadmap.errors import TopologyError
 from helpers import FIXTURES_DIR
+from workloadmap.errors import TopologyError
 from workloadmap.labels import HOSTNAME as HOSTNAME_LABEL
 from workloadmap.topology import (
     apply_pods,
@@ -39,8 +38,13 @@ def node_doc(name, labels=None, allocatable=None, conditions=None, **spec):
     status = {"allocatable": allocatable if allocatable is not None else {"cpu": "8", GPU: "8"}}
     if conditions is not None:
         status["conditions"] = conditions
-    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels or {}},
-            "spec": spec, "status": status}
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": name, "labels": labels or {}},
+        "spec": spec,
+        "status": status,
+    }
 
 
 def write(tmp_path, name, data):
@@ -50,8 +54,11 @@ def write(tmp_path, name, data):
     elif name.endswith(".json"):
         path.write_text(json.dumps(data))
     else:
-        path.write_text(yaml.safe_dump_all(data) if isinstance(data, list) and name.endswith("-multi.yaml")
-                        else yaml.safe_dump(data))
+        path.write_text(
+            yaml.safe_dump_all(data)
+            if isinstance(data, list) and name.endswith("-multi.yaml")
+            else yaml.safe_dump(data)
+        )
     return path
 
 
@@ -73,8 +80,11 @@ def test_nodelist_fixture():
 
 def test_nodelist_json_list_and_multidoc_and_single_node(tmp_path):
     items = [node_doc("a", {TIER(0): "l1"}), node_doc("b", {TIER(0): "l2"})]
-    raw_api = {"apiVersion": "v1", "kind": "NodeList", "items": [{k: v for k, v in item.items() if k != "kind"}
-                                                                for item in items]}
+    raw_api = {
+        "apiVersion": "v1",
+        "kind": "NodeList",
+        "items": [{k: v for k, v in item.items() if k != "kind"} for item in items],
+    }
     for path in (
         write(tmp_path, "nodes.json", raw_api),
         write(tmp_path, "nodes-multi.yaml", items),
@@ -157,12 +167,18 @@ def test_pods_fixture_charges_non_terminated_pods_on_known_nodes():
 
 def test_apply_pods_returns_count_and_reports_bad_quantities():
     cluster = load_cluster(NODES)
-    pod = {"kind": "Pod", "metadata": {"name": "p", "namespace": "ns"},
-           "spec": {"nodeName": "gpu-3", "containers": [{"resources": {"requests": {"cpu": "1"}}}]}}
+    pod = {
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "ns"},
+        "spec": {"nodeName": "gpu-3", "containers": [{"resources": {"requests": {"cpu": "1"}}}]},
+    }
     assert apply_pods(cluster, [pod, {"kind": "PodList", "items": [pod]}], file="pods.yaml") == 2
     assert cluster.node("gpu-3").used == {"cpu": 2, "pods": 2}
-    bad = {"kind": "Pod", "metadata": {"name": "p", "namespace": "ns"},
-           "spec": {"nodeName": "gpu-3", "containers": [{"resources": {"requests": {"cpu": "lots"}}}]}}
+    bad = {
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "ns"},
+        "spec": {"nodeName": "gpu-3", "containers": [{"resources": {"requests": {"cpu": "lots"}}}]},
+    }
     with pytest.raises(TopologyError, match="invalid quantity") as caught:
         apply_pods(cluster, [bad], file="pods.yaml")
     assert caught.value.document == "Pod/ns/p"
@@ -181,8 +197,12 @@ def test_kai_and_kueue_topology_objects():
 
 
 def topology(levels, api_version="kai.scheduler/v1alpha1"):
-    return {"apiVersion": api_version, "kind": "Topology", "metadata": {"name": "t"},
-            "spec": {"levels": [{"nodeLabel": level} for level in levels]}}
+    return {
+        "apiVersion": api_version,
+        "kind": "Topology",
+        "metadata": {"name": "t"},
+        "spec": {"levels": [{"nodeLabel": level} for level in levels]},
+    }
 
 
 @pytest.mark.parametrize(
@@ -192,8 +212,11 @@ def topology(levels, api_version="kai.scheduler/v1alpha1"):
         ([topology([ZONE, ZONE])], "listed twice", "spec.levels[1]"),
         ([topology([])], "at least one", "spec.levels"),
         ([topology([ZONE], "kueue.x-k8s.io/v1alpha1")], "unsupported apiVersion", "apiVersion"),
-        ([{"apiVersion": "kai.scheduler/v1alpha1", "kind": "Topology", "spec": {"levels": ["x"]}}], "nodeLabel",
-         "spec.levels[0]"),
+        (
+            [{"apiVersion": "kai.scheduler/v1alpha1", "kind": "Topology", "spec": {"levels": ["x"]}}],
+            "nodeLabel",
+            "spec.levels[0]",
+        ),
         ([topology([ZONE]), topology([ZONE])], "2 Topology objects", None),
         ([node_doc("a")], "no Topology object", None),
     ],
@@ -233,25 +256,67 @@ def labelled(*label_sets):
     ("labels", "levels", "schemes"),
     [
         # Topograph v1: widest = highest tier, then domain and sub-domain.
-        ({TIER(0): "s1", TIER(2): "s3", TIER(1): "s2", DOMAIN: "nvl1", SUB_DOMAIN: "nvl1.rack01"},
-         [TIER(2), TIER(1), TIER(0), DOMAIN, SUB_DOMAIN], ["topograph", "topograph-accelerator"]),
+        (
+            {TIER(0): "s1", TIER(2): "s3", TIER(1): "s2", DOMAIN: "nvl1", SUB_DOMAIN: "nvl1.rack01"},
+            [TIER(2), TIER(1), TIER(0), DOMAIN, SUB_DOMAIN],
+            ["topograph", "topograph-accelerator"],
+        ),
         ({TIER(10): "a", TIER(9): "b", TIER(0): "c"}, [TIER(10), TIER(9), TIER(0)], ["topograph"]),
-        ({"network.topology.nvidia.com/leaf": "l", "network.topology.nvidia.com/core": "c",
-          "network.topology.nvidia.com/spine": "s", "network.topology.nvidia.com/accelerator": "nvl"},
-         ["network.topology.nvidia.com/core", "network.topology.nvidia.com/spine", "network.topology.nvidia.com/leaf",
-          "network.topology.nvidia.com/accelerator"], ["topograph-legacy", "topograph-legacy-accelerator"]),
-        ({"cloud.google.com/gce-topology-subblock": "sb", "cloud.google.com/gce-topology-block": "b",
-          "cloud.google.com/gce-topology-host": "h", ZONE: "us-central1-a"},
-         [ZONE, "cloud.google.com/gce-topology-block", "cloud.google.com/gce-topology-subblock",
-          "cloud.google.com/gce-topology-host"], ["zone", "gke"]),
-        ({"topology.k8s.aws/network-node-layer-3": "nn-3", "topology.k8s.aws/network-node-layer-1": "nn-1",
-          "topology.k8s.aws/network-node-layer-2": "nn-2", "topology.k8s.aws/ultraserver-id": "us-1"},
-         ["topology.k8s.aws/network-node-layer-1", "topology.k8s.aws/network-node-layer-2",
-          "topology.k8s.aws/network-node-layer-3", "topology.k8s.aws/ultraserver-id"], ["eks", "eks-ultraserver"]),
-        ({"oci.oraclecloud.com/host.rack_id": "r", "oci.oraclecloud.com/host.network_block_id": "nb"},
-         ["oci.oraclecloud.com/host.network_block_id", "oci.oraclecloud.com/host.rack_id"], ["oci"]),
-        ({"nvidia.com/gpu.clique": "0f1e.1", TIER(0): "leaf"}, [TIER(0), "nvidia.com/gpu.clique"],
-         ["topograph", "gpu-clique"]),
+        (
+            {
+                "network.topology.nvidia.com/leaf": "l",
+                "network.topology.nvidia.com/core": "c",
+                "network.topology.nvidia.com/spine": "s",
+                "network.topology.nvidia.com/accelerator": "nvl",
+            },
+            [
+                "network.topology.nvidia.com/core",
+                "network.topology.nvidia.com/spine",
+                "network.topology.nvidia.com/leaf",
+                "network.topology.nvidia.com/accelerator",
+            ],
+            ["topograph-legacy", "topograph-legacy-accelerator"],
+        ),
+        (
+            {
+                "cloud.google.com/gce-topology-subblock": "sb",
+                "cloud.google.com/gce-topology-block": "b",
+                "cloud.google.com/gce-topology-host": "h",
+                ZONE: "us-central1-a",
+            },
+            [
+                ZONE,
+                "cloud.google.com/gce-topology-block",
+                "cloud.google.com/gce-topology-subblock",
+                "cloud.google.com/gce-topology-host",
+            ],
+            ["zone", "gke"],
+        ),
+        (
+            {
+                "topology.k8s.aws/network-node-layer-3": "nn-3",
+                "topology.k8s.aws/network-node-layer-1": "nn-1",
+                "topology.k8s.aws/network-node-layer-2": "nn-2",
+                "topology.k8s.aws/ultraserver-id": "us-1",
+            },
+            [
+                "topology.k8s.aws/network-node-layer-1",
+                "topology.k8s.aws/network-node-layer-2",
+                "topology.k8s.aws/network-node-layer-3",
+                "topology.k8s.aws/ultraserver-id",
+            ],
+            ["eks", "eks-ultraserver"],
+        ),
+        (
+            {"oci.oraclecloud.com/host.rack_id": "r", "oci.oraclecloud.com/host.network_block_id": "nb"},
+            ["oci.oraclecloud.com/host.network_block_id", "oci.oraclecloud.com/host.rack_id"],
+            ["oci"],
+        ),
+        (
+            {"nvidia.com/gpu.clique": "0f1e.1", TIER(0): "leaf"},
+            [TIER(0), "nvidia.com/gpu.clique"],
+            ["topograph", "gpu-clique"],
+        ),
         ({ZONE: "z"}, [ZONE], ["zone"]),
         ({"example.com/rack": "r"}, [], []),
     ],
@@ -304,27 +369,47 @@ def test_legacy_model_fixture():
     assert [node.name for node in cluster.nodes] == ["h1-1", "h1-2", "h2-1", "h2-2"]
     node = cluster.node("h2-1")
     assert (node.labels[TIER(0)], node.labels[TIER(1)], node.labels[DOMAIN], node.labels[ZONE]) == (
-        "mid-2", "top", "nvl-b", "zone2")
+        "mid-2",
+        "top",
+        "nvl-b",
+        "zone2",
+    )
     assert node.allocatable[GPU] == 8  # the NodeCapacity default
 
 
 def test_block_only_model_has_no_fabric_levels():
-    cluster = cluster_from_model({"blocks": [{"nodes": ["a[1-2]"], "annotations": {
-        "accelerator.topology.test/domain": "d1"}}]})
+    cluster = cluster_from_model(
+        {"blocks": [{"nodes": ["a[1-2]"], "annotations": {"accelerator.topology.test/domain": "d1"}}]}
+    )
     assert cluster.levels == [DOMAIN, HOSTNAME_LABEL]
 
 
 @pytest.mark.parametrize(
     ("model", "message", "field"),
     [
-        ({"switches": {"a": {"switches": ["c"]}, "b": {"switches": ["c"]}}, "blocks": [{"switch": "c", "nodes": ["n1"]}]},
-         "more than one parent", "switches.b.switches"),
-        ({"blocks": [{"switch": "x", "nodes": ["n1"]}, {"switch": "y", "nodes": ["n[1-2]"]}]}, "two blocks",
-         "blocks[1].nodes"),
+        (
+            {
+                "switches": {"a": {"switches": ["c"]}, "b": {"switches": ["c"]}},
+                "blocks": [{"switch": "c", "nodes": ["n1"]}],
+            },
+            "more than one parent",
+            "switches.b.switches",
+        ),
+        (
+            {"blocks": [{"switch": "x", "nodes": ["n1"]}, {"switch": "y", "nodes": ["n[1-2]"]}]},
+            "two blocks",
+            "blocks[1].nodes",
+        ),
         ({"blocks": [{"switch": "x", "nodes": []}]}, "must list nodes", "blocks[0].nodes"),
         ({"blocks": [{"nodes": ["n[1-"]}]}, "never closed", "blocks[0].nodes"),
-        ({"switches": {"a": {"switches": ["b"]}, "b": {"switches": ["a"]}}, "blocks": [{"switch": "a", "nodes": ["n"]}]},
-         "cycle", None),
+        (
+            {
+                "switches": {"a": {"switches": ["b"]}, "b": {"switches": ["a"]}},
+                "blocks": [{"switch": "a", "nodes": ["n"]}],
+            },
+            "cycle",
+            None,
+        ),
         ({"switches": {"a": {"name": "b"}}, "blocks": [{"nodes": ["n"]}]}, "differs from its key", "switches.a.name"),
         ({"switches": {}, "blocks": [], "extra": 1}, "unknown top-level key", "extra"),
         ({"switches": {"a": {}}}, "declares no nodes", "blocks"),
@@ -378,10 +463,15 @@ def test_detect_format_preset_and_errors(tmp_path):
 
 
 def test_load_cluster_slurm_capacity_options_and_topology_name():
-    cluster = load_cluster(FIXTURES / "topology-block.conf", gpus_per_node=4, cpus_per_node="72",
-                           memory_per_node="512Gi", pods_per_node=64)
+    cluster = load_cluster(
+        FIXTURES / "topology-block.conf", gpus_per_node=4, cpus_per_node="72", memory_per_node="512Gi", pods_per_node=64
+    )
     assert cluster.nodes[0].allocatable == {
-        "cpu": 72, "memory": 512 * 2**30, "pods": 64, "ephemeral-storage": 3500 * 2**30, GPU: 4
+        "cpu": 72,
+        "memory": 512 * 2**30,
+        "pods": 64,
+        "ephemeral-storage": 3500 * 2**30,
+        GPU: 4,
     }
     tree = load_cluster(FIXTURES / "topology.yaml", slurm_topology="fabric")
     assert tree.levels[0] == "slurm.wmap.dev/switch-tier-1"
@@ -412,8 +502,13 @@ def test_cluster_from_objects_in_memory():
     from workloadmap.topology import cluster_from_objects
 
     nodes = [node_doc("a", {TIER(0): "l1"}), {"kind": "NodeList", "items": [node_doc("b", {TIER(0): "l2"})]}]
-    pods = [{"kind": "Pod", "metadata": {"name": "p"},
-             "spec": {"nodeName": "b", "containers": [{"resources": {"limits": {GPU: "3"}}}]}}]
+    pods = [
+        {
+            "kind": "Pod",
+            "metadata": {"name": "p"},
+            "spec": {"nodeName": "b", "containers": [{"resources": {"limits": {GPU: "3"}}}]},
+        }
+    ]
     cluster = cluster_from_objects(nodes, pods, name="live", source="context prod")
     assert [node.name for node in cluster.nodes] == ["a", "b"]
     assert cluster.node("b").free_gpus() == 5

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from pathlib import Path
 
 import pytest
 import yaml
 from typer.testing import CliRunner
 
+from helpers import FIXTURES_DIR
 from workloadmap.cli.main import topology_app as app
 from workloadmap.errors import TopologyError
 from workloadmap.labels import HOSTNAME as HOSTNAME_LABEL
 from workloadmap.topology import Cluster, Node, NodeCapacity, domain_tree, validate_levels
-from helpers import FIXTURES_DIR
 
 F = Fraction
 GPU = "nvidia.com/gpu"
@@ -49,8 +48,7 @@ def test_unready_node_has_no_free_resources_or_gpus():
 
 
 def test_node_gpus_sum_nvidia_and_amd():
-    node = Node("n", allocatable={GPU: F(4), "amd.com/gpu": F(2), "example.com/fpga": F(1)},
-                used={"amd.com/gpu": F(1)})
+    node = Node("n", allocatable={GPU: F(4), "amd.com/gpu": F(2), "example.com/fpga": F(1)}, used={"amd.com/gpu": F(1)})
     assert node.gpus() == 6
     assert node.free_gpus() == 5
 
@@ -60,7 +58,11 @@ def test_node_gpus_sum_nvidia_and_amd():
 
 def test_node_capacity_defaults_and_zero_gpus_dropped():
     assert NodeCapacity().allocatable() == {
-        "cpu": F(96), "memory": F(1024 * 2**30), "pods": F(110), "ephemeral-storage": F(3500 * 2**30), GPU: F(8)
+        "cpu": F(96),
+        "memory": F(1024 * 2**30),
+        "pods": F(110),
+        "ephemeral-storage": F(3500 * 2**30),
+        GPU: F(8),
     }
     assert GPU not in NodeCapacity(gpus=0).allocatable()
     assert NodeCapacity(gpus=4, gpu_resource="amd.com/gpu").allocatable()["amd.com/gpu"] == 4
@@ -148,8 +150,10 @@ def test_domain_tree_puts_unlabelled_nodes_under_none():
 
 
 def test_domain_tree_with_other_levels_and_fractional_gpus():
-    nodes = [Node("n1", labels={LEAF: "l"}, allocatable={GPU: F(1, 2)}), Node("n2", labels={LEAF: "l"},
-             allocatable={GPU: F(1)})]
+    nodes = [
+        Node("n1", labels={LEAF: "l"}, allocatable={GPU: F(1, 2)}),
+        Node("n2", labels={LEAF: "l"}, allocatable={GPU: F(1)}),
+    ]
     root = domain_tree(Cluster("c", nodes=nodes, levels=[SPINE]), levels=[LEAF])
     assert root.children["l"].gpus_total == F(3, 2)
     assert root.children["l"].children == {}  # last level: leaves hold the nodes
@@ -194,8 +198,14 @@ def test_cli_show_tree_counts_free_over_total():
 
 def test_cli_show_hosts_and_explicit_levels():
     result = runner.invoke(
-        app, ["show", str(FIXTURES / "nodes-topograph.yaml"), "--levels", "fabric.topograph.run/tier-1,"
-              "kubernetes.io/hostname", "--hosts"]
+        app,
+        [
+            "show",
+            str(FIXTURES / "nodes-topograph.yaml"),
+            "--levels",
+            "fabric.topograph.run/tier-1,kubernetes.io/hostname",
+            "--hosts",
+        ],
     )
     assert result.exit_code == 0, result.output
     assert "kubernetes.io/hostname=gpu-6: 1 nodes (0 ready), GPUs 0/8 free" in result.output
@@ -215,11 +225,23 @@ def test_cli_show_json_and_yaml():
 
 
 def test_cli_show_topology_object():
-    result = runner.invoke(app, ["show", str(FIXTURES / "nodes-topograph.yaml"), "--topology-object",
-                                 str(FIXTURES / "kai-topology.yaml"), "-o", "json"])
+    result = runner.invoke(
+        app,
+        [
+            "show",
+            str(FIXTURES / "nodes-topograph.yaml"),
+            "--topology-object",
+            str(FIXTURES / "kai-topology.yaml"),
+            "-o",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["levels"] == [
-        "fabric.topograph.run/tier-1", "fabric.topograph.run/tier-0", HOSTNAME_LABEL]
+        "fabric.topograph.run/tier-1",
+        "fabric.topograph.run/tier-0",
+        HOSTNAME_LABEL,
+    ]
 
 
 @pytest.mark.parametrize(
@@ -244,8 +266,24 @@ def test_cli_errors_print_one_line_and_exit_1(args, message):
 
 def test_cli_generate_writes_a_nodelist_that_show_reads(tmp_path):
     target = tmp_path / "nodes.json"
-    result = runner.invoke(app, ["generate", "--racks", "3", "--nodes-per-rack", "2", "--gpus-per-node", "4",
-                                 "--racks-per-block", "2", "-o", "json", "--file", str(target)])
+    result = runner.invoke(
+        app,
+        [
+            "generate",
+            "--racks",
+            "3",
+            "--nodes-per-rack",
+            "2",
+            "--gpus-per-node",
+            "4",
+            "--racks-per-block",
+            "2",
+            "-o",
+            "json",
+            "--file",
+            str(target),
+        ],
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(target.read_text())
     assert data["kind"] == "NodeList" and len(data["items"]) == 6
@@ -271,14 +309,34 @@ def test_cli_generate_default_preset_yaml_and_presets_listing():
 
 
 def test_cli_show_hosts_without_a_hostname_level_lists_nodes_under_the_last_level():
-    result = runner.invoke(app, ["show", str(FIXTURES / "nodes-topograph.yaml"), "--topology-object",
-                                 str(FIXTURES / "kueue-topology.yaml"), "--hosts"])
+    result = runner.invoke(
+        app,
+        [
+            "show",
+            str(FIXTURES / "nodes-topograph.yaml"),
+            "--topology-object",
+            str(FIXTURES / "kueue-topology.yaml"),
+            "--hosts",
+        ],
+    )
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines[1] == "levels: topology.kubernetes.io/zone > accelerator.topograph.run/domain"
     at = lines.index(next(line for line in lines if "domain=<none>" in line))
     assert "node gpu-5 (not ready), GPUs 0/8 free" in lines[at + 1]
-    data = json.loads(runner.invoke(app, ["show", str(FIXTURES / "nodes-topograph.yaml"), "--topology-object",
-                                          str(FIXTURES / "kueue-topology.yaml"), "--hosts", "-o", "json"]).output)
+    data = json.loads(
+        runner.invoke(
+            app,
+            [
+                "show",
+                str(FIXTURES / "nodes-topograph.yaml"),
+                "--topology-object",
+                str(FIXTURES / "kueue-topology.yaml"),
+                "--hosts",
+                "-o",
+                "json",
+            ],
+        ).output
+    )
     nvl1 = data["domains"]["children"][0]["children"][0]
     assert (nvl1["value"], nvl1["nodeNames"]) == ("nvl-1", ["gpu-1", "gpu-2"])

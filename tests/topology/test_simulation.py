@@ -11,17 +11,17 @@ import pytest
 from workloadmap.errors import TopologyError
 from workloadmap.labels import HOSTNAME as HOSTNAME_LABEL
 from workloadmap.topology import (
-    detect_levels,
-    load_cluster,
-    nodes_from_documents,
     DEFAULT_PRESET,
     PRESETS,
     SimulationSpec,
+    detect_levels,
     example_cluster,
     generate_cluster,
     generate_nodelist,
     get_preset,
     iter_node_objects,
+    load_cluster,
+    nodes_from_documents,
 )
 
 TIER = "fabric.topograph.run/tier-{}".format
@@ -37,8 +37,10 @@ def test_default_spec_is_four_nvl72_racks():
     items = nodelist["items"]
     assert len(items) == 4 * 18
     assert {item["status"]["allocatable"][GPU] for item in items} == {"4"}
-    assert all(item["status"]["conditions"][0] == {"type": "Ready", "status": "True", "reason": "KubeletReady"}
-               for item in items)
+    assert all(
+        item["status"]["conditions"][0] == {"type": "Ready", "status": "True", "reason": "KubeletReady"}
+        for item in items
+    )
     # one NVLink domain per rack of 18 nodes
     domains = [item["metadata"]["labels"][DOMAIN] for item in items]
     assert [domains.count(domain) for domain in sorted(set(domains))] == [18, 18, 18, 18]
@@ -101,7 +103,8 @@ def test_generated_levels_match_detection_and_nodelist_round_trip(name):
     assert detect_levels(cluster.nodes) == cluster.levels == spec.levels()
     read_back = nodes_from_documents([json.loads(json.dumps(generate_nodelist(spec)))], file="gen.json")
     assert [(node.name, node.labels, node.allocatable, node.ready) for node in read_back] == [
-        (node.name, node.labels, node.allocatable, node.ready) for node in cluster.nodes]
+        (node.name, node.labels, node.allocatable, node.ready) for node in cluster.nodes
+    ]
 
 
 def test_presets():
@@ -121,9 +124,15 @@ def test_presets():
 
 @pytest.mark.parametrize(
     ("changes", "field"),
-    [({"racks": 0}, "racks"), ({"nodes_per_rack": -1}, "nodes_per_rack"), ({"gpus_per_node": -2}, "gpus_per_node"),
-     ({"racks_per_block": 0}, "racks_per_block"), ({"racks": 10**6}, "racks"),
-     ({"accelerator_labels": "nvl"}, "accelerator_labels"), ({"racks": True}, "racks")],
+    [
+        ({"racks": 0}, "racks"),
+        ({"nodes_per_rack": -1}, "nodes_per_rack"),
+        ({"gpus_per_node": -2}, "gpus_per_node"),
+        ({"racks_per_block": 0}, "racks_per_block"),
+        ({"racks": 10**6}, "racks"),
+        ({"accelerator_labels": "nvl"}, "accelerator_labels"),
+        ({"racks": True}, "racks"),
+    ],
 )
 def test_spec_validation(changes, field):
     with pytest.raises(TopologyError) as caught:

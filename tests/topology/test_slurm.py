@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import yaml
 
+from helpers import FIXTURES_DIR
 from workloadmap.errors import TopologyError
 from workloadmap.labels import HOSTNAME as HOSTNAME_LABEL
 from workloadmap.labels import SLURM_BLOCK as BLOCK_LABEL
-from workloadmap.topology import NodeCapacity, cluster_from_slurm, expand_hostlist, parse_topology_conf, parse_topology_yaml
+from workloadmap.topology import (
+    NodeCapacity,
+    cluster_from_slurm,
+    expand_hostlist,
+    parse_topology_conf,
+    parse_topology_yaml,
+)
 from workloadmap.topology.slurm import looks_like_topology_conf
-from helpers import FIXTURES_DIR
 
 FIXTURES = FIXTURES_DIR / "topology"
 TIER = "slurm.wmap.dev/switch-tier-{}".format
@@ -88,8 +92,9 @@ def test_tree_conf_fixture_tiers_counted_from_root():
 
 
 def test_tree_conf_reference_example():
-    topology = parse_topology_conf("SwitchName=S1 Switches=S[2-3]\nSwitchName=S2 Nodes=Node[201-202,205]\n"
-                                   "SwitchName=S3 Nodes=Node[304-306]\n")
+    topology = parse_topology_conf(
+        "SwitchName=S1 Switches=S[2-3]\nSwitchName=S2 Nodes=Node[201-202,205]\nSwitchName=S3 Nodes=Node[304-306]\n"
+    )
     cluster = cluster_from_slurm(topology)
     assert cluster.levels == [TIER(1), TIER(0), HOSTNAME_LABEL]
     assert [node.name for node in cluster.nodes] == ["Node201", "Node202", "Node205", "Node304", "Node305", "Node306"]
@@ -112,8 +117,12 @@ def test_tree_with_two_roots_keeps_them_apart():
         ("SwitchName=s1 Nodes=n1\nBlockName=b1 Nodes=n2\n", "mixes tree", "line 2", "blockname"),
         ("SwitchName=s1 Nodes=n1\nSwitchName=s1 Nodes=n2\n", "defined twice", "line 2", "switchname"),
         ("SwitchName=s1 Nodes\n", "Key=Value", "line 1", None),
-        ("SwitchName=s1 Switches=s2\nSwitchName=s2 Nodes=n1\nSwitchName=s3 Switches=s2\n", "two parents", "line 3",
-         "Switches"),
+        (
+            "SwitchName=s1 Switches=s2\nSwitchName=s2 Nodes=n1\nSwitchName=s3 Switches=s2\n",
+            "two parents",
+            "line 3",
+            "Switches",
+        ),
         ("SwitchName=s1 Switches=s9 Nodes=n1\n", "never defined", "line 1", "Switches"),
         ("SwitchName=s1 Nodes=n1\nSwitchName=s2 Nodes=n1\n", "two switches", "line 2", "Nodes"),
         ("SwitchName=s1 Switches=s2\nSwitchName=s2 Switches=s1 Nodes=n1\n", "cycle", "line 1", None),
@@ -157,9 +166,14 @@ def test_block_conf_without_sizes_has_only_the_block_level():
 
 @pytest.mark.parametrize(
     ("sizes", "message"),
-    [("4,12", "power-of-two multiple"), ("8,4", "power-of-two multiple"), ("4,x", "not an integer"),
-     ("0", "not an integer"), ("4,8\nBlockSizes=16", "given twice"), (",".join(str(2**i) for i in range(21)),
-                                                                        "at most 20")],
+    [
+        ("4,12", "power-of-two multiple"),
+        ("8,4", "power-of-two multiple"),
+        ("4,x", "not an integer"),
+        ("0", "not an integer"),
+        ("4,8\nBlockSizes=16", "given twice"),
+        (",".join(str(2**i) for i in range(21)), "at most 20"),
+    ],
 )
 def test_block_sizes_validation(sizes, message):
     with pytest.raises(TopologyError, match=message):

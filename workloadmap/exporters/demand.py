@@ -26,7 +26,11 @@ def _entry(
     for pod_set in pod_sets:
         add_resources(total, pod_set.pod_resources, pod_set.count)
         shapes.append(
-            {"component": pod_set.component, "count": pod_set.count, "resources": format_resources(pod_set.pod_resources)}
+            {
+                "component": pod_set.component,
+                "count": pod_set.count,
+                "resources": format_resources(pod_set.pod_resources),
+            }
         )
     entry = {
         "name": name,
@@ -55,7 +59,9 @@ def demand(tree: WorkloadTree, report: PlacementReport | None = None) -> list[di
     entries: list[tuple[dict[str, Any], dict[str, Fraction]]] = []
     if tree.pod_groups:
         for group in tree.pod_groups:
-            entries.append(_entry(group.name, group.min_member, group_pod_sets(group), placed.get(group.name), True, tree))
+            entries.append(
+                _entry(group.name, group.min_member, group_pod_sets(group), placed.get(group.name), True, tree)
+            )
     else:
         for path, component in component_paths(tree).items():
             if component.has_pod_template and component.pods > 0:

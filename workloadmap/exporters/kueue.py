@@ -58,8 +58,11 @@ class _Wants:
 
 
 def _subgroup_slice(tree_group: PodGroup, placed: GroupPlacement, component: str) -> tuple[str, int] | None:
-    """The slice a component's pods form in a gang: equal leaf SubGroups of only that component,
-    covering all of its pods, all required at one level."""
+    """The slice a component's pods form in a gang, if they form one.
+
+    That is: equal leaf SubGroups of only that component, covering all of its pods, all required
+    at one level.
+    """
     parents = {sub.parent for sub in tree_group.sub_groups}
     own = [(sub, subgroup_pod_sets(tree_group, sub.name)) for sub in tree_group.sub_groups if sub.name not in parents]
     own = [(sub, sets) for sub, sets in own if sets and _components(sets) == [component]]
@@ -101,7 +104,10 @@ def _gang_wants(tree: WorkloadTree, report: PlacementReport) -> _Wants:
 
 
 def _narrower(levels: Sequence[str], level: str | None, than: str | None) -> bool:
-    return level in levels and than in levels and levels.index(level) > levels.index(than)  # type: ignore[arg-type]
+    """Whether ``level`` is a level below ``than`` (both must be levels)."""
+    if level is None or than is None or level not in levels or than not in levels:
+        return False
+    return levels.index(level) > levels.index(than)
 
 
 def kueue_annotations(tree: WorkloadTree, report: PlacementReport) -> dict[str, dict[str, str]]:
@@ -160,7 +166,9 @@ def kueue_annotations(tree: WorkloadTree, report: PlacementReport) -> dict[str, 
     return {component: entry for component, entry in annotations.items() if entry}
 
 
-def _template_path(tree: WorkloadTree, component: str, template_paths: TemplatePaths | None) -> Sequence[str | int] | None:
+def _template_path(
+    tree: WorkloadTree, component: str, template_paths: TemplatePaths | None
+) -> Sequence[str | int] | None:
     if template_paths is not None:
         return template_paths.get(component)
     found = component_paths(tree).get(component)

@@ -31,7 +31,9 @@ def volcano_tiers(levels: Sequence[str]) -> dict[str, int]:
     return {level: len(above) - position for position, level in enumerate(above)}
 
 
-def _domains(cluster: Cluster, above: list[str]) -> tuple[list[tuple[str, ...]], dict[tuple[str, ...], list[tuple[str, ...]]], dict[tuple[str, ...], list[str]]]:
+def _domains(
+    cluster: Cluster, above: list[str]
+) -> tuple[list[tuple[str, ...]], dict[tuple[str, ...], list[tuple[str, ...]]], dict[tuple[str, ...], list[str]]]:
     """Domain paths in first-seen order, the children of each, and the nodes of each leaf domain."""
     order: list[tuple[str, ...]] = []
     seen: set[tuple[str, ...]] = set()
@@ -58,7 +60,9 @@ def _domains(cluster: Cluster, above: list[str]) -> tuple[list[tuple[str, ...]],
     return order, children, nodes_of
 
 
-def _names(order: list[tuple[str, ...]], above: list[str], tiers: dict[str, int], base: str) -> dict[tuple[str, ...], str]:
+def _names(
+    order: list[tuple[str, ...]], above: list[str], tiers: dict[str, int], base: str
+) -> dict[tuple[str, ...], str]:
     names: dict[tuple[str, ...], str] = {}
     used: set[str] = set()
     for path in order:
@@ -105,7 +109,9 @@ def volcano_hypernodes(cluster: Cluster, *, prefix: str | None = None, members: 
             match = {above[i]: value for i, value in enumerate(path)}
             member_list = [{"type": "Node", "selector": {"labelMatch": {"matchLabels": match}}}]
         else:
-            member_list = [{"type": "Node", "selector": {"exactMatch": {"name": name}}} for name in nodes_of.get(path, [])]
+            member_list = [
+                {"type": "Node", "selector": {"exactMatch": {"name": name}}} for name in nodes_of.get(path, [])
+            ]
         objects.append(
             {
                 "apiVersion": VOLCANO_HYPERNODE_API_VERSION,
@@ -157,8 +163,10 @@ def _edited_workload(request: ExportRequest, path: tuple[str, ...]) -> dict[str,
 
 @exporter("volcano")
 def export_volcano(request: ExportRequest) -> list[dict[str, Any]]:
-    """HyperNodes for the cluster, then the workload with its ``networkTopology`` (for kinds that
-    take one, with the object given) or one Volcano ``PodGroup`` per gang.
+    """HyperNodes for the cluster, then the workload with its ``networkTopology``, or PodGroups.
+
+    The workload itself is edited for kinds that take a ``networkTopology`` block (with the object
+    given); otherwise one Volcano ``PodGroup`` per gang is emitted.
 
     Raises:
         ValueError: the request carries no cluster.

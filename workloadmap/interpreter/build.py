@@ -178,7 +178,9 @@ def inspect(
     refs = resolve_references(definition, resource, related or _NO_RELATED, workload.namespace, warnings)
     nodes = Expander(definition, resource, catalog=catalog, refs=refs).expand()
     if any(node.definition.per_node for root in nodes for node in root.walk()):
-        warnings.append("per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node")
+        warnings.append(
+            "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
+        )
     phase, phases = evaluate_phase(definition.status, resource)
     return WorkloadTree(
         workload=workload,
@@ -261,7 +263,9 @@ def inspect_documents(
             )
             continue
         try:
-            tree = inspect(document.body, catalog=catalog, gpu_resources=gpu_resources, source=document.file, related=sources)
+            tree = inspect(
+                document.body, catalog=catalog, gpu_resources=gpu_resources, source=document.file, related=sources
+            )
         except WorkloadMapError as error:
             yield InspectResult(document, error=error.located(file=document.file, document=document.label))
             continue

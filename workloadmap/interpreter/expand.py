@@ -11,15 +11,15 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 from ..catalog import Catalog
 from ..definitions import ComponentDefinition, Definition
 from ..errors import ExpressionError, InputError, NoDefinitionError, format_path
 from ..resources import PodDemand, pod_demand
-from ..values import truthy
+from ..values import mapping_at, truthy
 
-__all__ = ["ExpandedComponent", "Expander", "evaluate_count", "to_count"]
+__all__ = ["ExpandedComponent", "Expander", "Parent", "evaluate_count", "to_count"]
 
 _MAX_REPLICAS = 10_000_000
 
@@ -59,6 +59,7 @@ class ExpandedComponent:
 
     @property
     def has_pods(self) -> bool:
+        """Whether the component has a pod template (a demand) of its own."""
         return self.demand is not None
 
     def pods(self) -> int:
@@ -74,6 +75,7 @@ class ExpandedComponent:
         return self.replicas * sum(child.pods_per_parent_replica() for child in self.children)
 
     def walk(self) -> Iterator["ExpandedComponent"]:
+        """This component and its descendants, depth first."""
         yield self
         for child in self.children:
             yield from child.walk()
@@ -83,6 +85,31 @@ class ExpandedComponent:
         for node in self.walk():
             if node.has_pods:
                 yield node
+
+
+@dataclass(frozen=True)
+class Parent:
+    """Where a component sits: the path of its parent and the replicas of its parent chain.
+
+    Attributes:
+        path: the parent's component path (names joined by ``/``).
+        replicas: the product of the declared replicas of every ancestor.
+        gang_replicas: the same, each ancestor counted at its gang (minimum-first) scale.
+        max_replicas: the same at the maximum scale, when some ancestor is bounded.
+    """
+
+    path: str = ""
+    replicas: int = 1
+    gang_replicas: int = 1
+    max_replicas: int | None = None
+
+    def inside(self, node: ExpandedComponent) -> Parent:
+        """The parent of ``node``'s children."""
+        max_replicas = None
+        if self.max_replicas is not None or node.max_replicas is not None:
+            own_max = node.max_replicas if node.max_replicas is not None else node.replicas
+            max_replicas = (self.max_replicas or self.replicas) * own_max
+        return Parent(node.path, self.replicas * node.replicas, self.gang_replicas * node.gang_replicas, max_replicas)
 
 
 def to_count(value: Any, what: str, source: str) -> int:
@@ -139,7 +166,7 @@ def evaluate_count(
     try:
         result = expression.search(scope, root=root, refs=refs)
     except ExpressionError as error:
-        raise error.located(field=where)
+        raise error.located(field=where) from None
     if result is None:
         return None
     return to_count(result, what, where)
@@ -179,14 +206,20 @@ class Expander:
         self._paths: dict[int, list[str | int]] | None = None
 
     # -- evaluation helpers --------------------------------------------------------------
-    def _evaluate(self, model, field_name: str, scope: Any) -> Any:
+    def _evaluate(self, model: Any, field_name: str, scope: Any) -> Any:
         expression = model.compiled(field_name)
         if expression is None:
             return None
         try:
             return expression.search(scope, root=self.resource, refs=self.refs)
         except ExpressionError as error:
-            raise error.located(field=expression.source)
+            raise error.located(field=expression.source) from None
+
+    @overload
+    def _count(self, component: ComponentDefinition, field_name: str, scope: Any, default: int) -> int: ...
+
+    @overload
+    def _count(self, component: ComponentDefinition, field_name: str, scope: Any, default: None) -> int | None: ...
 
     def _count(self, component: ComponentDefinition, field_name: str, scope: Any, default: int | None) -> int | None:
         expression = component.compiled(field_name)
@@ -218,24 +251,22 @@ class Expander:
                 node, path = stack.pop()
                 if isinstance(node, dict):
                     self._paths.setdefault(id(node), path)
-                    stack.extend((value, path + [key]) for key, value in node.items() if isinstance(value, (dict, list)))
+                    stack.extend(
+                        (value, path + [key]) for key, value in node.items() if isinstance(value, (dict, list))
+                    )
                 elif isinstance(node, list):
-                    stack.extend((value, path + [index]) for index, value in enumerate(node) if isinstance(value, (dict, list)))
+                    stack.extend(
+                        (value, path + [index]) for index, value in enumerate(node) if isinstance(value, (dict, list))
+                    )
         return self._paths.get(id(template))
 
     # -- expansion -------------------------------------------------------------------------
-    def expand(
-        self,
-        parent_path: str = "",
-        parent_replicas: int = 1,
-        parent_gang_replicas: int = 1,
-        parent_max_replicas: int | None = None,
-    ) -> list[ExpandedComponent]:
+    def expand(self, parent: Parent | None = None) -> list[ExpandedComponent]:
+        """Expand every top-level component (and so the whole tree) of the resource."""
+        parent = parent or Parent()
         nodes: list[ExpandedComponent] = []
         for component in self.definition.components:
-            nodes.extend(
-                self._expand(component, self.resource, parent_path, parent_replicas, parent_gang_replicas, parent_max_replicas)
-            )
+            nodes.extend(self._expand(component, self.resource, parent))
         return nodes
 
     def _embedded(self, component: ComponentDefinition, scope: Any) -> list[tuple[str, Any]]:
@@ -249,12 +280,16 @@ class Expander:
         for index, embedded in enumerate(objects):
             if not isinstance(embedded, Mapping):
                 raise InputError(f"{component.name} embedded resource must be a mapping", field=f"{source}[{index}]")
-            metadata = embedded.get("metadata") if isinstance(embedded.get("metadata"), Mapping) else {}
-            name = metadata.get("name") or f"{str(embedded.get('kind') or 'object').lower()}-{index}"
+            name = (
+                mapping_at(embedded, "metadata").get("name")
+                or f"{str(embedded.get('kind') or 'object').lower()}-{index}"
+            )
             pairs.append((str(name), embedded))
         return pairs
 
-    def _expand_embedded(self, embedded: Mapping, where: str, *bases: Any) -> tuple[str | None, list[ExpandedComponent]]:
+    def _expand_embedded(
+        self, embedded: Mapping[str, Any], where: str, parent: Parent
+    ) -> tuple[str, list[ExpandedComponent]]:
         """Expand an embedded object through its own definition, under this component's replicas."""
         if self.catalog is None or self.depth >= 4:
             raise InputError("embedded resources nest too deeply (refused)", field=where)
@@ -269,8 +304,10 @@ class Expander:
                 kind=kind,
                 field=where,
             )
-        nested = Expander(lookup.definition, embedded, catalog=self.catalog, path_root=self.path_root, depth=self.depth + 1)
-        return kind, nested.expand(*bases)
+        nested = Expander(
+            lookup.definition, embedded, catalog=self.catalog, path_root=self.path_root, depth=self.depth + 1
+        )
+        return kind, nested.expand(parent)
 
     def _instances(self, component: ComponentDefinition, scope: Any) -> list[tuple[str | None, Any]]:
         if not component.instances:
@@ -279,6 +316,7 @@ class Expander:
         source = component.compiled("instances").source  # type: ignore[union-attr]
         if result is None:
             return []
+        pairs: list[tuple[str, Any]]
         if isinstance(result, Mapping):
             pairs = [(str(key), value) for key, value in result.items()]
         elif isinstance(result, list):
@@ -291,89 +329,68 @@ class Expander:
                     name = element.get("name")
                 pairs.append((str(name) if name not in (None, "") else str(index), element))
         else:
-            raise InputError(f"{component.name} instances must be a list or a mapping, got {type(result).__name__}", field=source)
+            raise InputError(
+                f"{component.name} instances must be a list or a mapping, got {type(result).__name__}", field=source
+            )
         duplicates = sorted(name for name, count in Counter(name for name, _ in pairs).items() if count > 1)
         if duplicates:
             raise InputError(f"{component.name} instance name {duplicates[0]!r} appears more than once", field=source)
-        return pairs
+        return list(pairs)
 
-    def _expand(
-        self,
-        component: ComponentDefinition,
-        scope: Any,
-        parent_path: str,
-        parent_replicas: int,
-        parent_gang_replicas: int,
-        parent_max_replicas: int | None,
-    ) -> list[ExpandedComponent]:
+    def _node(
+        self, component: ComponentDefinition, instance: str | None, element: Any, parent: Parent
+    ) -> ExpandedComponent | None:
+        """One instance of a component with its counts, or None when its optional role is absent."""
+        name = instance if instance is not None else component.name
+        template, spec, where = self._pod_source(component, element, instance)
+        if (component.pod_template or component.pod_spec) and spec is None:
+            return None  # the role is optional and absent in this resource (e.g. no Master replica spec)
+        active = truthy(self._evaluate(component, "active", element)) if component.active else True
+        demand = None
+        if spec is not None:
+            try:
+                demand = pod_demand(spec, where)
+            except InputError as error:
+                raise error.located(field=where) from None
+        return ExpandedComponent(
+            definition=component,
+            name=name,
+            path=f"{parent.path}/{name}" if parent.path else name,
+            instance=instance,
+            scope=element,
+            replicas=self._count(component, "replicas", element, 1) if active else 0,
+            min_replicas=self._count(component, "min_replicas", element, None) if active else 0,
+            max_replicas=self._count(component, "max_replicas", element, None),
+            pods_per_replica=self._count(component, "pods_per_replica", element, 1),
+            parent_replicas=parent.replicas,
+            parent_gang_replicas=parent.gang_replicas,
+            parent_max_replicas=parent.max_replicas,
+            demand=demand,
+            kind=component.kind,
+            template=template,
+            template_path=self._template_path(template) if template is not None else None,
+        )
+
+    def _expand(self, component: ComponentDefinition, scope: Any, parent: Parent) -> list[ExpandedComponent]:
         expanded = []
         pairs = self._embedded(component, scope) if component.resource else self._instances(component, scope)
         for position, (instance, element) in enumerate(pairs):
-            name = instance if instance is not None else component.name
-            path = f"{parent_path}/{name}" if parent_path else name
-            template, spec, where = self._pod_source(component, element, instance)
-            if (component.pod_template or component.pod_spec) and spec is None:
-                continue  # the role is optional and absent in this resource (e.g. no Master replica spec)
-            active = True
-            if component.active:
-                active = truthy(self._evaluate(component, "active", element))
-            replicas = self._count(component, "replicas", element, 1) if active else 0
-            min_replicas = self._count(component, "min_replicas", element, None) if active else 0
-            max_replicas = self._count(component, "max_replicas", element, None)
-            pods_per_replica = self._count(component, "pods_per_replica", element, 1)
-            demand = None
-            if spec is not None:
-                try:
-                    demand = pod_demand(spec, where)
-                except InputError as error:
-                    raise error.located(field=where)
-            node = ExpandedComponent(
-                definition=component,
-                name=name,
-                path=path,
-                instance=instance,
-                scope=element,
-                replicas=replicas,  # type: ignore[arg-type]
-                min_replicas=min_replicas,
-                max_replicas=max_replicas,
-                pods_per_replica=pods_per_replica,  # type: ignore[arg-type]
-                parent_replicas=parent_replicas,
-                parent_gang_replicas=parent_gang_replicas,
-                parent_max_replicas=parent_max_replicas,
-                demand=demand,
-                kind=component.kind,
-                template=template,
-                template_path=self._template_path(template) if template is not None else None,
-            )
-            child_max = None
-            if parent_max_replicas is not None or max_replicas is not None:
-                child_max = (parent_max_replicas or parent_replicas) * (max_replicas if max_replicas is not None else replicas)  # type: ignore[operator]
+            node = self._node(component, instance, element, parent)
+            if node is None:
+                continue
+            inner = parent.inside(node)
             if component.resource:
                 source = component.compiled("resource").source  # type: ignore[union-attr]
-                node.kind, nested = self._expand_embedded(
-                    element,
-                    f"{source}[{position}]",
-                    path,
-                    parent_replicas * node.replicas,
-                    parent_gang_replicas * node.gang_replicas,
-                    child_max,
-                )
+                node.kind, nested = self._expand_embedded(element, f"{source}[{position}]", inner)
                 node.children.extend(nested)
             for child in component.components:
-                node.children.extend(
-                    self._expand(
-                        child,
-                        element,
-                        path,
-                        parent_replicas * node.replicas,
-                        parent_gang_replicas * node.gang_replicas,
-                        child_max,
-                    )
-                )
+                node.children.extend(self._expand(child, element, inner))
             expanded.append(node)
         return expanded
 
-    def _pod_source(self, component: ComponentDefinition, element: Any, instance: str | None):
+    def _pod_source(
+        self, component: ComponentDefinition, element: Any, instance: str | None
+    ) -> tuple[Mapping[str, Any] | None, Mapping[str, Any] | None, str]:
         """``(template, pod_spec, where)`` for a component; where is the spec's path for errors."""
         label = f"{component.name}[{instance}]" if instance is not None else component.name
         if component.pod_template:
@@ -401,7 +418,9 @@ class Expander:
             found = self._template_path(spec)
             source = format_path(found) if found else self._field_path(element, expression.source)  # type: ignore[union-attr]
             if not isinstance(spec, Mapping):
-                raise InputError(f"pod spec of component {label} must be a mapping, got {type(spec).__name__}", field=source)
+                raise InputError(
+                    f"pod spec of component {label} must be a mapping, got {type(spec).__name__}", field=source
+                )
             metadata = self._evaluate(component, "pod_metadata", element) if component.pod_metadata else None
             template = {"metadata": metadata if isinstance(metadata, Mapping) else {}, "spec": spec}
             return template, spec, source

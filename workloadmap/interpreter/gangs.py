@@ -16,7 +16,7 @@ replicas in the enclosing PodGroup; each replica beyond them is a PodGroup of it
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,7 +75,8 @@ class _Scope:
             self._own[id(node)] = own
         return total
 
-    def nodes(self):
+    def nodes(self) -> Iterator[ExpandedComponent]:
+        """Every component of the group's subtrees."""
         for root in self.roots:
             yield from root.walk()
 
@@ -97,7 +98,8 @@ class _Scope:
             return [self.replica]
         return list(range(self._own.get(id(node), 0)))
 
-    def pod_sets(self, nodes) -> list[PodSet]:
+    def pod_sets(self, nodes: Iterable[ExpandedComponent]) -> list[PodSet]:
+        """The group's pods of these components' subtrees, one pod set per pod-bearing component."""
         sets = []
         for top in nodes:
             for leaf in top.leaves():
@@ -119,76 +121,98 @@ _PLACEHOLDER = re.compile(r"\{(\w+)(\|lower)?\}")
 
 
 def _render_name(template: str, values: dict[str, str]) -> str:
-    def substitute(match: re.Match) -> str:
+    def substitute(match: re.Match[str]) -> str:
         value = values.get(match.group(1), match.group(0))
         return value.lower() if match.group(2) else value
 
     return _PLACEHOLDER.sub(substitute, template)
 
 
-def _subgroups(
-    rules: list[SubGroupRule],
-    scope: _Scope,
-    group_name: str,
-    scope_value: Any,
-    resource: Mapping,
-    group_min: int,
-    refs: Mapping[str, Any],
-) -> list[SubGroup]:
-    built: list[SubGroup] = []
-    remainders: list[SubGroup] = []
-    segmented: dict[int, tuple[SubGroupRule, _Scope]] = {}
-    for rule in rules:
-        targets = [node for node in scope.nodes() if node.definition.name == rule.component]
-        # (name values, member nodes, replica scope) per subgroup to build
-        plans: list[tuple[dict[str, str], list[ExpandedComponent], _Scope]] = []
-        if rule.each_replica_of:
-            owners = [node for node in scope.nodes() if node.definition.name == rule.each_replica_of]
-            for owner in owners:
-                inner = [node for node in owner.walk() if node in targets]
-                for replica in scope.replicas_in_group(owner):
-                    per_replica = _Scope([owner], anchored=True, replica=replica)
-                    for node in inner:
-                        values = {"replicaOf": owner.instance or owner.name, "replica": str(replica),
-                                  "instance": node.instance or node.name}
-                        plans.append((values, [node], per_replica))
-        elif rule.each_instance:
-            plans = [({"instance": node.instance or node.name}, [node], scope) for node in targets]
-        elif targets:
-            plans = [({"instance": rule.name or rule.component}, targets, scope)]
-        for values, members, counting in plans:
-            values = {"group": group_name, "base": scope.base or group_name, "component": rule.component, **values}
-            if rule.name:
-                name = _render_name(rule.name, values)
-            elif rule.each_replica_of:
-                name = f"{values['replicaOf']}-{values['replica']}-{values['instance']}"
-            else:
-                name = values["instance"]
-            pods = sum(counting.pods(node) for node in members)
-            if pods == 0:
-                continue
-            default = sum(counting.gang_pods(node) for node in members)
-            if rule.min_member == "remainder":
-                subgroup = SubGroup(name=name, min_member=0, parent=rule.parent, pods=pods, pod_sets=counting.pod_sets(members))
-                remainders.append(subgroup)
-            else:
-                explicit = evaluate_count(rule, "min_member", scope_value, root=resource, refs=refs, what=f"subgroup {name} minMember")
-                subgroup = SubGroup(
-                    name=name,
-                    min_member=default if explicit is None else explicit,
-                    parent=rule.parent,
-                    pods=pods,
-                    pod_sets=counting.pod_sets(members),
-                )
-            built.append(subgroup)
-            if rule.segment_size is not None:
-                segmented[id(subgroup)] = (rule, counting)
+_Plan = tuple[dict[str, str], list[ExpandedComponent], _Scope]
+"""A subgroup to build: its name values, its member components, and the scope that counts them."""
+
+
+def _subgroup_plans(rule: SubGroupRule, scope: _Scope) -> list[_Plan]:
+    """The subgroups one rule asks for: one, one per instance, or one per replica of an ancestor."""
+    targets = [node for node in scope.nodes() if node.definition.name == rule.component]
+    if rule.each_replica_of:
+        plans: list[_Plan] = []
+        owners = [node for node in scope.nodes() if node.definition.name == rule.each_replica_of]
+        for owner in owners:
+            inner = [node for node in owner.walk() if node in targets]
+            for replica in scope.replicas_in_group(owner):
+                per_replica = _Scope([owner], anchored=True, replica=replica)
+                for node in inner:
+                    values = {
+                        "replicaOf": owner.instance or owner.name,
+                        "replica": str(replica),
+                        "instance": node.instance or node.name,
+                    }
+                    plans.append((values, [node], per_replica))
+        return plans
+    if rule.each_instance:
+        return [({"instance": node.instance or node.name}, [node], scope) for node in targets]
+    if targets:
+        return [({"instance": rule.name or rule.component}, targets, scope)]
+    return []
+
+
+def _subgroup_name(rule: SubGroupRule, values: dict[str, str]) -> str:
+    if rule.name:
+        return _render_name(rule.name, values)
+    if rule.each_replica_of:
+        return f"{values['replicaOf']}-{values['replica']}-{values['instance']}"
+    return values["instance"]
+
+
+@dataclass
+class _GroupContext:
+    """What subgroup rules evaluate against: the PodGroup's name, scope value, resource and refs."""
+
+    name: str
+    scope_value: Any
+    resource: Mapping[str, Any]
+    refs: Mapping[str, Any]
+    min_member: int
+
+    def count(self, rule: SubGroupRule, field_name: str, what: str) -> int | None:
+        return evaluate_count(rule, field_name, self.scope_value, root=self.resource, refs=self.refs, what=what)
+
+
+def _fill_remainders(built: list[SubGroup], remainders: list[SubGroup], group_min: int) -> None:
+    """A ``remainder`` subgroup gets the PodGroup's minMember minus its siblings'."""
     remainder_ids = {id(subgroup) for subgroup in remainders}
     for subgroup in remainders:
         others = sum(
             other.min_member for other in built if id(other) not in remainder_ids and other.parent == subgroup.parent
         )
         subgroup.min_member = max(0, group_min - others)
+
+
+def _subgroups(rules: list[SubGroupRule], scope: _Scope, group: _GroupContext) -> list[SubGroup]:
+    built: list[SubGroup] = []
+    remainders: list[SubGroup] = []
+    segmented: dict[int, tuple[SubGroupRule, _Scope]] = {}
+    for rule in rules:
+        for values, members, counting in _subgroup_plans(rule, scope):
+            base = scope.base or group.name
+            name = _subgroup_name(rule, {"group": group.name, "base": base, "component": rule.component, **values})
+            pods = sum(counting.pods(node) for node in members)
+            if pods == 0:
+                continue
+            subgroup = SubGroup(
+                name=name, min_member=0, parent=rule.parent, pods=pods, pod_sets=counting.pod_sets(members)
+            )
+            if rule.min_member == "remainder":
+                remainders.append(subgroup)
+            else:
+                explicit = group.count(rule, "min_member", f"subgroup {name} minMember")
+                default = sum(counting.gang_pods(node) for node in members)
+                subgroup.min_member = default if explicit is None else explicit
+            built.append(subgroup)
+            if rule.segment_size is not None:
+                segmented[id(subgroup)] = (rule, counting)
+    _fill_remainders(built, remainders, group.min_member)
     if not segmented:
         return built
     result: list[SubGroup] = []
@@ -197,7 +221,7 @@ def _subgroups(
             result.append(subgroup)
             continue
         rule, counting = segmented[id(subgroup)]
-        size = evaluate_count(rule, "segment_size", scope_value, root=resource, refs=refs, what=f"subgroup {subgroup.name} segmentSize")
+        size = group.count(rule, "segment_size", f"subgroup {subgroup.name} segmentSize")
         if not size:
             result.append(subgroup)
             continue
@@ -232,12 +256,32 @@ def _segments(subgroup: SubGroup, rule: SubGroupRule, size: int, counting: _Scop
     for index, count in enumerate(counts):
         name = _render_name(rule.segment_name, {"name": subgroup.name, "index": str(index)})
         own_in_segment = count - leader_pods if index == 0 else count
-        pod_sets = [PodSet(component=s.component, count=own_in_segment, pod_resources=s.pod_resources) for s in shapes[:1]]
+        pod_sets = [
+            PodSet(component=s.component, count=own_in_segment, pod_resources=s.pod_resources) for s in shapes[:1]
+        ]
         if index == 0 and leader_pods:
-            segments.append(SubGroup(name=name, min_member=count, parent=parent, pods=count, pod_sets=leader_sets + pod_sets))
-            segments.append(SubGroup(name=rule.segment_leader or "leader", min_member=leader_pods, parent=name, pods=leader_pods, pod_sets=leader_sets))
+            segments.append(
+                SubGroup(name=name, min_member=count, parent=parent, pods=count, pod_sets=leader_sets + pod_sets)
+            )
+            segments.append(
+                SubGroup(
+                    name=rule.segment_leader or "leader",
+                    min_member=leader_pods,
+                    parent=name,
+                    pods=leader_pods,
+                    pod_sets=leader_sets,
+                )
+            )
             if own_in_segment:
-                segments.append(SubGroup(name=subgroup.name, min_member=own_in_segment, parent=name, pods=own_in_segment, pod_sets=pod_sets))
+                segments.append(
+                    SubGroup(
+                        name=subgroup.name,
+                        min_member=own_in_segment,
+                        parent=name,
+                        pods=own_in_segment,
+                        pod_sets=pod_sets,
+                    )
+                )
             continue
         segments.append(SubGroup(name=name, min_member=count, parent=parent, pods=count, pod_sets=pod_sets))
     return segments
@@ -267,12 +311,14 @@ def _pod_group(
         name=name,
         min_member=min_member,
         pods=pods,
-        sub_groups=_subgroups(rule.sub_groups, scope, name, scope_value, resource, min_member, refs),
+        sub_groups=_subgroups(rule.sub_groups, scope, _GroupContext(name, scope_value, resource, refs, min_member)),
         pod_sets=scope.pod_sets(scope.roots),
     )
 
 
-def _scaled_groups(main: PodGroup, scope: _Scope, rule: PodGroupRule, resource: Mapping, refs) -> list[PodGroup]:
+def _scaled_groups(
+    main: PodGroup, scope: _Scope, rule: PodGroupRule, resource: Mapping[str, Any], refs: Mapping[str, Any]
+) -> list[PodGroup]:
     """The PodGroups of replicas beyond minReplicas of ``scaledPodGroups`` components in a group."""
     groups = []
     for node in scope.nodes():
@@ -281,9 +327,15 @@ def _scaled_groups(main: PodGroup, scope: _Scope, rule: PodGroupRule, resource: 
         copies = scope.copies(node)
         for copy in range(copies):
             for replica in range(node.gang_replicas, node.replicas):
-                suffix = f"{node.instance or node.name}-{replica}" if copies == 1 else f"{node.instance or node.name}-{copy}-{replica}"
+                suffix = (
+                    f"{node.instance or node.name}-{replica}"
+                    if copies == 1
+                    else f"{node.instance or node.name}-{copy}-{replica}"
+                )
                 replica_scope = _Scope([node], anchored=True, replica=replica, base=main.name)
-                group = _pod_group(f"{main.name}-{suffix}", rule, replica_scope, node.scope, resource, refs, explicit_min=False)
+                group = _pod_group(
+                    f"{main.name}-{suffix}", rule, replica_scope, node.scope, resource, refs, explicit_min=False
+                )
                 if group:
                     groups.append(group)
     return groups
@@ -310,16 +362,31 @@ def form_pod_groups(
     plans: list[tuple[str, _Scope, Any]] = []
     if rule.per_instance:
         for node in (n for root in nodes for n in root.walk() if n.definition.name == rule.per_instance):
-            plans.append((f"{base}-{node.instance or node.name}", _Scope([node], multipliers={id(node): node.parent_replicas}), node.scope))
+            plans.append(
+                (
+                    f"{base}-{node.instance or node.name}",
+                    _Scope([node], multipliers={id(node): node.parent_replicas}),
+                    node.scope,
+                )
+            )
     elif rule.per_replica:
         index = 0
         for node in (n for root in nodes for n in root.walk() if n.definition.name == rule.per_replica):
             count = node.parent_replicas * node.replicas
             if index + count > _MAX_POD_GROUPS:
-                raise InputError(f"more than {_MAX_POD_GROUPS} PodGroups (one per {rule.per_replica} replica) is beyond any real cluster")
+                raise InputError(
+                    f"more than {_MAX_POD_GROUPS} PodGroups (one per {rule.per_replica} replica) "
+                    "is beyond any real cluster"
+                )
             for replica in range(count):
                 # The replica index within its parent names per-replica subgroups ({replica}).
-                plans.append((f"{base}-{index}", _Scope([node], anchored=True, replica=replica % max(node.replicas, 1)), node.scope))
+                plans.append(
+                    (
+                        f"{base}-{index}",
+                        _Scope([node], anchored=True, replica=replica % max(node.replicas, 1)),
+                        node.scope,
+                    )
+                )
                 index += 1
     else:
         plans.append((base, _Scope(list(nodes)), resource))

@@ -6,7 +6,15 @@ nothing above it: the topology and the command line call into it, never the othe
 The ``kubernetes`` client package is imported only when a client is created.
 """
 
-from .client import ACTIVE_POD_SELECTOR, DEFAULT_TIMEOUT, ApiResource, ClusterClient, parse_resource_ref
+from .client import ACTIVE_POD_SELECTOR, DEFAULT_TIMEOUT, ClusterClient
 from .objects import ClusterObjects
+from .resources import ApiResource, parse_resource_ref
 
-__all__ = ["ClusterClient", "ClusterObjects", "ApiResource", "parse_resource_ref", "DEFAULT_TIMEOUT", "ACTIVE_POD_SELECTOR"]
+__all__ = [
+    "ClusterClient",
+    "ClusterObjects",
+    "ApiResource",
+    "parse_resource_ref",
+    "DEFAULT_TIMEOUT",
+    "ACTIVE_POD_SELECTOR",
+]

@@ -15,18 +15,16 @@ credentials.
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
-from dataclasses import dataclass
 from typing import Any, Iterator
-from urllib.parse import quote
 
 from ..errors import ClusterApiError, ClusterError, UnknownResourceTypeError
+from .resources import ApiResource, parse_resource_ref
 
 __all__ = [
     "ClusterClient",
-    "ApiResource",
-    "parse_resource_ref",
     "DEFAULT_TIMEOUT",
     "ACTIVE_POD_SELECTOR",
 ]
@@ -42,77 +40,6 @@ MAX_PAGES = 10_000
 # etcd caps one object at about 1.5 MiB; a page of PAGE_SIZE objects stays well below this.
 MAX_RESPONSE_BYTES = 256 * 1024 * 1024
 _MAX_MESSAGE_CHARS = 300
-
-
-@dataclass(frozen=True)
-class ApiResource:
-    """One resource type as API discovery describes it.
-
-    Attributes:
-        group: API group, ``""`` for the core group.
-        version: API version within the group (``v1alpha2``).
-        plural: resource name used in URLs (``jobsets``).
-        singular: singular name (``jobset``), possibly empty on old servers.
-        kind: object kind (``JobSet``).
-        namespaced: whether objects live in a namespace.
-        short_names: kubectl short names (``po``, ``deploy``).
-    """
-
-    group: str
-    version: str
-    plural: str
-    singular: str
-    kind: str
-    namespaced: bool
-    short_names: tuple[str, ...] = ()
-
-    @property
-    def api_version(self) -> str:
-        """``v1`` for the core group, ``group/version`` otherwise."""
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-    @property
-    def qualified_name(self) -> str:
-        """``plural.group`` as kubectl prints it in messages (``jobsets.jobset.x-k8s.io``, ``pods``)."""
-        return f"{self.plural}.{self.group}" if self.group else self.plural
-
-    def path(self, namespace: str | None = None, name: str | None = None) -> str:
-        """The URL path of the collection (all namespaces when ``namespace`` is None) or of one object."""
-        base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
-        if self.namespaced and namespace is not None:
-            base += f"/namespaces/{quote(namespace, safe='')}"
-        base += f"/{self.plural}"
-        if name is not None:
-            base += f"/{quote(name, safe='')}"
-        return base
-
-    def matches(self, token: str) -> bool:
-        """True when ``token`` (lower case) names this resource: plural, singular, kind or short name."""
-        return token in (self.plural, self.singular, self.kind.lower()) or token in self.short_names
-
-
-def parse_resource_ref(resource_ref: str) -> tuple[str, str | None]:
-    """Split ``TYPE/NAME``, ``TYPE NAME`` or ``TYPE`` into the type and the name (None when absent).
-
-    Raises:
-        ClusterError: empty type or name, or more than two words.
-    """
-    words = resource_ref.split()
-    if len(words) == 2 and "/" not in words[0]:
-        type_token, name = words
-    elif len(words) == 1 and "/" in words[0]:
-        type_token, name = words[0].split("/", 1)
-    elif len(words) == 1:
-        type_token, name = words[0], None
-    else:
-        raise ClusterError(
-            f"cannot read resource reference {resource_ref!r}: expected TYPE/NAME, TYPE NAME or TYPE"
-        )
-    if not type_token:
-        raise ClusterError(f"resource reference {resource_ref!r} names no resource type")
-    if name is not None and (not name or "/" in name):
-        raise ClusterError(f"resource reference {resource_ref!r}: the name must be one non-empty path segment")
-    return type_token, name
 
 
 def _one_line(text: Any, limit: int = _MAX_MESSAGE_CHARS) -> str:
@@ -138,7 +65,11 @@ class ClusterClient:
     """
 
     def __init__(
-        self, kubeconfig: str | os.PathLike | None = None, context: str | None = None, *, timeout: float = DEFAULT_TIMEOUT
+        self,
+        kubeconfig: str | os.PathLike | None = None,
+        context: str | None = None,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         from kubernetes.client import Configuration
         from kubernetes.config.config_exception import ConfigException
@@ -219,7 +150,9 @@ class ClusterClient:
                 header_params={"Accept": "application/json"},
                 auth_settings=["BearerToken"],
             )
-            response = self._api.call_api(method, url, header_params=headers, _request_timeout=(self.timeout, self.timeout))
+            response = self._api.call_api(
+                method, url, header_params=headers, _request_timeout=(self.timeout, self.timeout)
+            )
             raw = response.response
             try:
                 data = raw.read(MAX_RESPONSE_BYTES + 1)
@@ -283,7 +216,14 @@ class ClusterClient:
                 return known.lower()
         return type(error).__name__
 
-    def _get_json(self, path: str, query: list[tuple[str, str]] | None = None, *, what: str | None = None, namespace: str | None = None) -> dict:
+    def _get_json(
+        self,
+        path: str,
+        query: list[tuple[str, str]] | None = None,
+        *,
+        what: str | None = None,
+        namespace: str | None = None,
+    ) -> dict:
         status, body = self._request(path, query)
         if 200 <= status < 300:
             if not isinstance(body, dict):
@@ -291,7 +231,9 @@ class ClusterClient:
             return body
         raise self._status_error(status, body, path, what=what, namespace=namespace)
 
-    def _status_error(self, status: int, body: Any, path: str, *, what: str | None, namespace: str | None) -> ClusterApiError:
+    def _status_error(
+        self, status: int, body: Any, path: str, *, what: str | None, namespace: str | None
+    ) -> ClusterApiError:
         is_status = isinstance(body, dict) and body.get("kind") == "Status"
         reason = str(body.get("reason") or "") if is_status else ""
         server_message = _one_line(body.get("message") or "") if is_status else ""
@@ -306,7 +248,9 @@ class ClusterClient:
             where = f" in namespace {namespace}" if namespace else ""
             message = f"{what} not found{where}"
         else:
-            message = f"Error from server ({reason or status}): {server_message or f'GET {path} failed with HTTP {status}'}"
+            message = (
+                f"Error from server ({reason or status}): {server_message or f'GET {path} failed with HTTP {status}'}"
+            )
         return ClusterApiError(message, status_code=status, reason=reason or str(status))
 
     # -- discovery -------------------------------------------------------------------------------
@@ -322,8 +266,8 @@ class ClusterClient:
             for entry in listing.get("groups") or []:
                 if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
                     continue
-                versions = [v.get("version") for v in entry.get("versions") or [] if isinstance(v, dict)]
-                versions = [v for v in versions if isinstance(v, str)]
+                listed = [v.get("version") for v in entry.get("versions") or [] if isinstance(v, dict)]
+                versions: list[str] = [v for v in listed if isinstance(v, str)]
                 preferred = (entry.get("preferredVersion") or {}).get("version")
                 if preferred in versions:
                     versions.remove(preferred)
@@ -366,10 +310,11 @@ class ClusterClient:
         return self._resource_lists[key]
 
     def resolve(self, type_token: str) -> ApiResource:
-        """Find the resource type named like kubectl does: ``jobset``, ``jobsets``, ``JobSet``,
-        ``jobsets.jobset.x-k8s.io`` (plural.group) or ``JobSet.v1alpha2.jobset.x-k8s.io``
-        (kind.version.group). Without a group the core group wins, then the other groups in
-        discovery order, preferred version first.
+        """Find the resource type named like kubectl does.
+
+        Names: ``jobset``, ``jobsets``, ``JobSet``, ``jobsets.jobset.x-k8s.io`` (plural.group) or
+        ``JobSet.v1alpha2.jobset.x-k8s.io`` (kind.version.group). Without a group the core group
+        wins, then the other groups in discovery order, preferred version first.
 
         Raises:
             ClusterError: the server has no such resource type, or is unreachable.
@@ -440,15 +385,17 @@ class ClusterClient:
         label_selector: str | None = None,
         field_selector: str | None = None,
     ) -> list[dict]:
-        """List the objects of one type, following pagination, with ``kind``/``apiVersion`` filled
-        in on every item (list items lack them).
+        """List the objects of one type, following pagination.
+
+        ``kind``/``apiVersion`` are filled in on every item (list items lack them).
 
         Args:
             kind_ref: the resource type, as in :meth:`resolve`.
             namespace: the namespace to list; the context's namespace (else ``default``) when
                 omitted. Ignored with ``all_namespaces`` and for cluster-scoped types.
             all_namespaces: list across every namespace.
-            label_selector, field_selector: passed to the server as they are.
+            label_selector: passed to the server as it is.
+            field_selector: passed to the server as it is.
         """
         resource = self.resolve(kind_ref)
         if not resource.namespaced or all_namespaces:
@@ -458,7 +405,12 @@ class ClusterClient:
         return list(self._items(resource, namespace, label_selector=label_selector, field_selector=field_selector))
 
     def _items(
-        self, resource: ApiResource, namespace: str | None, *, label_selector: str | None = None, field_selector: str | None = None
+        self,
+        resource: ApiResource,
+        namespace: str | None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
     ) -> Iterator[dict]:
         path = resource.path(namespace)
         continue_token: str | None = None
@@ -481,7 +433,8 @@ class ClusterClient:
                 return
         raise ClusterError(f"listing {resource.qualified_name} did not finish after {MAX_PAGES} pages")
 
-    def _list_object(self, kind: str, items: list[dict]) -> dict:
+    @staticmethod
+    def _list_object(kind: str, items: builtins.list[dict[str, Any]]) -> dict[str, Any]:
         return {"apiVersion": "v1", "kind": kind, "metadata": {}, "items": items}
 
     def nodes(self, *, label_selector: str | None = None) -> dict:
@@ -490,8 +443,11 @@ class ClusterClient:
         return self._list_object("NodeList", list(self._items(resource, None, label_selector=label_selector)))
 
     def pods(self, *, field_selector: str = ACTIVE_POD_SELECTOR, label_selector: str | None = None) -> dict:
-        """Pods of every namespace as a ``PodList`` dict; by default only pods that are not
-        finished (``status.phase!=Succeeded,status.phase!=Failed``), the ones using node capacity."""
+        """Pods of every namespace as a ``PodList`` dict.
+
+        By default only pods that are not finished (``status.phase!=Succeeded,status.phase!=Failed``),
+        the ones using node capacity.
+        """
         resource = self.resolve("pods")
         items = list(self._items(resource, None, label_selector=label_selector, field_selector=field_selector))
         return self._list_object("PodList", items)

@@ -38,7 +38,9 @@ __all__ = [
 _REGISTERED = (_static, _samples)  # importing a rule module registers its rules
 
 
-def _findings(definition: Definition, entry: Rule, issues: Iterable[Issue], seen: set[tuple[str, str | None, str]]) -> Iterator[LintFinding]:
+def _findings(
+    definition: Definition, entry: Rule, issues: Iterable[Issue], seen: set[tuple[str, str | None, str]]
+) -> Iterator[LintFinding]:
     for issue in issues:
         key = (entry.id, issue.field, issue.message)
         if key in seen:
@@ -112,7 +114,12 @@ def lint_definition(
 def _recorded_objects(document: Document) -> Iterator[Document]:
     """The STATE objects of a recorded operator flow, or the document itself."""
     body = document.body
-    if isinstance(body, Mapping) and "schemaVersion" in body and isinstance(body.get("events"), list) and "kind" not in body:
+    if (
+        isinstance(body, Mapping)
+        and "schemaVersion" in body
+        and isinstance(body.get("events"), list)
+        and "kind" not in body
+    ):
         for position, event in enumerate(body["events"], start=1):
             if isinstance(event, Mapping) and event.get("kind") == "STATE" and isinstance(event.get("object"), Mapping):
                 # `item` numbers the event, so messages name the frame (``#1 item 7``).
@@ -175,7 +182,9 @@ def lint_path(
             definition = load_definition(file)
         except WorkloadMapError as error:
             findings.append(
-                LintFinding("error", error.file or str(file), error.document or file.stem, error.field, error.message, "schema")
+                LintFinding(
+                    "error", error.file or str(file), error.document or file.stem, error.field, error.message, "schema"
+                )
             )
             continue
         findings.extend(lint_definition(definition, samples, catalog=catalog))

@@ -25,7 +25,7 @@ from ..interpreter import (
     rule_applies,
 )
 from ..tree import PodGroup
-from ..values import truthy
+from ..values import mapping_at, truthy
 from .rules import Issue, rule
 from .static import COUNT_FIELDS, POD_SOURCES, DefinitionView, alias, is_expression
 
@@ -80,7 +80,9 @@ class SampleRun:
     _failed_fields: set[str] = field(default_factory=set)
     _failed_on_sample: bool = False
 
-    def evaluate(self, model: Any, field_name: str, scope: Any, resource: Any, refs: Any, where: str, sample: str) -> Any:
+    def evaluate(
+        self, model: Any, field_name: str, scope: Any, resource: Any, refs: Any, where: str, sample: str
+    ) -> Any:
         """Evaluate one expression as the interpreter would, counting nulls and noting failures."""
         expression = model.compiled(field_name)
         if expression is None:
@@ -105,7 +107,7 @@ class SampleRun:
         definition = self.view.definition
         for sample in self.samples:
             resource = sample.body
-            metadata = resource.get("metadata") if isinstance(resource.get("metadata"), Mapping) else {}
+            metadata = mapping_at(resource, "metadata")
             namespace = metadata.get("namespace") if isinstance(metadata.get("namespace"), str) else None
             self._failed_on_sample = False
             refs = resolve_references(definition, resource, related, namespace, [])
@@ -116,7 +118,9 @@ class SampleRun:
     def _walk_expressions(self, resource: Mapping[str, Any], refs: Mapping[str, Any], sample: str) -> None:
         definition = self.view.definition
         for index, reference in enumerate(definition.references):
-            self.evaluate(reference, "name_expression", resource, resource, refs, f"references[{index}].nameExpression", sample)
+            self.evaluate(
+                reference, "name_expression", resource, resource, refs, f"references[{index}].nameExpression", sample
+            )
         for index, component in enumerate(definition.components):
             self._walk(component, f"components[{index}]", resource, resource, refs, sample)
         for index, group_rule in enumerate(definition.gang.pod_groups):
@@ -143,7 +147,9 @@ class SampleRun:
             return
         self.expanded.append(_Expanded(sample.label, nodes, pod_groups, rule_index))
 
-    def _elements(self, component: ComponentDefinition, path: str, scope: Any, resource: Any, refs: Any, sample: str) -> list[Any]:
+    def _elements(
+        self, component: ComponentDefinition, path: str, scope: Any, resource: Any, refs: Any, sample: str
+    ) -> list[Any]:
         if not component.instances:
             return [scope]
         where = f"{path}.instances"
@@ -156,14 +162,18 @@ class SampleRun:
             elements = list(result.values())
         else:
             if where not in {issue.field for issue in self.not_lists}:
-                self.not_lists.append(Issue(where, f"yields {type(result).__name__}, not a list or mapping, on sample {sample}"))
+                self.not_lists.append(
+                    Issue(where, f"yields {type(result).__name__}, not a list or mapping, on sample {sample}")
+                )
             elements = []
         if component.instance_name:
             for element in elements:
                 self.evaluate(component, "instance_name", element, resource, refs, f"{path}.instanceName", sample)
         return elements
 
-    def _walk(self, component: ComponentDefinition, path: str, scope: Any, resource: Any, refs: Any, sample: str) -> None:
+    def _walk(
+        self, component: ComponentDefinition, path: str, scope: Any, resource: Any, refs: Any, sample: str
+    ) -> None:
         def where(field_name: str) -> str:
             return f"{path}.{alias(component, field_name)}"
 
@@ -202,7 +212,9 @@ class SampleRun:
         return []
 
 
-@rule("expression-fails", "error", "An expression raises on a sample (a function given the wrong type ...).", samples=True)
+@rule(
+    "expression-fails", "error", "An expression raises on a sample (a function given the wrong type ...).", samples=True
+)
 def expression_fails(run: SampleRun) -> list[Issue]:
     return run.failures
 
@@ -243,7 +255,8 @@ _DETAIL_BY_LEAF = {
 def never_matches(run: SampleRun) -> Iterator[Issue]:
     definition = run.view.definition
     order = {
-        f"{path}.{alias(model, name)}": index for index, (path, model, name, _) in enumerate(definition.expression_fields())
+        f"{path}.{alias(model, name)}": index
+        for index, (path, model, name, _) in enumerate(definition.expression_fields())
     }
     for where, usage in sorted(run.usage.items(), key=lambda item: order.get(item[0], len(order))):
         if usage.evaluated and not usage.matched:

@@ -44,7 +44,9 @@ class DefinitionView:
     def _walk(self) -> Iterator[tuple[str, ComponentDefinition, list[ComponentDefinition]]]:
         """``(path, component, ancestors)`` for every component, depth first."""
 
-        def walk(component: ComponentDefinition, path: str, ancestors: list[ComponentDefinition]):
+        def walk(
+            component: ComponentDefinition, path: str, ancestors: list[ComponentDefinition]
+        ) -> Iterator[tuple[str, ComponentDefinition, list[ComponentDefinition]]]:
             yield path, component, ancestors
             for index, child in enumerate(component.components):
                 yield from walk(child, f"{path}.components[{index}]", [*ancestors, component])
@@ -88,8 +90,11 @@ def no_pod_source(view: DefinitionView) -> Iterator[Issue]:
 def _same_scope_sizes(
     view: DefinitionView, component: ComponentDefinition, ancestors: list[ComponentDefinition]
 ) -> list[tuple[str, ComponentDefinition]]:
-    """Components whose podsPerReplica is evaluated in the scope of ``component``'s replicas: its
-    own, its siblings' (when neither has instances), its descendants' down to an instances boundary."""
+    """Components whose podsPerReplica is evaluated in the scope of ``component``'s replicas.
+
+    That is its own, its siblings' (when neither has instances), its descendants' down to an
+    instances boundary.
+    """
     candidates: list[tuple[str, ComponentDefinition]] = [("its own", component)]
     siblings = ancestors[-1].components if ancestors else view.definition.components
     if not component.instances:
@@ -264,7 +269,9 @@ def gang_rule_unreachable(view: DefinitionView) -> Iterator[Issue]:
     rules = view.definition.gang.pod_groups
     for index in range(1, len(rules)):
         if any(earlier.when is None for earlier in rules[:index]):
-            yield Issue(f"gang.podGroups[{index}]", "an earlier PodGroup rule has no `when`, so this rule is never used")
+            yield Issue(
+                f"gang.podGroups[{index}]", "an earlier PodGroup rule has no `when`, so this rule is never used"
+            )
 
 
 @rule("gang-remainder", "warning", "`minMember: remainder` on a PodGroup rule: it only means something on a subgroup.")
@@ -342,7 +349,8 @@ def status_phase_unset(view: DefinitionView) -> Iterator[Issue]:
     for path, matcher in _matchers(view):
         if matcher.phase is not None and view.definition.status.phase is None:
             yield Issue(
-                f"{path}.phase", "matches a raw phase but status.phase (the expression giving it) is not set: never fires"
+                f"{path}.phase",
+                "matches a raw phase but status.phase (the expression giving it) is not set: never fires",
             )
 
 
@@ -377,7 +385,12 @@ def _matcher_key(matcher: StatusMatcher) -> Any:
     conditions = sorted(
         (check.type, check.status, tuple(sorted(_accepted(check.reason) or ()))) for check in matcher.conditions or []
     )
-    return (tuple(sorted(phases)) if phases is not None else None, tuple(conditions), matcher.expression, repr(matcher.equals))
+    return (
+        tuple(sorted(phases)) if phases is not None else None,
+        tuple(conditions),
+        matcher.expression,
+        repr(matcher.equals),
+    )
 
 
 def _implies(lower: StatusMatcher, higher: StatusMatcher) -> bool:
@@ -410,7 +423,9 @@ def _implies(lower: StatusMatcher, higher: StatusMatcher) -> bool:
 )
 def status_shadowed(view: DefinitionView) -> Iterator[Issue]:
     rules = view.definition.status.rules
-    ordered = [(phase, index, matcher) for phase in PHASE_PRECEDENCE for index, matcher in enumerate(rules.get(phase, []))]
+    ordered = [
+        (phase, index, matcher) for phase in PHASE_PRECEDENCE for index, matcher in enumerate(rules.get(phase, []))
+    ]
     for position, (phase, index, matcher) in enumerate(ordered):
         for other_phase, other_index, other in ordered[:position]:
             if not _implies(matcher, other):

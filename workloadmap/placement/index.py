@@ -13,17 +13,19 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from typing import Any
 
 from ..labels import HOSTNAME
 from ..resources import DEFAULT_GPU_RESOURCES, count_gpus
-from ..topology import Cluster
-from .packing import Shape, capacity_of, clean_free, pack_types
+from ..topology import Cluster, Node
+from .packing import Amount, Shape, capacity_of, clean_free, pack_types
 
 __all__ = ["ClusterIndex", "Evaluation", "evaluate"]
 
 _ZERO = Fraction(0)
 
-
+Signature = tuple[tuple[int, int], ...]
+"""A domain's composition: (node type id, how many nodes of it) pairs, sorted."""
 
 
 @dataclass
@@ -50,13 +52,27 @@ class ClusterIndex:
         self.cluster = cluster
         self.gpu_resources = tuple(gpu_resources)
         self.levels_keys = list(cluster.levels)
-        type_ids: dict[tuple, int] = {}
-        self.types: list[dict[str, Fraction]] = []
-        node_types: list[int] = []
+        self.types: list[dict[str, Amount]] = []
         nodes = [node for node in cluster.nodes if node.ready]
+        node_types = self._node_types(nodes)
+        whole: dict[int, int] = {}
+        for type_id in node_types:
+            whole[type_id] = whole.get(type_id, 0) + 1
+        self.whole = tuple(sorted(whole.items()))
+        self._integral: dict[tuple[tuple[str, int], ...], list[dict[str, int]]] = {}
+        self.levels: list[_Level] = []
+        parent_of_node: list[int] = [-1] * len(nodes)
+        for level_key in self.levels_keys:
+            level, parent_of_node = self._level(level_key, nodes, node_types, parent_of_node)
+            self.levels.append(level)
+
+    def _node_types(self, nodes: list[Node]) -> list[int]:
+        """The type id of each node, filling :attr:`types` with one free vector per distinct type."""
+        type_ids: dict[tuple[tuple[str, Amount], ...], int] = {}
+        node_types: list[int] = []
         # Nodes built alike share allocatable/used contents: key on those (as integers, which
         # hash fast) before any arithmetic.
-        raw_ids: dict[tuple, int] = {}
+        raw_ids: dict[tuple[Any, ...], int] = {}
         for node in nodes:
             raw = (
                 tuple((name, value.numerator, value.denominator) for name, value in sorted(node.allocatable.items())),
@@ -73,50 +89,45 @@ class ClusterIndex:
                     self.types.append(dict(key))
                 raw_ids[raw] = type_id
             node_types.append(type_id)
-        whole: dict[int, int] = {}
-        for type_id in node_types:
-            whole[type_id] = whole.get(type_id, 0) + 1
-        self.whole = tuple(sorted(whole.items()))
-        self._integral: dict[tuple, list[dict[str, int]]] = {}
-        self.levels: list[_Level] = []
-        parent_of_node: list[int] = [-1] * len(nodes)
-        for level_key in self.levels_keys:
-            level = _Level(level_key)
-            # A domain is (parent domain, label value): the same value under two parents is two domains.
-            domain_ids: dict[tuple[int, str], int] = {}
-            compositions: list[dict[int, int]] = []
-            node_domain: list[int] = []
-            is_first = not self.levels
-            for position, node in enumerate(nodes):
-                parent = parent_of_node[position]
-                value = node.labels.get(level_key)
-                if value is None and level_key == HOSTNAME:
-                    value = node.name
-                if value is None or (parent < 0 and not is_first):
-                    node_domain.append(-1)
-                    continue
-                key = (parent, value)
-                domain_id = domain_ids.get(key)
-                if domain_id is None:
-                    domain_id = domain_ids[key] = len(level.domains)
-                    level.domains.append(_Domain(value, parent, -1))
-                    compositions.append({})
-                node_domain.append(domain_id)
-                composition = compositions[domain_id]
-                type_id = node_types[position]
-                composition[type_id] = composition.get(type_id, 0) + 1
-            signature_ids: dict[tuple, int] = {}
-            for domain_id, composition in enumerate(compositions):
-                signature = tuple(sorted(composition.items()))
-                signature_id = signature_ids.get(signature)
-                if signature_id is None:
-                    signature_id = signature_ids[signature] = len(level.signatures)
-                    level.signatures.append(signature)
-                    level.signature_domains.append([])
-                level.domains[domain_id].signature = signature_id
-                level.signature_domains[signature_id].append(domain_id)
-            self.levels.append(level)
-            parent_of_node = node_domain
+        return node_types
+
+    def _level(
+        self, level_key: str, nodes: list[Node], node_types: list[int], parent_of_node: list[int]
+    ) -> tuple[_Level, list[int]]:
+        """One level's domains and their signatures, and the domain of each node at this level."""
+        level = _Level(level_key)
+        # A domain is (parent domain, label value): the same value under two parents is two domains.
+        domain_ids: dict[tuple[int, str], int] = {}
+        compositions: list[dict[int, int]] = []
+        node_domain: list[int] = []
+        is_first = not self.levels
+        for position, node in enumerate(nodes):
+            parent = parent_of_node[position]
+            value = node.labels.get(level_key)
+            if value is None and level_key == HOSTNAME:
+                value = node.name
+            if value is None or (parent < 0 and not is_first):
+                node_domain.append(-1)
+                continue
+            domain_id = domain_ids.get((parent, value))
+            if domain_id is None:
+                domain_id = domain_ids[(parent, value)] = len(level.domains)
+                level.domains.append(_Domain(value, parent, -1))
+                compositions.append({})
+            node_domain.append(domain_id)
+            composition = compositions[domain_id]
+            composition[node_types[position]] = composition.get(node_types[position], 0) + 1
+        signature_ids: dict[Signature, int] = {}
+        for domain_id, composition in enumerate(compositions):
+            signature = tuple(sorted(composition.items()))
+            signature_id = signature_ids.get(signature)
+            if signature_id is None:
+                signature_id = signature_ids[signature] = len(level.signatures)
+                level.signatures.append(signature)
+                level.signature_domains.append([])
+            level.domains[domain_id].signature = signature_id
+            level.signature_domains[signature_id].append(domain_id)
+        return level, node_domain
 
     def integral_types(self, scale: Mapping[str, int]) -> list[dict[str, int]]:
         """The node types with every amount multiplied by ``scale[name]`` (whole numbers)."""
@@ -140,6 +151,7 @@ class ClusterIndex:
         return f"{self.display(depth - 1, domain.parent)}/{domain.value}"
 
     def composition(self, signature: tuple[tuple[int, int], ...]) -> list[Shape]:
+        """The node types of a domain of this composition, with their counts."""
         return [(self.types[type_id], count) for type_id, count in signature]
 
     def gpus(self, signature: tuple[tuple[int, int], ...]) -> Fraction:
@@ -147,7 +159,11 @@ class ClusterIndex:
         return sum((count_gpus(self.types[type_id], self.gpu_resources) * count for type_id, count in signature), _ZERO)
 
     def resource(self, signature: tuple[tuple[int, int], ...], name: str) -> Fraction:
-        return sum((self.types[type_id].get(name, _ZERO) * count for type_id, count in signature), _ZERO)
+        """Free amount of one resource in a domain of this composition."""
+        total = _ZERO
+        for type_id, count in signature:
+            total += self.types[type_id].get(name, 0) * count
+        return total
 
 
 @dataclass
@@ -174,51 +190,46 @@ def _scale(index: ClusterIndex, shapes: list[Shape]) -> dict[str, int]:
     return scale
 
 
-def evaluate(index: ClusterIndex, shapes: list[Shape]) -> Evaluation:
-    """Which domains hold all ``shapes``; arithmetic runs on integers (exact, and fast)."""
-    scale = _scale(index, shapes)
-    types = index.integral_types(scale)
-    shapes = [({name: int(amount * scale.get(name, 1)) for name, amount in request.items()}, count)
-              for request, count in shapes]
-    if not shapes:
-        fits = [[True] * len(level.signatures) for level in index.levels]
-        return Evaluation([len(level.domains) for level in index.levels], fits, True, False, None, None)
-    if len(shapes) == 1:
-        request, count = shapes[0]
-        type_capacity = [capacity_of(free, request) for free in types]
+def _one_shape(index: ClusterIndex, types: list[dict[str, int]], request: dict[str, Amount], count: int) -> Evaluation:
+    """Pods of one shape: a domain holds them when the sum of its nodes' capacities does."""
+    type_capacity = [capacity_of(free, request) for free in types]
 
-        def capacity(signature: tuple[tuple[int, int], ...]) -> int:
-            return sum(type_capacity[type_id] * multiplicity for type_id, multiplicity in signature)
+    def capacity(signature: Signature) -> int:
+        return sum(type_capacity[type_id] * multiplicity for type_id, multiplicity in signature)
 
-        signature_fits, fitting, best = [], [], []
-        for level in index.levels:
-            capacities = [capacity(signature) for signature in level.signatures]
-            fits = [value >= count for value in capacities]
-            signature_fits.append(fits)
-            fitting.append(sum(len(level.signature_domains[i]) for i, ok in enumerate(fits) if ok))
-            best.append(max(capacities, default=0))
-        whole = capacity(index.whole)
-        return Evaluation(fitting, signature_fits, whole >= count, False, best, whole)
+    signature_fits: list[list[bool]] = []
+    fitting: list[int] = []
+    best: list[int] = []
+    for level in index.levels:
+        capacities = [capacity(signature) for signature in level.signatures]
+        fits = [value >= count for value in capacities]
+        signature_fits.append(fits)
+        fitting.append(sum(len(level.signature_domains[i]) for i, ok in enumerate(fits) if ok))
+        best.append(max(capacities, default=0))
+    whole = capacity(index.whole)
+    return Evaluation(fitting, signature_fits, whole >= count, False, best, whole)
 
+
+def _mixed_shapes(index: ClusterIndex, types: list[dict[str, int]], shapes: list[Shape]) -> Evaluation:
+    """Pods of several shapes: packed per domain composition, narrowest level first."""
     approximate = False
-    cache: dict[tuple, bool] = {}
+    cache: dict[Signature, bool] = {}
     type_capacities = [[capacity_of(free, request) for request, _ in shapes] for free in types]
     demands = [count for _, count in shapes]
 
-    def decide(signature: tuple[tuple[int, int], ...]) -> bool:
+    def decide(signature: Signature) -> bool:
         nonlocal approximate
         if signature not in cache:
             capacities = [0] * len(shapes)
             for type_id, multiplicity in signature:
                 for position, value in enumerate(type_capacities[type_id]):
                     capacities[position] += value * multiplicity
-            if any(have < need for have, need in zip(capacities, demands)):
+            if any(have < need for have, need in zip(capacities, demands, strict=True)):
                 cache[signature] = False
                 return False
-            composition = [(types[type_id], multiplicity) for type_id, multiplicity in signature]
+            composition: list[Shape] = [(dict(types[type_id]), multiplicity) for type_id, multiplicity in signature]
             answer = pack_types(shapes, composition, capacities=capacities, gpu_resources=index.gpu_resources)
-            if answer is None:
-                approximate = True
+            approximate = approximate or answer is None
             cache[signature] = answer is not False
         return cache[signature]
 
@@ -239,3 +250,19 @@ def evaluate(index: ClusterIndex, shapes: list[Shape]) -> Evaluation:
         child_fits = {domain.parent for domain in level.domains if results[domain.signature]}
     cluster_fits = bool(child_fits) or decide(index.whole)
     return Evaluation(fitting, signature_fits, cluster_fits, approximate, None, None)
+
+
+def evaluate(index: ClusterIndex, shapes: list[Shape]) -> Evaluation:
+    """Which domains hold all ``shapes``; arithmetic runs on integers (exact, and fast)."""
+    scale = _scale(index, shapes)
+    types = index.integral_types(scale)
+    scaled: list[Shape] = [
+        ({name: int(amount * scale.get(name, 1)) for name, amount in request.items()}, count)
+        for request, count in shapes
+    ]
+    if not scaled:
+        fits = [[True] * len(level.signatures) for level in index.levels]
+        return Evaluation([len(level.domains) for level in index.levels], fits, True, False, None, None)
+    if len(scaled) == 1:
+        return _one_shape(index, types, *scaled[0])
+    return _mixed_shapes(index, types, scaled)

@@ -15,12 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import Union
 
 from ..resources import DEFAULT_GPU_RESOURCES, count_gpus
 
 __all__ = [
     "UNLIMITED",
     "DEFAULT_BUDGET",
+    "Amount",
     "Resources",
     "PodShapes",
     "Shape",
@@ -36,9 +38,11 @@ __all__ = [
 UNLIMITED = 1 << 62
 """Capacity of a node without a ``pods`` allocatable for pods that request nothing else."""
 
-Resources = Mapping[str, Fraction]
+Amount = Union[int, Fraction]
+"""An exact amount; placement scales amounts to whole numbers (ints) where it can."""
+Resources = Mapping[str, Amount]
 PodShapes = Sequence[tuple[Resources, int]]
-Shape = tuple[dict[str, Fraction], int]
+Shape = tuple[dict[str, Amount], int]
 """A pod request (or a node's free vector) and how many pods (or nodes) share it."""
 
 _SLOT = "pods"
@@ -46,17 +50,14 @@ DEFAULT_BUDGET = 200_000
 """Work units (reachable states x configurations) the exact search may spend on one question."""
 
 
-
-def _clean_request(request: Resources) -> dict[str, Fraction]:
+def _clean_request(request: Resources) -> dict[str, Amount]:
     """Positive requests only; the pod slot is implicit (one per pod), never requested."""
     return {name: Fraction(amount) for name, amount in request.items() if amount > 0 and name != _SLOT}
 
 
-def clean_free(free: Resources) -> tuple[tuple[str, Fraction], ...]:
+def clean_free(free: Resources) -> tuple[tuple[str, Amount], ...]:
     """Hashable free vector: positive amounts, plus ``pods`` even when 0 (0 slots != unlimited)."""
-    return tuple(
-        sorted((name, Fraction(amount)) for name, amount in free.items() if amount > 0 or name == _SLOT)
-    )
+    return tuple(sorted((name, Fraction(amount)) for name, amount in free.items() if amount > 0 or name == _SLOT))
 
 
 def node_capacity(free: Resources, request: Resources) -> int:
@@ -70,7 +71,7 @@ def node_capacity(free: Resources, request: Resources) -> int:
     return capacity_of(free, _clean_request(request))
 
 
-def capacity_of(free: Resources, request: Mapping[str, Fraction]) -> int:
+def capacity_of(free: Resources, request: Resources) -> int:
     """:func:`node_capacity` for a request already cleaned (positive amounts, no ``pods``)."""
     capacity = int(free[_SLOT]) if _SLOT in free else UNLIMITED
     for name, amount in request.items():
@@ -81,7 +82,7 @@ def capacity_of(free: Resources, request: Mapping[str, Fraction]) -> int:
     return max(capacity, 0)
 
 
-def _subtract(free: Resources, request: Resources, times: int) -> dict[str, Fraction]:
+def _subtract(free: Resources, request: Resources, times: int) -> dict[str, Amount]:
     left = dict(free)
     for name, amount in request.items():
         left[name] = left.get(name, 0) - amount * times
@@ -90,11 +91,16 @@ def _subtract(free: Resources, request: Resources, times: int) -> dict[str, Frac
     return left
 
 
-def _shape_key(request: Resources) -> tuple[tuple[str, Fraction], ...]:
+def _shape_key(request: Resources) -> tuple[tuple[str, Amount], ...]:
     return tuple(sorted(request.items()))
 
 
 def merge_shapes(pods: PodShapes) -> list[Shape]:
+    """Pod shapes with equal (cleaned) requests merged, zero counts dropped.
+
+    Raises:
+        ValueError: a negative pod count.
+    """
     merged: dict[tuple, int] = {}
     for request, count in pods:
         if count < 0:
@@ -159,17 +165,15 @@ def _greedy(
 
 
 def _dominant_share(request: Resources, totals: Resources) -> Fraction:
-    shares = [amount / totals[name] for name, amount in request.items() if totals.get(name, 0) > 0]
-    return max(shares, default=0)
+    shares = [Fraction(amount) / totals[name] for name, amount in request.items() if totals.get(name, 0) > 0]
+    return max(shares, default=Fraction(0))
 
 
-def _configurations(
-    free: Resources, shapes: list[Shape], budget: list[int]
-) -> list[tuple[int, ...]]:
+def _configurations(free: Resources, shapes: list[Shape], budget: list[int]) -> list[tuple[int, ...]]:
     """Pareto-maximal per-shape pod counts (capped at the demand) that fit together on one node."""
     found: list[tuple[int, ...]] = []
 
-    def extend(index: int, left: dict[str, Fraction], counts: list[int]) -> None:
+    def extend(index: int, left: dict[str, Amount], counts: list[int]) -> None:
         budget[0] -= 1
         if budget[0] < 0:
             raise _OutOfBudget
@@ -198,9 +202,9 @@ def _pareto(vectors: list[tuple[int, ...]], *, maximal: bool) -> list[tuple[int,
     kept: list[tuple[int, ...]] = []
     for vector in unique:
         if maximal:
-            dominated = any(all(k >= v for k, v in zip(other, vector)) for other in kept)
+            dominated = any(all(k >= v for k, v in zip(other, vector, strict=True)) for other in kept)
         else:
-            dominated = any(all(k <= v for k, v in zip(other, vector)) for other in kept)
+            dominated = any(all(k <= v for k, v in zip(other, vector, strict=True)) for other in kept)
         if not dominated:
             kept.append(vector)
     return kept
@@ -237,7 +241,7 @@ def _exact(
                 successors = list(reachable)
                 for remaining in reachable:
                     for config in configs:
-                        successors.append(tuple(max(0, r - c) for r, c in zip(remaining, config)))
+                        successors.append(tuple(max(0, r - c) for r, c in zip(remaining, config, strict=True)))
                 reachable = _pareto(successors, maximal=False)
                 if zero in reachable:
                     return True
@@ -260,22 +264,20 @@ def pack_types(
     if not shapes:
         return True
     if capacities is None:
-        capacities = [
-            sum(capacity_of(free, request) * count for free, count in node_types) for request, _ in shapes
-        ]
+        capacities = [sum(capacity_of(free, request) * count for free, count in node_types) for request, _ in shapes]
     if len(shapes) == 1:
         return capacities[0] >= shapes[0][1]
-    if any(capacity < demand for capacity, (_, demand) in zip(capacities, shapes)):
+    if any(capacity < demand for capacity, (_, demand) in zip(capacities, shapes, strict=True)):
         return False
     # Aggregate check: the sum of requests cannot exceed the sum of free amounts.
-    totals: dict[str, Fraction] = {}
+    totals: dict[str, Amount] = {}
     unlimited_slots = False
     for free, count in node_types:
         if _SLOT not in free:
             unlimited_slots = True
         for name, amount in free.items():
             totals[name] = totals.get(name, 0) + amount * count
-    needed: dict[str, Fraction] = {}
+    needed: dict[str, Amount] = {}
     for request, count in shapes:
         for name, amount in request.items():
             needed[name] = needed.get(name, 0) + amount * count

@@ -225,7 +225,9 @@ class _Placer:
                 continue
             pod_set = PodSet(component=path, count=size, pod_resources=component.pod_resources)
             report = self.group(
-                _Gang(f"{path}[slice]", size, size, merge_shapes([(component.pod_resources, size)]), [pod_set], root=False)
+                _Gang(
+                    f"{path}[slice]", size, size, merge_shapes([(component.pod_resources, size)]), [pod_set], root=False
+                )
             )
             fits.append(
                 SliceFit(
@@ -426,4 +428,3 @@ def place_on(tree: WorkloadTree, clusters: Sequence[Cluster], **options: Any) ->
     best = ranking.ranked[0]
     cluster = next(cluster for cluster in clusters if cluster.name == best.cluster)
     return Placement(best.report, cluster, ranking)
-

@@ -68,8 +68,10 @@ class GroupPlacement(JsonForm):
 
 @dataclass(kw_only=True)
 class SliceFit(JsonForm):
-    """Where one replica of a multi-pod component fits: a JobSet Job of ``parallelism`` pods, a Ray
-    multi-host group replica of ``numOfHosts`` pods. Kueue calls such a unit a slice.
+    """Where one replica of a multi-pod component fits; Kueue calls such a unit a slice.
+
+    A slice is a JobSet Job of ``parallelism`` pods, or a Ray multi-host group replica of
+    ``numOfHosts`` pods.
 
     Attributes:
         size: pods in one slice.

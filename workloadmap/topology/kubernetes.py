@@ -38,7 +38,9 @@ def _objects(documents: Sequence[Any], file: str, expected: str, list_kinds: tup
         where = f"#{number}"
         if not isinstance(document, dict):
             raise TopologyError(
-                f"expected a {expected} or {list_kinds[0]} object, got {type(document).__name__}", file=file, document=where
+                f"expected a {expected} or {list_kinds[0]} object, got {type(document).__name__}",
+                file=file,
+                document=where,
             )
         kind = document.get("kind")
         if kind in list_kinds:
@@ -59,7 +61,10 @@ def _objects(documents: Sequence[Any], file: str, expected: str, list_kinds: tup
             objects.append((where, document))
         else:
             raise TopologyError(
-                f"expected kind {expected} or {'/'.join(list_kinds)}, got {kind!r}", file=file, document=where, field="kind"
+                f"expected kind {expected} or {'/'.join(list_kinds)}, got {kind!r}",
+                file=file,
+                document=where,
+                field="kind",
             )
     return objects
 
@@ -81,7 +86,9 @@ def mapping_field(value: Any, file: str, document: str, field_name: str) -> dict
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise TopologyError(f"expected a mapping, got {type(value).__name__}", file=file, document=document, field=field_name)
+        raise TopologyError(
+            f"expected a mapping, got {type(value).__name__}", file=file, document=document, field=field_name
+        )
     return value
 
 
@@ -103,7 +110,9 @@ def label_map(value: Any, file: str, document: str, field_name: str) -> dict[str
             raw = ""
         if not isinstance(raw, str):
             raise TopologyError(
-                f"a label value must be a string, got {type(raw).__name__}", file=file, document=document,
+                f"a label value must be a string, got {type(raw).__name__}",
+                file=file,
+                document=document,
                 field=f"{field_name}.{key}",
             )
         labels[str(key)] = raw
@@ -162,7 +171,9 @@ def nodes_from_documents(documents: Sequence[Any], *, file: str = "-") -> list[N
             try:
                 allocatable[str(resource)] = parse(raw)
             except QuantityError as error:
-                raise TopologyError(error.message, file=file, document=label, field=f"{field_name}.{resource}") from None
+                raise TopologyError(
+                    error.message, file=file, document=label, field=f"{field_name}.{resource}"
+                ) from None
         conditions = status.get("conditions")
         if conditions is None:
             ready = True
@@ -201,7 +212,8 @@ def apply_pods(cluster: Cluster, documents: Sequence[Any], *, file: str = "-") -
         if status.get("phase") in _TERMINATED_PHASES:
             continue
         spec = mapping_field(obj.get("spec"), file, label, "spec")
-        node = by_name.get(spec.get("nodeName")) if isinstance(spec.get("nodeName"), str) else None
+        node_name = spec.get("nodeName")
+        node = by_name.get(node_name) if isinstance(node_name, str) else None
         if node is None:
             continue
         try:
@@ -239,7 +251,9 @@ def topology_object_levels(documents: Sequence[Any], *, file: str = "-") -> list
     if api_version not in TOPOLOGY_OBJECT_API_VERSIONS:
         raise TopologyError(
             f"unsupported apiVersion {api_version!r}; expected one of {', '.join(TOPOLOGY_OBJECT_API_VERSIONS)}",
-            file=file, document=label, field="apiVersion",
+            file=file,
+            document=label,
+            field="apiVersion",
         )
     spec = mapping_field(document.get("spec"), file, label, "spec")
     raw_levels = spec.get("levels")
@@ -248,7 +262,9 @@ def topology_object_levels(documents: Sequence[Any], *, file: str = "-") -> list
     levels = []
     for index, level in enumerate(raw_levels):
         if not isinstance(level, dict) or "nodeLabel" not in level:
-            raise TopologyError("expected {nodeLabel: <label key>}", file=file, document=label, field=f"spec.levels[{index}]")
+            raise TopologyError(
+                "expected {nodeLabel: <label key>}", file=file, document=label, field=f"spec.levels[{index}]"
+            )
         levels.append(level["nodeLabel"])
     return validate_levels(levels, file=file, document=label, field_name="spec.levels")
 
@@ -264,7 +280,8 @@ def set_levels(cluster: Cluster, levels: list[str], stated_in: str | None = None
         if level not in present:
             raise TopologyError(
                 f"no node of {cluster.source or cluster.name} has the label {level!r}",
-                file=stated_in, field=f"spec.levels[{index}]" if stated_in else f"levels[{index}]",
+                file=stated_in,
+                field=f"spec.levels[{index}]" if stated_in else f"levels[{index}]",
             )
     cluster.levels = list(levels)
 
@@ -285,7 +302,8 @@ def cluster_from_objects(
         pod_objects: ``Pod`` dicts or lists; running pods use capacity (see :func:`apply_pods`).
         levels: explicit levels (validated like a KAI/Kueue Topology).
         topology_objects: documents holding one KAI/Kueue ``Topology`` stating the levels.
-        name: the cluster name; source: where the objects came from (used in messages).
+        name: the cluster name.
+        source: where the objects came from (used in messages).
 
     Raises:
         TopologyError: as :func:`nodes_from_documents`, :func:`apply_pods` and

@@ -125,8 +125,11 @@ class _Source:
 def _is_slurm_yaml(source: _Source) -> bool:
     documents = source.documents
     first = documents[0]
-    return len(documents) == 1 and isinstance(first, list) and bool(first) and all(
-        isinstance(item, dict) and "topology" in item for item in first
+    return (
+        len(documents) == 1
+        and isinstance(first, list)
+        and bool(first)
+        and all(isinstance(item, dict) and "topology" in item for item in first)
     )
 
 
@@ -286,7 +289,9 @@ def _read_source(source: str | Path, options: CapacityOptions, slurm_topology: s
     for prefix, (what, reader) in PREFIX_READERS.items():
         if name.startswith(prefix):
             if options.given():
-                raise TopologyError(f"per-node capacity options do not apply to {what} (it states its capacity)", file=name)
+                raise TopologyError(
+                    f"per-node capacity options do not apply to {what} (it states its capacity)", file=name
+                )
             if slurm_topology is not None:
                 raise TopologyError("a Slurm topology name only applies to Slurm topology files", file=name)
             return reader(name[len(prefix) :], with_pods)
@@ -327,9 +332,13 @@ def load_cluster(
         levels: explicit levels, widest first (validated like a KAI/Kueue Topology).
         pods_file: a Pod/PodList file whose running pods use capacity.
         topology_object: a KAI or Kueue ``Topology`` file stating the levels.
-        gpus_per_node, cpus_per_node, memory_per_node, pods_per_node, gpu_resource: per-node
-            capacity for Slurm files and simulation models (defaults: :class:`NodeCapacity`);
+        gpus_per_node: GPUs per node, for sources that describe topology but not nodes (Slurm
+            files and simulation models; default :class:`NodeCapacity`). The capacity options are
             refused for sources that state their own capacity (NodeLists, presets, live clusters).
+        cpus_per_node: cpu per node, likewise.
+        memory_per_node: memory per node, likewise.
+        pods_per_node: pod slots per node, likewise.
+        gpu_resource: the GPU resource name those nodes offer, likewise.
         slurm_topology: which named topology of a Slurm ``topology.yaml`` to read.
 
     Raises:

@@ -177,14 +177,18 @@ def validate_levels(
     if not isinstance(levels, (list, tuple)):
         raise TopologyError(
             f"expected a list of node-label keys, got {type(levels).__name__}",
-            file=file, document=document, field=field_name,
+            file=file,
+            document=document,
+            field=field_name,
         )
     if not levels:
         raise TopologyError("at least one level is required", file=file, document=document, field=field_name)
     if len(levels) > MAX_LEVELS:
         raise TopologyError(
             f"at most {MAX_LEVELS} levels are allowed, got {len(levels)}",
-            file=file, document=document, field=field_name,
+            file=file,
+            document=document,
+            field=field_name,
         )
     seen: set[str] = set()
     for index, level in enumerate(levels):
@@ -192,7 +196,9 @@ def validate_levels(
         if not isinstance(level, str) or not level.strip():
             raise TopologyError(
                 f"a level must be a non-empty node-label key, got {level!r}",
-                file=file, document=document, field=where,
+                file=file,
+                document=document,
+                field=where,
             )
         if level != level.strip():
             raise TopologyError(f"level {level!r} has surrounding spaces", file=file, document=document, field=where)
@@ -201,7 +207,9 @@ def validate_levels(
         if level == HOSTNAME and index != len(levels) - 1:
             raise TopologyError(
                 f"{HOSTNAME} may only be the last (narrowest) level",
-                file=file, document=document, field=where,
+                file=file,
+                document=document,
+                field=where,
             )
         seen.add(level)
     return list(levels)
@@ -287,6 +295,52 @@ class Domain:
         return data
 
 
+_Stats = list[Any]
+
+
+"""[ready nodes, total GPUs, free GPUs] of a domain; GPUs as ints while whole (cheap to add)."""
+
+
+def _node_gpus(node: Node, gpu_resources: Sequence[str]) -> tuple[int | Fraction, int | Fraction]:
+    """A node's allocatable GPUs and those free on it (zero free when it is not ready)."""
+    total: int | Fraction = 0
+    free: int | Fraction = 0
+    for name in gpu_resources:
+        amount = node.allocatable.get(name)
+        if amount is None:
+            continue
+        total += _whole(amount)
+        if node.ready:
+            left = amount - node.used.get(name, _ZERO) if node.used else amount
+            if left > 0:
+                free += _whole(left)
+    return total, free
+
+
+def _roll_up(domain: Domain, leaf_stats: dict[int, _Stats], fractions: dict[int, Fraction]) -> _Stats:
+    """Fill in a domain's counts from its children's (recursion depth is the level count, at most 16)."""
+    if domain.children:
+        stats: _Stats = [0, 0, 0]
+        for child in domain.children.values():
+            for position, amount in enumerate(_roll_up(child, leaf_stats, fractions)):
+                stats[position] += amount
+    else:
+        stats = leaf_stats.get(id(domain), [0, 0, 0])
+    domain.ready_nodes = stats[0]
+    domain.gpus_total = _as_fraction(stats[1], fractions)
+    domain.gpus_free = _as_fraction(stats[2], fractions)
+    return stats
+
+
+def _as_fraction(amount: int | Fraction, cache: dict[int, Fraction]) -> Fraction:
+    if isinstance(amount, Fraction):
+        return amount
+    cached = cache.get(amount)
+    if cached is None:
+        cached = cache[amount] = Fraction(amount)
+    return cached
+
+
 def domain_tree(
     cluster: Cluster,
     levels: Sequence[str] | None = None,
@@ -305,10 +359,9 @@ def domain_tree(
     """
     levels = list(cluster.levels if levels is None else levels)
     root = Domain(level=None, value=None)
-    leaves: dict[int, Domain] = {}
     # Amounts are summed as ints while they are whole (Fraction arithmetic dominates otherwise),
     # first per node into its leaf domain, then once per domain up the tree.
-    leaf_stats: dict[int, list] = {}
+    leaf_stats: dict[int, _Stats] = {}
     for node in cluster.nodes:
         domain = root
         domain.nodes.append(node)
@@ -316,54 +369,16 @@ def domain_tree(
             value = node.labels.get(level)
             child = domain.children.get(value)
             if child is None:
-                child = Domain(level=level, value=value, path=domain.path + (value,))
+                child = Domain(level=level, value=value, path=(*domain.path, value))
                 domain.children[value] = child
             domain = child
             domain.nodes.append(node)
-        stats = leaf_stats.get(id(domain))
-        if stats is None:
-            stats = leaf_stats[id(domain)] = [0, 0, 0]
-            leaves[id(domain)] = domain
-        total = free = 0
-        for name in gpu_resources:
-            amount = node.allocatable.get(name)
-            if amount is None:
-                continue
-            total += _whole(amount)
-            if node.ready:
-                left = amount - node.used.get(name, _ZERO) if node.used else amount
-                if left > 0:
-                    free += _whole(left)
+        stats = leaf_stats.setdefault(id(domain), [0, 0, 0])
+        total, free = _node_gpus(node, gpu_resources)
         stats[0] += 1 if node.ready else 0
         stats[1] += total
         stats[2] += free
-
-    def roll_up(domain: Domain) -> tuple:
-        if domain.children:
-            ready = total = free = 0
-            for child in domain.children.values():
-                child_ready, child_total, child_free = roll_up(child)
-                ready += child_ready
-                total += child_total
-                free += child_free
-        else:
-            ready, total, free = leaf_stats.get(id(domain), (0, 0, 0))
-        domain.ready_nodes = ready
-        domain.gpus_total = as_fraction(total)
-        domain.gpus_free = as_fraction(free)
-        return ready, total, free
-
-    fractions: dict[int, Fraction] = {}
-
-    def as_fraction(amount: int | Fraction) -> Fraction:
-        if isinstance(amount, Fraction):
-            return amount
-        cached = fractions.get(amount)
-        if cached is None:
-            cached = fractions[amount] = Fraction(amount)
-        return cached
-
-    roll_up(root)  # recursion depth is the level count (at most 16 in valid topologies)
+    _roll_up(root, leaf_stats, {})
     return root
 
 

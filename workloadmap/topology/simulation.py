@@ -125,7 +125,9 @@ class SimulationSpec:
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise TopologyError(f"must be a whole number of at least 1, got {value!r}", field=name)
         if isinstance(self.gpus_per_node, bool) or not isinstance(self.gpus_per_node, int) or self.gpus_per_node < 0:
-            raise TopologyError(f"must be a whole number of at least 0, got {self.gpus_per_node!r}", field="gpus_per_node")
+            raise TopologyError(
+                f"must be a whole number of at least 0, got {self.gpus_per_node!r}", field="gpus_per_node"
+            )
         if self.node_count > MAX_SIMULATED_NODES:
             raise TopologyError(
                 f"{self.node_count} nodes is more than the {MAX_SIMULATED_NODES} a simulation may have", field="racks"
@@ -179,7 +181,9 @@ PRESETS: dict[str, SimulationSpec] = {
             racks_per_block=2,
             blocks_per_spine=4,
             accelerator_labels="both",
-            description="16 NVL72 racks, 2 per leaf, 4 leaves per spine, 2 spines under a core; domain and gpu.clique labels",
+            description=(
+                "16 NVL72 racks, 2 per leaf, 4 leaves per spine, 2 spines under a core; domain and gpu.clique labels"
+            ),
         ),
         SimulationSpec(
             name="h100-2spine",
@@ -303,4 +307,3 @@ def example_cluster(name: str = DEFAULT_PRESET) -> Cluster:
         TopologyError: unknown preset name.
     """
     return generate_cluster(get_preset(name))
-

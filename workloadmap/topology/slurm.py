@@ -27,8 +27,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..labels import HOSTNAME, SLURM_BLOCK, SLURM_BLOCK_GROUP, SLURM_SWITCH_TIER
 from ..errors import TopologyError
+from ..labels import HOSTNAME, SLURM_BLOCK, SLURM_BLOCK_GROUP, SLURM_SWITCH_TIER
 from .hostlist import expand_hostlist
 from .model import Cluster, Node, NodeCapacity
 
@@ -102,7 +102,7 @@ def looks_like_topology_conf(text: str) -> bool:
 
 
 def _logical_lines(text: str) -> list[tuple[int, str]]:
-    """Comment-free lines with ``\\`` continuations joined, each with its first line number."""
+    """Comment-free lines with backslash continuations joined, each with its first line number."""
     lines: list[tuple[int, str]] = []
     pending = ""
     pending_number = 0
@@ -136,7 +136,9 @@ def _parse_block_sizes(value: Any, *, file: str | None, document: str | None, fi
     if len(items) > _MAX_BLOCK_SIZES:
         raise TopologyError(
             f"at most {_MAX_BLOCK_SIZES} block sizes are allowed, got {len(items)}",
-            file=file, document=document, field=field_name,
+            file=file,
+            document=document,
+            field=field_name,
         )
     sizes: list[int] = []
     for item in items:
@@ -147,14 +149,18 @@ def _parse_block_sizes(value: Any, *, file: str | None, document: str | None, fi
         if size is None or size <= 0 or size > _MAX_BLOCK_SIZE:
             raise TopologyError(
                 f"block size {item!r} is not an integer between 1 and {_MAX_BLOCK_SIZE}",
-                file=file, document=document, field=field_name,
+                file=file,
+                document=document,
+                field=field_name,
             )
         if sizes:
             ratio, remainder = divmod(size, sizes[-1])
             if size <= sizes[-1] or remainder or ratio & (ratio - 1):
                 raise TopologyError(
                     f"block size {size} must be a power-of-two multiple of the previous size {sizes[-1]}",
-                    file=file, document=document, field=field_name,
+                    file=file,
+                    document=document,
+                    field=field_name,
                 )
         sizes.append(size)
     if not sizes:
@@ -178,6 +184,42 @@ def _hostlist(value: Any, *, file: str | None, document: str | None, field_name:
     return names
 
 
+_CONF_LINES = {
+    "switchname": ("tree", {"switchname", "switches", "nodes", "linkspeed"}),
+    "blockname": ("block", {"blockname", "nodes"}),
+    "blocksizes": ("block", {"blocksizes"}),
+}
+"""The first key of a topology.conf line: the plugin it belongs to and the keys the line may carry."""
+
+
+def _conf_options(line: str, where: str, file: str | None) -> tuple[str, str, dict[str, str]]:
+    """``(first key, plugin, options)`` of one topology.conf line, keys lower-cased."""
+    pairs: list[tuple[str, str]] = []
+    for token in line.split():
+        key, sep, value = token.partition("=")
+        if not sep or not key:
+            raise TopologyError(f"expected Key=Value, got {token!r}", file=file, document=where)
+        pairs.append((key.lower(), value))
+    first_key = pairs[0][0]
+    options: dict[str, str] = {}
+    for key, value in pairs:
+        if key in options:
+            raise TopologyError(f"{key} given twice", file=file, document=where, field=key)
+        options[key] = value
+    if first_key not in _CONF_LINES:
+        raise TopologyError(
+            "a topology.conf line must start with SwitchName=, BlockName= or BlockSizes=",
+            file=file,
+            document=where,
+            field=first_key,
+        )
+    plugin, allowed = _CONF_LINES[first_key]
+    for key in options:
+        if key not in allowed:
+            raise TopologyError(f"unknown key on a {first_key} line", file=file, document=where, field=key)
+    return first_key, plugin, options
+
+
 def parse_topology_conf(text: str, *, file: str | None = None) -> SlurmTopology:
     """Parse a Slurm ``topology.conf`` for the tree (``SwitchName``) or block (``BlockName``) plugin.
 
@@ -192,36 +234,13 @@ def parse_topology_conf(text: str, *, file: str | None = None) -> SlurmTopology:
     seen_names: set[str] = set()
     for number, line in _logical_lines(text):
         where = f"line {number}"
-        pairs: list[tuple[str, str]] = []
-        for token in line.split():
-            key, sep, value = token.partition("=")
-            if not sep or not key:
-                raise TopologyError(f"expected Key=Value, got {token!r}", file=file, document=where)
-            pairs.append((key.lower(), value))
-        first_key = pairs[0][0]
-        options = {}
-        for key, value in pairs:
-            if key in options:
-                raise TopologyError(f"{key} given twice", file=file, document=where, field=key)
-            options[key] = value
-        if first_key == "switchname":
-            plugin, allowed = "tree", {"switchname", "switches", "nodes", "linkspeed"}
-        elif first_key == "blockname":
-            plugin, allowed = "block", {"blockname", "nodes"}
-        elif first_key == "blocksizes":
-            plugin, allowed = "block", {"blocksizes"}
-        else:
-            raise TopologyError(
-                "a topology.conf line must start with SwitchName=, BlockName= or BlockSizes=",
-                file=file, document=where, field=pairs[0][0],
-            )
-        for key in options:
-            if key not in allowed:
-                raise TopologyError(f"unknown key on a {first_key} line", file=file, document=where, field=key)
+        first_key, plugin, options = _conf_options(line, where, file)
         if topology.plugin and topology.plugin != plugin:
             raise TopologyError(
                 "topology.conf mixes tree (SwitchName) and block (BlockName/BlockSizes) lines",
-                file=file, document=where, field=first_key,
+                file=file,
+                document=where,
+                field=first_key,
             )
         topology.plugin = plugin
         if first_key == "blocksizes":
@@ -248,6 +267,70 @@ def parse_topology_conf(text: str, *, file: str | None = None) -> SlurmTopology:
     return topology
 
 
+def _chosen_unit(data: Any, file: str | None, topology: str | None) -> tuple[int, dict[str, Any]]:
+    """The entry of a topology.yaml to read, and its index."""
+    if not isinstance(data, list) or not data:
+        raise TopologyError("a topology.yaml must be a non-empty list of topologies", file=file)
+    units: list[tuple[int, dict[str, Any]]] = []
+    for index, unit in enumerate(data):
+        if not isinstance(unit, dict) or "topology" not in unit:
+            raise TopologyError(
+                "each topology.yaml entry must be a mapping with a 'topology' name", file=file, field=f"[{index}]"
+            )
+        units.append((index, unit))
+    if topology is None:
+        return ([item for item in units if item[1].get("cluster_default") is True] or units)[0]
+    chosen = [item for item in units if str(item[1]["topology"]) == topology]
+    if not chosen:
+        names = ", ".join(str(unit["topology"]) for _, unit in units)
+        raise TopologyError(f"no topology named {topology!r} (the file has: {names})", file=file)
+    return chosen[0]
+
+
+@dataclass
+class _YamlBody:
+    """The ``tree`` or ``block`` mapping of a topology.yaml entry, read entry by entry."""
+
+    body: dict[str, Any]
+    base: str
+    document: str
+    file: str | None
+
+    def entries(self, key: str, name_key: str, allowed: set[str]) -> list[tuple[str, str, dict[str, Any]]]:
+        """``(name, field path, entry)`` of each ``switches``/``blocks`` entry, checked."""
+        raw = self.body.get(key)
+        if not isinstance(raw, list):
+            raise TopologyError(
+                f"expected a list of {key}", file=self.file, document=self.document, field=f"{self.base}.{key}"
+            )
+        seen: set[str] = set()
+        result = []
+        for position, entry in enumerate(raw):
+            where = f"{self.base}.{key}[{position}]"
+            if not isinstance(entry, dict) or not isinstance(entry.get(name_key), str) or not entry[name_key]:
+                raise TopologyError(
+                    f"each {name_key} needs a {name_key!r} name", file=self.file, document=self.document, field=where
+                )
+            extra = set(entry) - allowed
+            if extra:
+                raise TopologyError(
+                    "unknown key", file=self.file, document=self.document, field=f"{where}.{sorted(extra)[0]}"
+                )
+            if entry[name_key] in seen:
+                raise TopologyError(
+                    f"{name_key} {entry[name_key]!r} is defined twice",
+                    file=self.file,
+                    document=self.document,
+                    field=where,
+                )
+            seen.add(entry[name_key])
+            result.append((entry[name_key], where, entry))
+        return result
+
+    def hostlist(self, entry: dict[str, Any], key: str, where: str) -> list[str]:
+        return _hostlist(entry.get(key), file=self.file, document=self.document, field_name=f"{where}.{key}")
+
+
 def parse_topology_yaml(data: Any, *, file: str | None = None, topology: str | None = None) -> SlurmTopology:
     """Read a parsed Slurm ``topology.yaml`` (a list of ``{topology, cluster_default, tree|block|flat}``).
 
@@ -261,23 +344,7 @@ def parse_topology_yaml(data: Any, *, file: str | None = None, topology: str | N
         TopologyError: wrong shapes, an unknown topology name, or not exactly one of
             ``tree``/``block``/``flat`` in the chosen entry.
     """
-    if not isinstance(data, list) or not data:
-        raise TopologyError("a topology.yaml must be a non-empty list of topologies", file=file)
-    units: list[tuple[int, dict]] = []
-    for index, unit in enumerate(data):
-        if not isinstance(unit, dict) or "topology" not in unit:
-            raise TopologyError(
-                "each topology.yaml entry must be a mapping with a 'topology' name", file=file, field=f"[{index}]"
-            )
-        units.append((index, unit))
-    if topology is not None:
-        chosen = [item for item in units if str(item[1]["topology"]) == topology]
-        if not chosen:
-            names = ", ".join(str(unit["topology"]) for _, unit in units)
-            raise TopologyError(f"no topology named {topology!r} (the file has: {names})", file=file)
-    else:
-        chosen = [item for item in units if item[1].get("cluster_default") is True] or units
-    index, unit = chosen[0]
+    index, unit = _chosen_unit(data, file, topology)
     name = str(unit["topology"])
     document = f"topology {name}"
     forms = [key for key in ("tree", "block", "flat") if key in unit]
@@ -290,60 +357,24 @@ def parse_topology_yaml(data: Any, *, file: str | None = None, topology: str | N
         raise TopologyError("unknown key", file=file, document=document, field=f"[{index}].{sorted(unknown)[0]}")
     form = forms[0]
     result = SlurmTopology(plugin=form, name=name)
-    base = f"[{index}].{form}"
     if form == "flat":
         return result
-    body = unit[form]
-    if not isinstance(body, dict):
+    base = f"[{index}].{form}"
+    if not isinstance(unit[form], dict):
         raise TopologyError("expected a mapping", file=file, document=document, field=base)
-    seen: set[str] = set()
+    body = _YamlBody(unit[form], base, document, file)
     if form == "tree":
-        switches = body.get("switches")
-        if not isinstance(switches, list):
-            raise TopologyError("expected a list of switches", file=file, document=document, field=f"{base}.switches")
-        for position, entry in enumerate(switches):
-            where = f"{base}.switches[{position}]"
-            if not isinstance(entry, dict) or not isinstance(entry.get("switch"), str) or not entry["switch"]:
-                raise TopologyError("each switch needs a 'switch' name", file=file, document=document, field=where)
-            extra = set(entry) - {"switch", "children", "nodes"}
-            if extra:
-                raise TopologyError("unknown key", file=file, document=document, field=f"{where}.{sorted(extra)[0]}")
-            if entry["switch"] in seen:
-                raise TopologyError(f"switch {entry['switch']!r} is defined twice", file=file, document=document, field=where)
-            seen.add(entry["switch"])
-            result.switches.append(
-                SlurmSwitch(
-                    name=entry["switch"],
-                    switches=_hostlist(entry.get("children"), file=file, document=document, field_name=f"{where}.children"),
-                    nodes=_hostlist(entry.get("nodes"), file=file, document=document, field_name=f"{where}.nodes"),
-                    where=f"{document} {where}",
-                )
-            )
-    else:
-        if "block_sizes" in body:
-            result.block_sizes = _parse_block_sizes(
-                body["block_sizes"], file=file, document=document, field_name=f"{base}.block_sizes"
-            )
-        blocks = body.get("blocks")
-        if not isinstance(blocks, list):
-            raise TopologyError("expected a list of blocks", file=file, document=document, field=f"{base}.blocks")
-        for position, entry in enumerate(blocks):
-            where = f"{base}.blocks[{position}]"
-            if not isinstance(entry, dict) or not isinstance(entry.get("block"), str) or not entry["block"]:
-                raise TopologyError("each block needs a 'block' name", file=file, document=document, field=where)
-            extra = set(entry) - {"block", "nodes"}
-            if extra:
-                raise TopologyError("unknown key", file=file, document=document, field=f"{where}.{sorted(extra)[0]}")
-            if entry["block"] in seen:
-                raise TopologyError(f"block {entry['block']!r} is defined twice", file=file, document=document, field=where)
-            seen.add(entry["block"])
-            result.blocks.append(
-                SlurmBlock(
-                    name=entry["block"],
-                    nodes=_hostlist(entry.get("nodes"), file=file, document=document, field_name=f"{where}.nodes"),
-                    where=f"{document} {where}",
-                )
-            )
+        for switch, where, entry in body.entries("switches", "switch", {"switch", "children", "nodes"}):
+            children = body.hostlist(entry, "children", where)
+            nodes = body.hostlist(entry, "nodes", where)
+            result.switches.append(SlurmSwitch(switch, children, nodes, where=f"{document} {where}"))
+        return result
+    if "block_sizes" in unit[form]:
+        result.block_sizes = _parse_block_sizes(
+            unit[form]["block_sizes"], file=file, document=document, field_name=f"{base}.block_sizes"
+        )
+    for block, where, entry in body.entries("blocks", "block", {"block", "nodes"}):
+        result.blocks.append(SlurmBlock(block, body.hostlist(entry, "nodes", where), where=f"{document} {where}"))
     return result
 
 
@@ -359,14 +390,20 @@ def _tree_labels(topology: SlurmTopology, file: str | None) -> tuple[dict[str, d
             if child not in switches:
                 raise TopologyError(
                     f"switch {switch.name!r} lists child switch {child!r}, which is never defined",
-                    file=file, document=switch.where, field="Switches",
+                    file=file,
+                    document=switch.where,
+                    field="Switches",
                 )
             if child == switch.name:
-                raise TopologyError(f"switch {child!r} lists itself as a child", file=file, document=switch.where, field="Switches")
+                raise TopologyError(
+                    f"switch {child!r} lists itself as a child", file=file, document=switch.where, field="Switches"
+                )
             if child in parent:
                 raise TopologyError(
                     f"switch {child!r} has two parents, {parent[child]!r} and {switch.name!r}",
-                    file=file, document=switch.where, field="Switches",
+                    file=file,
+                    document=switch.where,
+                    field="Switches",
                 )
             parent[child] = switch.name
     depth: dict[str, int] = {}
@@ -389,10 +426,10 @@ def _tree_labels(topology: SlurmTopology, file: str | None) -> tuple[dict[str, d
     labels: dict[str, dict[str, str]] = {}
     for switch in with_nodes:
         path: dict[str, str] = {}
-        name: str | None = switch.name
-        while name is not None:
-            path[SLURM_SWITCH_TIER.format(tier=height - depth[name])] = name
-            name = parent.get(name)
+        current: str | None = switch.name
+        while current is not None:
+            path[SLURM_SWITCH_TIER.format(tier=height - depth[current])] = current
+            current = parent.get(current)
         for node in switch.nodes:
             if node in labels:
                 raise TopologyError(
@@ -454,7 +491,6 @@ def cluster_from_slurm(
         )
     allocatable = capacity.allocatable()
     nodes = [
-        Node(name=node, labels={**path, HOSTNAME: node}, allocatable=dict(allocatable))
-        for node, path in labels.items()
+        Node(name=node, labels={**path, HOSTNAME: node}, allocatable=dict(allocatable)) for node, path in labels.items()
     ]
     return Cluster(name=name, nodes=nodes, levels=levels + [HOSTNAME], source=file)
