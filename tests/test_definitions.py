@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 
 import pytest
 from pydantic import ValidationError
@@ -164,3 +165,50 @@ def test_json_schema_has_aliases_and_forbids_extras():
     assert schema.get("additionalProperties") is False
     component = schema["$defs"]["ComponentDefinition"]["properties"]
     assert "podTemplate" in component and "pod_template" not in component
+
+
+# docs/definitions.md: "an integer is accepted wherever a count is expected", and a numeric string
+# such as "3" is a count too (issue 7: it used to fail validation as "invalid JMESPath '3'").
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("replicas", "3", 3),
+        ("replicas", " 12 ", 12),
+        ("podsPerReplica", "4", 4),
+        ("minReplicas", "0", 0),
+        ("replicas", 7, 7),
+    ],
+)
+def test_numeric_string_counts_are_constants(field, value, expected):
+    definition = Definition.model_validate(
+        with_changes(components=[{"name": "pod", "podTemplate": "spec.template", field: value}])
+    ).compile("widget.yaml")
+    component = definition.components[0]
+    snake = {"replicas": "replicas", "podsPerReplica": "pods_per_replica", "minReplicas": "min_replicas"}[field]
+    assert getattr(component, snake) == expected
+    assert component.compiled(snake) is None  # a constant, not an expression
+
+
+@pytest.mark.parametrize("value", [True, -1, "-1", "3.5", "²"])
+def test_counts_that_are_not_whole_numbers_are_refused(value):
+    with pytest.raises((ValidationError, DefinitionError)):
+        Definition.model_validate(
+            with_changes(components=[{"name": "pod", "podTemplate": "spec.template", "replicas": value}])
+        ).compile("widget.yaml")
+
+
+def test_numeric_string_replicas_validate_and_count(tmp_path, wmap):
+    definition = tmp_path / "widget.yaml"
+    definition.write_text(
+        "name: widget\ngroup: example.com\nkind: Widget\nversions: [v1]\n"
+        'components:\n  - {name: pod, podTemplate: spec.template, replicas: "3"}\n'
+    )
+    assert wmap("catalog", "validate", str(definition)).exit_code == 0
+    widget = tmp_path / "widget-object.yaml"
+    widget.write_text(
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n"
+        "spec: {template: {spec: {containers: [{name: c, image: x}]}}}\n"
+    )
+    result = wmap("inspect", str(widget), "--catalog", str(definition), "-o", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["totals"]["pods"] == 3

@@ -46,35 +46,7 @@ def topology_annotations(metadata: Any) -> dict[str, str]:
 
 def _component(node: ExpandedComponent, gpu_resources: Sequence[str]) -> Component:
     children = [_component(child, gpu_resources) for child in node.children]
-    pods = node.pods()
-    if node.demand is None:
-        return Component(
-            name=node.name,
-            role=node.definition.name,
-            instance=node.instance,
-            kind=node.kind,
-            replicas=node.replicas,
-            min_replicas=node.min_replicas,
-            max_replicas=node.max_replicas,
-            pods_per_replica=node.pods_per_replica,
-            parent_replicas=node.parent_replicas,
-            pods=pods,
-            min_pods=sum(child.min_pods for child in children),
-            has_pod_template=False,
-            per_node=node.definition.per_node,
-            gpus=sum((child.gpus for child in children), Fraction(0)),
-            topology_annotations=topology_annotations((node.template or {}).get("metadata")),
-            template_path=node.template_path,
-            components=children,
-        )
-    min_factor = node.min_replicas if node.min_replicas is not None else node.replicas
-    max_pods = None
-    if node.max_replicas is not None or node.parent_max_replicas is not None:
-        parent_max = node.parent_max_replicas if node.parent_max_replicas is not None else node.parent_replicas
-        own_max = node.max_replicas if node.max_replicas is not None else node.replicas
-        max_pods = parent_max * own_max * node.pods_per_replica
-    gpus_per_pod = node.demand.gpus(gpu_resources)
-    return Component(
+    component = Component(
         name=node.name,
         role=node.definition.name,
         instance=node.instance,
@@ -84,19 +56,27 @@ def _component(node: ExpandedComponent, gpu_resources: Sequence[str]) -> Compone
         max_replicas=node.max_replicas,
         pods_per_replica=node.pods_per_replica,
         parent_replicas=node.parent_replicas,
-        pods=pods,
-        min_pods=node.parent_gang_replicas * min_factor * node.pods_per_replica,
-        max_pods=max_pods,
-        has_pod_template=True,
+        pods=node.pods(),
+        min_pods=sum(child.min_pods for child in children),
+        has_pod_template=node.demand is not None,
         per_node=node.definition.per_node,
-        pod_resources=dict(node.demand.requests),
-        gpus_per_pod=gpus_per_pod,
-        gpus=gpus_per_pod * pods,
-        resource_claims=[dict(claim) for claim in node.demand.resource_claims],
+        gpus=sum((child.gpus for child in children), Fraction(0)),
         topology_annotations=topology_annotations((node.template or {}).get("metadata")),
         template_path=node.template_path,
         components=children,
     )
+    if node.demand is not None:
+        min_factor = node.min_replicas if node.min_replicas is not None else node.replicas
+        component.min_pods = node.parent_gang_replicas * min_factor * node.pods_per_replica
+        if node.max_replicas is not None or node.parent_max_replicas is not None:
+            parent_max = node.parent_max_replicas if node.parent_max_replicas is not None else node.parent_replicas
+            own_max = node.max_replicas if node.max_replicas is not None else node.replicas
+            component.max_pods = parent_max * own_max * node.pods_per_replica
+        component.pod_resources = dict(node.demand.requests)
+        component.gpus_per_pod = node.demand.gpus(gpu_resources)
+        component.gpus = component.gpus_per_pod * component.pods
+        component.resource_claims = [dict(claim) for claim in node.demand.resource_claims]
+    return component
 
 
 def _identity(resource: Mapping[str, Any]) -> WorkloadRef:
