@@ -33,9 +33,24 @@ def test_readme_definition_is_valid_and_interprets_an_lws():
     ]
 
 
-@pytest.mark.parametrize("page", ["README.md", "docs/definitions.md", "docs/topology.md", "docs/performance.md"])
+@pytest.mark.parametrize(
+    "page",
+    ["README.md", "docs/definitions.md", "docs/topology.md", "docs/performance.md", "docs/architecture.md", "docs/lint.md"],
+)
 def test_documented_links_exist(page):
     text = (REPO / page).read_text()
     for target in re.findall(r"\]\(((?:docs/)?[\w./-]+\.md)\)", text):
         base = REPO if page == "README.md" else (REPO / page).parent
         assert (base / target).exists(), f"{page} links to missing {target}"
+
+
+def test_architecture_page_names_every_module():
+    """docs/architecture.md is the map: every module of the package appears on it."""
+    page = (REPO / "docs" / "architecture.md").read_text()
+    missing = []
+    for path in sorted((REPO / "workloadmap").rglob("*.py")):
+        if path.name == "__init__.py":
+            continue
+        if f"`{path.stem}`" not in page and f"{path.name}" not in page:
+            missing.append(str(path.relative_to(REPO)))
+    assert not missing, f"docs/architecture.md does not mention {missing}"

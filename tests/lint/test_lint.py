@@ -744,3 +744,21 @@ def test_replicas_is_size_inside_an_instance_scope(tmp_path):
     findings = by_rule(lint_definition(definition), "replicas-is-size")
     assert [finding.field for finding in findings] == ["components[0].replicas"]
     assert "descendant 'member'" in findings[0].message
+
+
+def test_docs_lint_page_lists_every_rule_as_the_table_says():
+    from helpers import REPO_ROOT
+
+    from workloadmap.lint import RULES, render_rules_table
+
+    page = (REPO_ROOT / "docs" / "lint.md").read_text()
+    table = page[page.index("<!-- rules:begin -->\n") + len("<!-- rules:begin -->\n") : page.index("<!-- rules:end -->")]
+    assert table == render_rules_table(), "regenerate docs/lint.md from `wmap catalog lint --rules`"
+    assert all(f"`{rule_id}`" in table for rule_id in RULES)
+
+
+def test_command_lists_the_rules(wmap):
+    result = wmap("catalog", "lint", "--rules")
+    assert result.exit_code == 0
+    assert "`no-pod-source` | error | static" in result.stdout
+    assert "`never-matches` | warning | samples" in result.stdout
