@@ -35,7 +35,14 @@ def test_readme_definition_is_valid_and_interprets_an_lws():
 
 @pytest.mark.parametrize(
     "page",
-    ["README.md", "docs/definitions.md", "docs/topology.md", "docs/performance.md", "docs/architecture.md", "docs/lint.md"],
+    [
+        "README.md",
+        "docs/definitions.md",
+        "docs/topology.md",
+        "docs/performance.md",
+        "docs/architecture.md",
+        "docs/lint.md",
+    ],
 )
 def test_documented_links_exist(page):
     text = (REPO / page).read_text()

@@ -748,11 +748,12 @@ def test_replicas_is_size_inside_an_instance_scope(tmp_path):
 
 def test_docs_lint_page_lists_every_rule_as_the_table_says():
     from helpers import REPO_ROOT
-
     from workloadmap.lint import RULES, render_rules_table
 
     page = (REPO_ROOT / "docs" / "lint.md").read_text()
-    table = page[page.index("<!-- rules:begin -->\n") + len("<!-- rules:begin -->\n") : page.index("<!-- rules:end -->")]
+    table = page[
+        page.index("<!-- rules:begin -->\n") + len("<!-- rules:begin -->\n") : page.index("<!-- rules:end -->")
+    ]
     assert table == render_rules_table(), "regenerate docs/lint.md from `wmap catalog lint --rules`"
     assert all(f"`{rule_id}`" in table for rule_id in RULES)
 
