@@ -19,6 +19,7 @@ RANK = {
     "errors": 0,
     "labels": 0,
     "quantities": 1,
+    "loader": 1,
     "values": 2,
     "documents": 2,
     "expressions": 2,

@@ -8,17 +8,15 @@ and self-referential or alias-bomb documents are refused before anything walks t
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from .errors import InputError, InputNotFoundError
+from .loader import WORKLOAD_LIMITS, Limits, check_structure, parse_json, parse_yaml
 
 __all__ = [
     "Document",
@@ -31,23 +29,7 @@ __all__ = [
     "MAX_INPUT_BYTES",
 ]
 
-MAX_INPUT_BYTES = 64 * 1024 * 1024
-# Walking a document visits each container once per reference; a billion-laughs document blows past
-# its own text length, which is the real budget (this is the floor).
-MAX_NODES_PER_DOCUMENT = 100_000
-MAX_DEPTH = 200
-
-_BaseLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _Loader(_BaseLoader):  # type: ignore[misc,valid-type]
-    """Safe loader that keeps timestamps as strings, as Kubernetes does."""
-
-
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
-}
+MAX_INPUT_BYTES = WORKLOAD_LIMITS.max_bytes
 
 _DOCUMENT_START = re.compile(r"^---(?=\s|$)", re.MULTILINE)
 
@@ -61,12 +43,14 @@ class Document:
         file: the file it came from (``-`` for standard input).
         index: 1-based document index within the file.
         item: 1-based item index when the object came out of a ``kind: List``.
+        warnings: what the parser noticed but accepted (a key given twice: the last value wins).
     """
 
     body: Any
     file: str
     index: int
     item: int | None = None
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -82,38 +66,6 @@ class Document:
             elif kind:
                 text += f" ({kind})"
         return text
-
-
-def _check_structure(body: Any, file: str, label: str, budget: int = MAX_NODES_PER_DOCUMENT) -> None:
-    """Refuse self-referential data, alias bombs and absurd nesting, in one linear walk.
-
-    A document cannot hold more containers than its text has characters, so a walk that visits
-    more than ``budget`` containers (the caller passes the text length) met aliases being expanded.
-    """
-    visited = 0
-    on_path: set[int] = set()
-    stack: list[tuple[Any, int, bool]] = [(body, 0, False)]
-    while stack:
-        node, depth, leaving = stack.pop()
-        if leaving:
-            on_path.discard(id(node))
-            continue
-        if not isinstance(node, (dict, list)):
-            continue
-        visited += 1
-        if visited > budget:
-            raise InputError("document too large after alias expansion (refused)", file=file, document=label)
-        if depth > MAX_DEPTH:
-            raise InputError(f"document nested deeper than {MAX_DEPTH} levels (refused)", file=file, document=label)
-        identity = id(node)
-        if identity in on_path:
-            raise InputError("document refers to itself through a YAML alias (refused)", file=file, document=label)
-        on_path.add(identity)
-        stack.append((node, depth, True))
-        children = node.values() if isinstance(node, dict) else node
-        for child in children:
-            if isinstance(child, (dict, list)):
-                stack.append((child, depth + 1, False))
 
 
 _CONTENT_LINE = re.compile(r"^[ \t]*[^ \t#\r\n]", re.MULTILINE)
@@ -138,84 +90,82 @@ def _split_documents(text: str) -> list[tuple[int, str]]:
     return pieces
 
 
-def _yaml_error(error: yaml.YAMLError, line_offset: int) -> str:
-    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-    mark = getattr(error, "problem_mark", None)
-    if mark is not None:
-        return f"invalid YAML at line {mark.line + 1 + line_offset} column {mark.column + 1}: {problem}"
-    return f"invalid YAML: {problem}"
-
-
-def load_yaml_text(text: str, file: str = "-") -> list[Document]:
+def load_yaml_text(text: str, file: str = "-", *, limits: Limits = WORKLOAD_LIMITS) -> list[Document]:
     """Parse a YAML or JSON stream into documents, one :class:`Document` per ``---`` piece.
 
     A document that does not parse raises :class:`InputError`; use :func:`iter_documents` to keep
     going past broken documents.
     """
     documents = []
-    for item in iter_documents(text, file):
+    for item in iter_documents(text, file, limits=limits):
         if isinstance(item, InputError):
             raise item
         documents.append(item)
     return documents
 
 
-def read_documents(path: str, *, limit: int = MAX_INPUT_BYTES) -> list[Document]:
+def read_documents(path: str, *, limits: Limits = WORKLOAD_LIMITS) -> list[Document]:
     """Every non-empty document of one file (``-`` for standard input); the first broken one raises.
 
     Raises:
-        InputError: the file is missing, larger than ``limit`` bytes, not UTF-8, or a document
+        InputError: the file is missing, larger than ``limits.max_bytes``, not UTF-8, or a document
             does not parse.
     """
-    return [document for document in load_yaml_text(read_text(path, limit=limit), path) if document.body is not None]
+    text = read_text(path, limit=limits.max_bytes)
+    return [document for document in load_yaml_text(text, path, limits=limits) if document.body is not None]
 
 
-def iter_documents(text: str, file: str = "-") -> Iterator[Document | InputError]:
+def _duplicate_warnings(duplicates: list[tuple[int, str]], line_offset: int) -> list[str]:
+    return [
+        f"key {key!r} is given twice (line {line + 1 + line_offset}); the last value is used, as the API server does"
+        for line, key in duplicates
+    ]
+
+
+def _json_document(text: str, file: str, limits: Limits) -> Document | InputError:
+    try:
+        body = parse_json(text)
+    except InputError as json_error:
+        # Flow-style YAML also starts with a brace; let the YAML parser have a go before failing.
+        try:
+            parsed = parse_yaml(text)
+        except InputError:
+            return json_error.located(file=file, document="#1")
+        try:
+            check_structure(parsed.body, limits, len(text))
+        except InputError as error:
+            return error.located(file=file, document="#1")
+        return Document(parsed.body, file, 1, warnings=_duplicate_warnings(parsed.duplicates, 0))
+    if limits.check_json:
+        try:
+            check_structure(body, limits, len(text))
+        except InputError as error:
+            return error.located(file=file, document="#1")
+    return Document(body, file, 1)
+
+
+def iter_documents(text: str, file: str = "-", *, limits: Limits = WORKLOAD_LIMITS) -> Iterator[Document | InputError]:
     """Yield each document of a stream, or an :class:`InputError` for one that does not parse.
 
-    Documents are parsed separately, so one broken document does not hide the others.
+    Documents are parsed separately, so one broken document does not hide the others. A stream
+    of more than ``limits.max_documents`` documents ends with an error for the rest.
     """
-    stripped = text.lstrip()
-    if stripped.startswith(("{", "[")):
-        try:
-            body = json.loads(text)
-        except RecursionError:
-            yield InputError("document nested too deeply (refused)", file=file, document="#1")
-            return
-        except json.JSONDecodeError as error:
-            # Flow-style YAML also starts with a brace; let the YAML parser have a go before failing.
-            try:
-                body = yaml.load(text, Loader=_Loader)
-            except (yaml.YAMLError, RecursionError):
-                yield InputError(
-                    f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}", file=file, document="#1"
-                )
-                return
-            # Only YAML has aliases; plain JSON cannot refer to itself, so it skips this walk.
-            try:
-                _check_structure(body, file, "#1", max(MAX_NODES_PER_DOCUMENT, len(text)))
-            except InputError as structure_error:
-                yield structure_error
-                return
-        yield Document(body, file, 1)
+    if text.lstrip().startswith(("{", "[")):
+        yield _json_document(text, file, limits)
         return
     index = 0
     for line_offset, piece in _split_documents(text):
         index += 1
+        if index > limits.max_documents:
+            yield InputError(f"more than {limits.max_documents} documents (the rest refused)", file=file)
+            return
         try:
-            body = yaml.load(piece, Loader=_Loader)
-        except yaml.YAMLError as error:
-            yield InputError(_yaml_error(error, line_offset), file=file, document=f"#{index}")
-            continue
-        except RecursionError:
-            yield InputError("document nested too deeply (refused)", file=file, document=f"#{index}")
-            continue
-        try:
-            _check_structure(body, file, f"#{index}", max(MAX_NODES_PER_DOCUMENT, len(piece)))
+            parsed = parse_yaml(piece, line_offset=line_offset)
+            check_structure(parsed.body, limits, len(piece))
         except InputError as error:
-            yield error
+            yield error.located(file=file, document=f"#{index}")
             continue
-        yield Document(body, file, index)
+        yield Document(parsed.body, file, index, warnings=_duplicate_warnings(parsed.duplicates, line_offset))
 
 
 def _flatten(document: Document) -> Iterator[Document]:
@@ -232,7 +182,7 @@ def _flatten(document: Document) -> Iterator[Document]:
                 "items of a List must be a list", file=document.file, document=document.label, field="items"
             )
         for position, item in enumerate(items, start=1):
-            yield Document(item, document.file, document.index, position)
+            yield Document(item, document.file, document.index, position, warnings=document.warnings)
         return
     yield document
 
@@ -276,18 +226,20 @@ def iter_input_files(path: str, *, recursive: bool = False) -> list[str]:
     return [path]
 
 
-def load_objects(path: str, *, recursive: bool = False) -> Iterator[Document | InputError]:
+def load_objects(
+    path: str, *, recursive: bool = False, limits: Limits = WORKLOAD_LIMITS
+) -> Iterator[Document | InputError]:
     """Every object in FILE|DIR|-: documents, List items flattened, empty documents skipped.
 
     Unparseable documents are yielded as :class:`InputError` so a caller can report them and go on.
     """
     for file in iter_input_files(path, recursive=recursive):
         try:
-            text = read_text(file)
+            text = read_text(file, limit=limits.max_bytes)
         except InputError as error:
             yield error
             continue
-        for document in iter_documents(text, file):
+        for document in iter_documents(text, file, limits=limits):
             if isinstance(document, InputError):
                 yield document
                 continue

@@ -125,15 +125,21 @@ class _WmapFunctions(jmespath.functions.Functions):
     def _func_int(self, value: Any) -> int | None:
         if isinstance(value, bool) or value is None:
             return None
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
         if isinstance(value, (int, float)):
             return int(value)
+        if isinstance(value, str) and not value.strip().isascii():
+            return None  # "²" and other Unicode digits are not numbers to Kubernetes
+        if isinstance(value, str) and len(value) > 40:
+            return None
         if isinstance(value, str):
             try:
                 return int(value.strip())
             except ValueError:
                 try:
                     return int(float(value))
-                except ValueError:
+                except (ValueError, OverflowError):  # "1e999" is inf, which no int holds
                     return None
         return None
 

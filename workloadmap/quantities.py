@@ -15,7 +15,14 @@ from fractions import Fraction
 
 from .errors import QuantityError
 
-__all__ = ["parse_quantity", "format_quantity", "format_resources", "is_binary_resource", "Quantity"]
+__all__ = [
+    "parse_quantity",
+    "format_quantity",
+    "format_resources",
+    "is_binary_resource",
+    "Quantity",
+    "MAX_QUANTITY",
+]
 
 Quantity = Fraction
 
@@ -39,6 +46,11 @@ _DECIMAL: dict[str, Fraction] = {
 }
 # Exponents beyond this are not quantities anyone means; refusing them keeps Fraction arithmetic cheap.
 _MAX_EXPONENT = 30
+# The API server keeps quantities it schedules by as int64 (resource.Quantity.Value()); more digits
+# than that cannot be a quantity, and refusing them before conversion keeps parsing linear.
+_MAX_DIGITS = 40
+MAX_QUANTITY = Fraction(2**63 - 1)
+"""The largest magnitude accepted: Kubernetes stores scheduled quantities as int64."""
 
 
 def parse_quantity(value: object) -> Fraction:
@@ -50,6 +62,8 @@ def parse_quantity(value: object) -> Fraction:
     if isinstance(value, bool) or value is None:
         raise QuantityError(f"invalid quantity {value!r}: expected a number or a quantity string")
     if isinstance(value, int):
+        if abs(value) > MAX_QUANTITY:
+            raise QuantityError("invalid quantity: beyond the int64 range Kubernetes stores (refused)")
         return Fraction(value)
     if isinstance(value, float):
         # YAML `cpu: 0.5` arrives as a float; its shortest repr is the text the user wrote.
@@ -66,6 +80,8 @@ def parse_quantity(value: object) -> Fraction:
     if not match:
         raise QuantityError(f"invalid quantity {text!r}")
     number = match["number"]
+    if len(number) > _MAX_DIGITS:
+        raise QuantityError(f"invalid quantity {text[:20]!r}...: more than {_MAX_DIGITS} digits (refused)")
     if number.endswith("."):
         number += "0"
     amount = Fraction(number)
@@ -80,6 +96,8 @@ def parse_quantity(value: object) -> Fraction:
             if abs(exponent) > _MAX_EXPONENT:
                 raise QuantityError(f"invalid quantity {text!r}: exponent out of range")
             amount *= Fraction(10) ** exponent
+    if amount > MAX_QUANTITY:
+        raise QuantityError(f"invalid quantity {text!r}: beyond the int64 range Kubernetes stores (refused)")
     return -amount if match["sign"] == "-" else amount
 
 

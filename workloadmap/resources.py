@@ -31,6 +31,7 @@ __all__ = [
     "add_resources",
     "scale_resources",
     "count_gpus",
+    "is_extended_resource",
 ]
 
 DEFAULT_GPU_RESOURCES: tuple[str, ...] = (labels.NVIDIA_GPU, labels.AMD_GPU)
@@ -107,11 +108,54 @@ def _quantities(value: object, where: str) -> dict[str, Fraction]:
     return parsed
 
 
+def is_extended_resource(name: str) -> bool:
+    """Whether the API server treats ``name`` as an extended resource (``nvidia.com/gpu``).
+
+    Native resources have no domain or the ``kubernetes.io`` domain (``cpu``, ``memory``,
+    ``hugepages-2Mi``, ``kubernetes.io/...``); every other ``domain/name`` is extended.
+    """
+    if "/" not in name:
+        return False
+    domain = name.split("/", 1)[0]
+    return not (domain == "kubernetes.io" or domain.endswith(".kubernetes.io"))
+
+
+def _overcommitable(name: str) -> bool:
+    return not (is_extended_resource(name) or name.startswith("hugepages-"))
+
+
+def _check_amounts(limits: Mapping[str, Fraction], requests: Mapping[str, Fraction], where: str) -> None:
+    """The API server's rules for one resources block (``ValidateResourceRequirements``)."""
+    for kind, amounts in (("limits", limits), ("requests", requests)):
+        for name, amount in amounts.items():
+            field = f"{where}.{kind}.{name}"
+            if amount < 0:
+                raise InputError("must be greater than or equal to 0", field=field)
+            if is_extended_resource(name) and amount.denominator != 1:
+                raise InputError("must be an integer (an extended resource is counted in whole units)", field=field)
+    for name, request in requests.items():
+        limit = limits.get(name)
+        field = f"{where}.requests.{name}"
+        if limit is not None and request > limit:
+            raise InputError(f"must be less than or equal to {name} limit", field=field)
+        if not _overcommitable(name):
+            if limit is None:
+                raise InputError(f"a limit must be set for {name}: it cannot be overcommitted", field=field)
+            if request != limit:
+                raise InputError(f"must be equal to {name} limit: it cannot be overcommitted", field=field)
+
+
 def _requests_of(resources: object, where: str) -> dict[str, Fraction]:
-    """A resources block's effective requests: requests, defaulted from limits per resource."""
+    """A resources block's effective requests: requests, defaulted from limits per resource.
+
+    Raises:
+        InputError: the block breaks a rule the API server enforces (negative amounts, fractional
+            extended resources, requests above limits, extended requests that differ from limits).
+    """
     resources = _mapping(resources, where)
     limits = _quantities(resources.get("limits"), f"{where}.limits")
     requests = _quantities(resources.get("requests"), f"{where}.requests")
+    _check_amounts(limits, requests, where)
     return {**limits, **requests}
 
 

@@ -249,6 +249,7 @@ def inspect_documents(
         except WorkloadMapError as error:
             yield InspectResult(document, error=error.located(file=document.file, document=document.label))
             continue
+        tree.warnings.extend(document.warnings)
         yield InspectResult(document, tree=tree)
 
 

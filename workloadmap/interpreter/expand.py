@@ -8,6 +8,7 @@ is what the gangs (:mod:`.gangs`) and the tree (:mod:`.build`) are made from.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from ..values import mapping_at, truthy
 __all__ = ["ExpandedComponent", "Expander", "Parent", "evaluate_count", "to_count"]
 
 _MAX_REPLICAS = 10_000_000
+_ASCII_DIGITS = re.compile(r"\+?[0-9]+")  # Kubernetes counts are ASCII; "²" or Arabic-Indic digits are not
 
 
 @dataclass
@@ -124,8 +126,11 @@ def to_count(value: Any, what: str, source: str) -> int:
         count = value
     elif isinstance(value, float) and value.is_integer():
         count = int(value)
-    elif isinstance(value, str) and value.strip().lstrip("+").isascii() and value.strip().lstrip("+").isdigit():
-        count = int(value.strip())
+    elif isinstance(value, str) and _ASCII_DIGITS.fullmatch(value.strip()):
+        digits = value.strip().lstrip("+")
+        if len(digits) > len(str(_MAX_REPLICAS)):
+            raise InputError(f"{what} of {digits[:20]}... is beyond any real cluster (refused)", field=source)
+        count = int(digits)
     else:
         shown = value if not isinstance(value, (dict, list)) else type(value).__name__
         raise InputError(f"{what} must be a whole number, got {shown!r}", field=source)

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..documents import iter_documents, read_text
 from ..errors import InputError, TopologyError
+from ..loader import TOPOLOGY_LIMITS
 from .kubernetes import apply_pods, cluster_from_objects, nodes_from_documents, set_levels, topology_object_levels
 from .levels import detect_levels
 from .model import Cluster, NodeCapacity, validate_levels
@@ -48,8 +49,8 @@ PRESET_PREFIX = "preset:"
 LIVE_PREFIX = "cluster:"
 """``cluster:`` reads the current kubeconfig context's cluster, ``cluster:NAME`` another context."""
 
-# A NodeList of 100,000 nodes is a few hundred MiB of JSON; workload files stay under the smaller limit.
-MAX_TOPOLOGY_BYTES = 2 * 1024**3
+MAX_TOPOLOGY_BYTES = TOPOLOGY_LIMITS.max_bytes
+"""A NodeList of 100,000 nodes is a few hundred MiB of JSON; workload files stay under a smaller limit."""
 
 
 def _display_name(source: str | Path) -> str:
@@ -69,7 +70,7 @@ def _read_text(source: str | Path) -> str:
     if name != "-" and Path(source).is_dir():
         raise TopologyError("is a directory, expected a file", file=name)
     try:
-        return read_text(name, limit=MAX_TOPOLOGY_BYTES)
+        return read_text(name, limit=TOPOLOGY_LIMITS.max_bytes)
     except InputError as error:
         raise TopologyError(error.message, file=name) from None
 
@@ -77,7 +78,7 @@ def _read_text(source: str | Path) -> str:
 def _parse_documents(text: str, file: str) -> list[Any]:
     """YAML or JSON documents (empty documents dropped), through wmap's one safe loader."""
     bodies = []
-    for item in iter_documents(text, file):
+    for item in iter_documents(text, file, limits=TOPOLOGY_LIMITS):
         if isinstance(item, InputError):
             raise TopologyError(item.message, file=file, document=item.document) from None
         if item.body is not None:

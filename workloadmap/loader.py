@@ -1,0 +1,244 @@
+"""The one safe parser of untrusted YAML and JSON, and the limits it enforces.
+
+Kubernetes objects are JSON values. This loader gives exactly those: PyYAML's safe loader (C
+parser when available) with timestamps kept as strings, YAML-only types refused, scalars whose
+conversion would fail (``!!int abc``, an integer of 5,000 digits) turned into a located parse
+error instead of an exception, and duplicate keys reported as warnings (the API server's field
+validation warns about them, and the last value wins, as here). After parsing, one linear walk
+refuses self-referential documents, alias bombs, absurd nesting and absurd lists.
+
+Every limit lives in :class:`Limits`; ``docs/security.md`` lists them with their defaults.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from .errors import InputError
+
+__all__ = ["Limits", "WORKLOAD_LIMITS", "TOPOLOGY_LIMITS", "Parsed", "parse_yaml", "parse_json", "check_structure"]
+
+MAX_INT_DIGITS = 4300
+"""Integers longer than this are refused (Python's own int/str conversion limit)."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Bounds on one input, each refused with a clear error naming it.
+
+    Attributes:
+        max_bytes: size of one file or of standard input.
+        max_documents: documents in one stream.
+        max_depth: nesting of mappings and lists in one document.
+        max_list_items: items in one list.
+        check_json: walk JSON documents too (depth and lists; JSON has no aliases). Off for
+            NodeLists of 100,000 nodes, where the walk would cost more than the parse.
+    """
+
+    max_bytes: int = 64 * 1024 * 1024
+    max_documents: int = 10_000
+    max_depth: int = 200
+    max_list_items: int = 1_000_000
+    check_json: bool = True
+
+
+WORKLOAD_LIMITS = Limits()
+"""Workloads, definitions and samples: 64 MiB, 10,000 documents, depth 200, 1,000,000 list items."""
+TOPOLOGY_LIMITS = Limits(max_bytes=2 * 1024**3, max_documents=100_000, max_list_items=10_000_000, check_json=False)
+"""NodeLists and PodLists of whole clusters: 2 GiB (100,000 nodes as kubectl prints them)."""
+
+# A walk visits each container once per reference; an alias bomb blows past the document's own
+# text length, which is the real budget (this is the floor).
+_MIN_CONTAINER_BUDGET = 100_000
+
+
+class _Refused(Exception):
+    """A JSON value that is not a Kubernetes value (NaN, an integer too long to convert)."""
+
+
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc]
+    """Safe loader: JSON values only, timestamps as strings, duplicate keys noted."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self.duplicates: list[tuple[int, str]] = []
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        seen: set[str] = set()
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
+                if key_node.value in seen:
+                    self.duplicates.append((key_node.start_mark.line, key_node.value))
+                seen.add(key_node.value)
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep)
+        return mapping
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _refuse(node: yaml.Node, problem: str) -> yaml.constructor.ConstructorError:
+    return yaml.constructor.ConstructorError(None, None, problem, node.start_mark)
+
+
+def _construct_int(loader: _Loader, node: yaml.ScalarNode) -> int:
+    text = str(node.value)
+    if len(text.replace("_", "").lstrip("+-")) > MAX_INT_DIGITS:
+        raise _refuse(node, f"an integer of more than {MAX_INT_DIGITS} digits (refused)")
+    try:
+        value: int = yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+    except ValueError:
+        raise _refuse(node, f"not an integer: {text[:40]!r}") from None
+    return value
+
+
+def _construct_float(loader: _Loader, node: yaml.ScalarNode) -> float:
+    try:
+        value: float = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
+    except ValueError:
+        raise _refuse(node, f"not a number: {str(node.value)[:40]!r}") from None
+    return value
+
+
+def _construct_bool(loader: _Loader, node: yaml.ScalarNode) -> bool:
+    try:
+        value: bool = yaml.constructor.SafeConstructor.construct_yaml_bool(loader, node)
+    except KeyError:
+        raise _refuse(node, f"not a boolean: {str(node.value)[:40]!r}") from None
+    return value
+
+
+def _construct_timestamp(loader: _Loader, node: yaml.ScalarNode) -> str:
+    # Kubernetes reads YAML as JSON, where a timestamp is a string.
+    return str(loader.construct_scalar(node))
+
+
+def _not_json(loader: _Loader, node: yaml.Node) -> Any:
+    raise _refuse(node, f"YAML type {node.tag.rsplit(':', 1)[-1]!r} has no JSON form (refused)")
+
+
+for _tag, _constructor in (
+    ("int", _construct_int),
+    ("float", _construct_float),
+    ("bool", _construct_bool),
+    ("timestamp", _construct_timestamp),
+    ("binary", _not_json),
+    ("set", _not_json),
+    ("omap", _not_json),
+    ("pairs", _not_json),
+):
+    _Loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _constructor)
+
+
+@dataclass
+class Parsed:
+    """A parsed document and what the parser noticed.
+
+    Attributes:
+        body: the value (None for an empty document).
+        duplicates: ``(line, key)`` of every key given twice in one mapping (0-based line).
+    """
+
+    body: Any
+    duplicates: list[tuple[int, str]] = field(default_factory=list)
+
+
+def _yaml_problem(error: yaml.YAMLError, line_offset: int) -> str:
+    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+    mark = getattr(error, "problem_mark", None)
+    if mark is not None:
+        return f"invalid YAML at line {mark.line + 1 + line_offset} column {mark.column + 1}: {problem}"
+    return f"invalid YAML: {problem}"
+
+
+def parse_yaml(text: str, *, line_offset: int = 0) -> Parsed:
+    """Parse one YAML document (no ``---`` splitting here).
+
+    Raises:
+        InputError: not valid YAML, a value with no JSON form, or nesting too deep to parse; the
+            message gives the line and column (counted from ``line_offset``).
+    """
+    loader = _Loader(text)
+    try:
+        body = loader.get_single_data()
+    except yaml.YAMLError as error:
+        raise InputError(_yaml_problem(error, line_offset)) from None
+    except RecursionError:
+        raise InputError("document nested too deeply (refused)") from None
+    finally:
+        loader.dispose()
+    return Parsed(body, loader.duplicates)
+
+
+def _json_int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_INT_DIGITS:
+        raise _Refused(f"an integer of more than {MAX_INT_DIGITS} digits (refused)")
+    return int(text)
+
+
+def _json_constant(name: str) -> float:
+    raise _Refused(f"{name} is not a JSON number (refused)")
+
+
+def parse_json(text: str) -> Any:
+    """Parse a JSON document.
+
+    Raises:
+        InputError: not valid JSON, NaN/Infinity, an integer too long, or nesting too deep.
+        json.JSONDecodeError: only through ``InputError``; never escapes.
+    """
+    try:
+        return json.loads(text, parse_int=_json_int, parse_constant=_json_constant)
+    except _Refused as error:
+        raise InputError(str(error)) from None
+    except RecursionError:
+        raise InputError("document nested too deeply (refused)") from None
+    except json.JSONDecodeError as error:
+        raise InputError(f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+
+
+def check_structure(body: Any, limits: Limits, text_length: int) -> None:
+    """Refuse self-referential data, alias bombs, absurd nesting and absurd lists, in one linear walk.
+
+    A document cannot hold more containers than its text has characters, so a walk that visits
+    more than that many containers met aliases being expanded.
+
+    Raises:
+        InputError: which limit was broken.
+    """
+    if not isinstance(body, (dict, list)):
+        return
+    budget = max(_MIN_CONTAINER_BUDGET, text_length)
+    visited = 0
+    on_path: set[int] = set()
+    stack: list[tuple[Any, int, bool]] = [(body, 0, False)]
+    while stack:
+        node, depth, leaving = stack.pop()
+        if leaving:
+            on_path.discard(id(node))
+            continue
+        visited += 1
+        if visited > budget:
+            raise InputError("document too large after alias expansion (refused)")
+        if depth > limits.max_depth:
+            raise InputError(f"document nested deeper than {limits.max_depth} levels (refused)")
+        if isinstance(node, list) and len(node) > limits.max_list_items:
+            raise InputError(f"a list of {len(node)} items is longer than {limits.max_list_items} (refused)")
+        identity = id(node)
+        if identity in on_path:
+            raise InputError("document refers to itself through a YAML alias (refused)")
+        on_path.add(identity)
+        stack.append((node, depth, True))
+        for child in node.values() if isinstance(node, dict) else node:
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1, False))
