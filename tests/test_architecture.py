@@ -31,6 +31,7 @@ RANK = {
     "interpreter": 7,
     "topology": 7,
     "lint": 8,
+    "alter": 8,
     "placement": 9,
     "exporters": 10,
     "__init__": 11,
@@ -43,7 +44,7 @@ PUBLIC = [
     "NoDefinitionError", "TopologyError", "PlacementError", "ClusterError", "RelatedObjects", "ObjectIndex",
 ]  # fmt: skip
 
-SUBPACKAGES = ["interpreter", "topology", "placement", "exporters", "lint", "kube"]
+SUBPACKAGES = ["interpreter", "topology", "placement", "exporters", "lint", "kube", "alter"]
 
 
 def test_the_package_names_its_whole_public_api():
