@@ -9,7 +9,7 @@ applies the definition's suspend or resume steps; ``apply`` runs it all on a fre
 cluster: the objects are printed for ``kubectl apply`` or ``kubectl patch``.
 """
 
-from .apply import Alteration, AlteredComponent, alter, select_components
+from .apply import Alteration, AlteredComponent, alter, pod_places, select_components
 from .changes import POD_METADATA_FIELDS, POD_SPEC_FIELDS, Changes, NodeRequirement, Toleration, check_label
 from .locate import PodSlot, locate_pods
 from .patch import apply_merge_patch, merge_patch
@@ -18,6 +18,7 @@ from .suspend import NOW, apply_suspend
 
 __all__ = [
     "alter",
+    "pod_places",
     "Alteration",
     "AlteredComponent",
     "Changes",

@@ -21,10 +21,10 @@ from .changes import Changes
 from .locate import PodSlot, locate_pods
 from .patch import merge_patch
 from .paths import Path, fresh_copy, get_at, set_at
-from .pods import Writer
+from .pods import Writer, took_effect
 from .suspend import apply_suspend
 
-__all__ = ["Alteration", "AlteredComponent", "alter", "select_components"]
+__all__ = ["Alteration", "AlteredComponent", "alter", "pod_places", "select_components"]
 
 
 @dataclass(kw_only=True)
@@ -97,22 +97,25 @@ def _workload(obj: Mapping[str, Any]) -> WorkloadRef:
     return WorkloadRef(api_version, kind, str(name), metadata.get("namespace"))
 
 
-def select_components(slots: Sequence[PodSlot], name: str | None) -> list[PodSlot]:
-    """The slots ``name`` targets: its path, a path ending in ``/name``, its role or its instance.
+def select_components(slots: Sequence[PodSlot], names: str | Sequence[str] | None) -> list[PodSlot]:
+    """The slots the names target: a component path, a path ending in ``/name``, a role or an instance.
 
     Raises:
-        InputError: no pod-bearing component has that name (the message lists them).
+        InputError: no pod-bearing component has one of the names (the message lists them).
     """
-    if name is None:
+    if names is None:
         return list(slots)
-    chosen = [
-        slot
-        for slot in slots
-        if name in (slot.component, slot.role, slot.instance) or slot.component.endswith(f"/{name}")
-    ]
-    if not chosen:
-        known = ", ".join(dict.fromkeys(slot.component for slot in slots)) or "none"
-        raise InputError(f"no pod-bearing component named {name!r} (components: {known})")
+    chosen: list[PodSlot] = []
+    for name in [names] if isinstance(names, str) else names:
+        found = [
+            slot
+            for slot in slots
+            if name in (slot.component, slot.role, slot.instance) or slot.component.endswith(f"/{name}")
+        ]
+        if not found:
+            known = ", ".join(dict.fromkeys(slot.component for slot in slots)) or "none"
+            raise InputError(f"no pod-bearing component named {name!r} (components: {known})")
+        chosen.extend(slot for slot in found if all(slot is not other for other in chosen))
     return chosen
 
 
@@ -149,11 +152,28 @@ def _definition(obj: Mapping[str, Any], workload: WorkloadRef, catalog: Catalog,
     return lookup.definition
 
 
+def pod_places(
+    resource: Mapping[str, Any], *, catalog: Catalog | None = None, related: RelatedObjects | None = None
+) -> tuple[Definition, list[PodSlot]]:
+    """The workload's definition and, per pod-bearing component, where its pod fields live.
+
+    Raises:
+        NoDefinitionError: no definition covers the kind.
+        InputError: a field has the wrong type.
+    """
+    catalog = catalog if catalog is not None else default_catalog()
+    obj = fresh_copy(resource)
+    workload = _workload(obj)
+    definition = _definition(obj, workload, catalog, [])
+    refs = resolve_references(definition, obj, related or ObjectIndex(), workload.namespace, [])
+    return definition, locate_pods(obj, definition, catalog=catalog, refs=refs)
+
+
 def alter(
     resource: Mapping[str, Any],
     changes: Changes,
     *,
-    component: str | None = None,
+    component: str | Sequence[str] | None = None,
     catalog: Catalog | None = None,
     related: RelatedObjects | None = None,
 ) -> Alteration:
@@ -166,8 +186,8 @@ def alter(
     Args:
         resource: the workload object (a parsed manifest or an object read from a cluster).
         changes: what to change.
-        component: only this component (its path, role or instance name); object-level changes
-            (labels, annotations, queue, suspension) still apply to the object.
+        component: only this component (its path, role or instance name), or these components;
+            object-level changes (labels, annotations, queue, suspension) still apply to the object.
         catalog: definitions to use; the built-in catalog when omitted.
         related: where to find objects the workload references (a TrainJob's runtime).
 
@@ -218,7 +238,7 @@ def _alter_pods(
     obj: dict[str, Any],
     definition: Definition,
     changes: Changes,
-    component: str | None,
+    component: str | Sequence[str] | None,
     catalog: Catalog,
     related: RelatedObjects | None,
     workload: WorkloadRef,
@@ -246,4 +266,31 @@ def _alter_pods(
         altered.append(AlteredComponent(component=slot.component, role=slot.role, fields=written))
     if fields and not targeted:
         writer.warnings.append(f"{workload.kind} has no pod-bearing component: no pod field was changed")
+    _verify(obj, definition, catalog, refs, [slot.component for slot in targeted], changes, workload.kind)
     return altered
+
+
+def _verify(
+    obj: Mapping[str, Any],
+    definition: Definition,
+    catalog: Catalog,
+    refs: Mapping[str, Any],
+    components: Sequence[str],
+    changes: Changes,
+    kind: str,
+) -> None:
+    """Read the altered object back through the catalog: every targeted pod must carry the change.
+
+    A write the operator would not honour (a Spark ``batchScheduler`` that overrides the driver's
+    ``schedulerName``) is refused here instead of being printed as if it worked.
+    """
+    after = {slot.component: slot for slot in locate_pods(obj, definition, catalog=catalog, refs=refs)}
+    for component in components:
+        slot = after.get(component)
+        for name in changes.pod_fields:
+            value = slot.effective(name) if slot is not None else None
+            if slot is None or not took_effect(name, value, changes):
+                raise AlterError(
+                    f"{kind} component {component}: the pods' {name} would not change (the definition reads it as "
+                    f"{value!r} after the edit): the operator takes it from another field"
+                )

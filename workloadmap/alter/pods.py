@@ -13,10 +13,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import AlterError, format_path
-from .changes import NodeRequirement, Toleration
+from .changes import Changes, NodeRequirement, Toleration
 from .paths import Path, fresh_copy, get_at
 
-__all__ = ["Writer"]
+__all__ = ["Writer", "took_effect"]
 
 
 class Writer:
@@ -139,3 +139,40 @@ def _covers(entry: Mapping[str, Any], toleration: Toleration) -> bool:
         return False
     effect = entry.get("effect") or ""
     return not effect or effect == toleration.effect
+
+
+def _contains(value: Any, wanted: Mapping[str, str]) -> bool:
+    return isinstance(value, Mapping) and all(value.get(key) == item for key, item in wanted.items())
+
+
+def _required_everywhere(affinity: Any, wanted: Sequence[NodeRequirement]) -> bool:
+    terms = get_at(affinity, ("nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms"))
+    if not isinstance(terms, list) or not terms:
+        return False
+    expected = [requirement.to_pod() for requirement in wanted]
+    return all(
+        isinstance(term, Mapping) and all(entry in (term.get("matchExpressions") or []) for entry in expected)
+        for term in terms
+    )
+
+
+_EFFECTS: dict[str, Callable[[Any, Changes], bool]] = {
+    "labels": lambda value, changes: _contains(value, changes.pod_labels),
+    "annotations": lambda value, changes: _contains(value, changes.pod_annotations),
+    "schedulerName": lambda value, changes: value == changes.scheduler_name,
+    "nodeSelector": lambda value, changes: _contains(value, changes.node_selector),
+    "tolerations": lambda value, changes: (
+        isinstance(value, list)
+        and all(
+            any(isinstance(entry, Mapping) and _covers(entry, wanted) for entry in value)
+            for wanted in changes.tolerations
+        )
+    ),
+    "affinity": lambda value, changes: _required_everywhere(value, changes.node_affinity),
+    "priorityClassName": lambda value, changes: value == changes.priority_class,
+}
+
+
+def took_effect(name: str, value: Any, changes: Changes) -> bool:
+    """Whether the pod field ``name``, as the catalog now reads it, carries what ``changes`` asked for."""
+    return _EFFECTS[name](value, changes)
