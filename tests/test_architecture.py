@@ -42,6 +42,7 @@ PUBLIC = [
     "Definition", "Phase", "load_cluster", "Cluster", "place", "rank_clusters", "place_on", "PlacementReport",
     "export", "export_targets", "lint_path", "lint_definition", "WorkloadMapError", "InputError", "DefinitionError",
     "NoDefinitionError", "TopologyError", "PlacementError", "ClusterError", "RelatedObjects", "ObjectIndex",
+    "alter", "Changes", "Toleration", "NodeRequirement", "Alteration", "AlterError",
 ]  # fmt: skip
 
 SUBPACKAGES = ["interpreter", "topology", "placement", "exporters", "lint", "kube", "alter"]
