@@ -108,24 +108,28 @@ def test_labels_merge_and_a_conflicting_value_warns():
 def test_a_node_requirement_is_added_to_every_term():
     rack = NodeRequirement("rack", ("r1",))
     result = alter(yaml_doc(JOBSET), Changes(node_affinity=(rack,)))
-    terms = _template(result.object, 1)["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
-        "nodeSelectorTerms"
-    ]
+    terms = _template(result.object, 1)["spec"]["affinity"]["nodeAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ]["nodeSelectorTerms"]
     assert [term["matchExpressions"] for term in terms] == [
         [{"key": "zone", "operator": "In", "values": ["a"]}, rack.to_pod()],
         [{"key": "zone", "operator": "In", "values": ["b"]}, rack.to_pod()],
     ]
     leader = _template(result.object, 0)["spec"]["affinity"]
     assert leader == {
-        "nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{"matchExpressions": [rack.to_pod()]}]}}
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [{"matchExpressions": [rack.to_pod()]}]
+            }
+        }
     }
 
 
 def test_a_requirement_on_the_same_key_is_replaced_with_a_warning():
     result = alter(yaml_doc(JOBSET), Changes(node_affinity=(NodeRequirement("zone", ("c",)),)))
-    terms = _template(result.object, 1)["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
-        "nodeSelectorTerms"
-    ]
+    terms = _template(result.object, 1)["spec"]["affinity"]["nodeAffinity"][
+        "requiredDuringSchedulingIgnoredDuringExecution"
+    ]["nodeSelectorTerms"]
     assert all(term["matchExpressions"] == [{"key": "zone", "operator": "In", "values": ["c"]}] for term in terms)
     assert sum("node requirement zone In ['a'] replaced" in warning for warning in result.warnings) == 1
 
@@ -209,4 +213,6 @@ def test_an_unknown_kind_and_bad_arguments():
 def test_the_merge_patch_names_only_what_changed():
     # RFC 7386: mappings merge key by key, so the existing label team=a is not repeated.
     result = alter(yaml_doc(JOBSET), Changes(queue="team-a"))
-    assert result.patch() == {"metadata": {"labels": {"kai.scheduler/queue": "team-a", "kueue.x-k8s.io/queue-name": "team-a"}}}
+    assert result.patch() == {
+        "metadata": {"labels": {"kai.scheduler/queue": "team-a", "kueue.x-k8s.io/queue-name": "team-a"}}
+    }

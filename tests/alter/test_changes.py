@@ -22,7 +22,10 @@ from workloadmap.alter import Changes, NodeRequirement, Toleration, check_label
             {"key": "nvidia.com/gpu", "operator": "Equal", "value": "present", "effect": "NoSchedule"},
         ),
         ("dedicated=ml", {"key": "dedicated", "operator": "Equal", "value": "ml"}),
-        ("node.kubernetes.io/unreachable:NoExecute", {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"}),
+        (
+            "node.kubernetes.io/unreachable:NoExecute",
+            {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"},
+        ),
         ("spot", {"key": "spot", "operator": "Exists"}),
     ],
 )

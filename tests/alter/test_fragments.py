@@ -107,7 +107,10 @@ def test_rayjob_default_submitter_is_written_out_before_it_changes():
                 {
                     "name": "ray-job-submitter",
                     "image": "rayproject/ray:2.46.0",
-                    "resources": {"requests": {"cpu": "500m", "memory": "200Mi"}, "limits": {"cpu": "1", "memory": "1Gi"}},
+                    "resources": {
+                        "requests": {"cpu": "500m", "memory": "200Mi"},
+                        "limits": {"cpu": "1", "memory": "1Gi"},
+                    },
                 }
             ],
             "schedulerName": "kai-scheduler",
@@ -119,7 +122,9 @@ def test_rayjob_default_submitter_is_written_out_before_it_changes():
 
 def test_rayjob_sidecar_mode_writes_the_head_template():
     result = alter(load_fixture("ray/rayjob-sidecar.yaml"), KAI, component="head")
-    assert result.object["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["schedulerName"] == "kai-scheduler"
+    assert (
+        result.object["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["schedulerName"] == "kai-scheduler"
+    )
 
 
 SPARK = """
@@ -163,8 +168,12 @@ def test_trainjob_points_at_its_runtime():
     path = FIXTURES_DIR / "kubeflow" / "trainjob-torch-runtime.yaml"
     trainjob = next(document.body for document in load_objects(str(path)) if document.body["kind"] == "TrainJob")
     runtimes = ObjectIndex.from_paths([str(path)])
-    with pytest.raises(AlterError, match="lives in the referenced TrainingRuntime/torch-with-init .*; alter that object"):
+    with pytest.raises(
+        AlterError, match="lives in the referenced TrainingRuntime/torch-with-init .*; alter that object"
+    ):
         alter(trainjob, KAI, related=runtimes)
     # Object-level changes still apply to the TrainJob itself.
-    assert alter(trainjob, Changes(queue="q"), related=runtimes).object["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "q"
-
+    assert (
+        alter(trainjob, Changes(queue="q"), related=runtimes).object["metadata"]["labels"]["kueue.x-k8s.io/queue-name"]
+        == "q"
+    )
