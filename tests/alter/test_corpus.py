@@ -87,7 +87,7 @@ def _strip_additions(original: Any, altered: Any, path: tuple = ()) -> tuple[Any
                 replaced += more
         return result, replaced
     if isinstance(original, list) and isinstance(altered, list) and len(altered) >= len(original):
-        pairs = [_strip_additions(a, b, (*path, i)) for i, (a, b) in enumerate(zip(original, altered))]
+        pairs = [_strip_additions(a, b, (*path, i)) for i, (a, b) in enumerate(zip(original, altered, strict=False))]
         return [value for value, _ in pairs], [p for _, more in pairs for p in more]
     return (original, [path]) if original != altered else (altered, [])
 
