@@ -18,6 +18,7 @@ from typing import Any, List, Optional
 import typer
 import yaml
 
+from workloadmap import labels
 from workloadmap.alter import Alteration, Changes, Toleration, alter
 from workloadmap.catalog import NON_WORKLOAD_KINDS, Catalog
 from workloadmap.documents import Document, load_objects
@@ -184,11 +185,11 @@ def alter_command(
     pod_annotation: Optional[List[str]] = typer.Option(None, "--pod-annotation", help="K=V annotation of the pods."),
     node_selector: Optional[List[str]] = typer.Option(None, "--node-selector", help="K=V nodeSelector entry."),
     toleration: Optional[List[str]] = typer.Option(
-        None, "--toleration", help="KEY[=VALUE][:EFFECT], as a taint is written (nvidia.com/gpu:NoSchedule)."
+        None, "--toleration", help=f"KEY[=VALUE][:EFFECT], as a taint is written ({labels.NVIDIA_GPU}:NoSchedule)."
     ),
     priority_class: Optional[str] = typer.Option(None, "--priority-class", help="The pods' priorityClassName."),
     queue: Optional[str] = typer.Option(
-        None, "--queue", help="Queue: labels kai.scheduler/queue and kueue.x-k8s.io/queue-name on the object."
+        None, "--queue", help=f"Queue: labels {labels.KAI_QUEUE} and {labels.KUEUE_QUEUE_NAME} on the object."
     ),
     component: Optional[str] = typer.Option(None, "--component", help="Only this component (path, role or name)."),
     output_format: Optional[AlterFormat] = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),
