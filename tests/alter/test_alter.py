@@ -216,3 +216,21 @@ def test_the_merge_patch_names_only_what_changed():
     assert result.patch() == {
         "metadata": {"labels": {"kai.scheduler/queue": "team-a", "kueue.x-k8s.io/queue-name": "team-a"}}
     }
+
+
+def test_the_json_form_describes_the_change_without_the_objects():
+    data = alter(yaml_doc(JOBSET), KAI, component="workers").to_dict()
+    assert data == {
+        "workload": {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "name": "train", "namespace": "ml"},
+        "definition": "jobset",
+        "components": [
+            {
+                "component": "workers",
+                "role": "replicatedJob",
+                "fields": ["spec.replicatedJobs[1].template.spec.template.spec.schedulerName"],
+            }
+        ],
+        "changed": ["spec.replicatedJobs[1].template.spec.template.spec.schedulerName"],
+        "removed": [],
+        "warnings": [],
+    }

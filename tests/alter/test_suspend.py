@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from helpers import load_fixture
-from workloadmap.alter import Changes, alter, get_at
+from workloadmap.alter import Changes, alter, apply_merge_patch, get_at
 from workloadmap.catalog import Catalog
 from workloadmap.errors import AlterError
 from workloadmap.expressions import field_path
@@ -135,6 +135,9 @@ def test_notebook_stop_annotation_holds_the_stop_time(monkeypatch):
     assert alter(stopped.object, SUSPEND).changed == []
     resumed = alter(stopped.object, RESUME)
     assert "kubeflow-resource-stopped" not in resumed.object["metadata"].get("annotations", {})
+    # A merge patch deletes the annotation with a null (RFC 7386), where kubectl apply might not.
+    assert resumed.patch() == {"metadata": {"annotations": {"kubeflow-resource-stopped": None}}}
+    assert apply_merge_patch(stopped.object, resumed.patch()) == resumed.object
     assert resumed.removed == ["metadata.annotations.kubeflow-resource-stopped"]
     assert inspect(resumed.object).totals.pods == inspect(notebook).totals.pods
 

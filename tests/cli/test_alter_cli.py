@@ -121,3 +121,17 @@ def test_place_emit_pinned(wmap):
         "nodeSelectorTerms"
     ][0]["matchExpressions"][0]
     assert expression["key"] == "accelerator.topograph.run/domain" and expression["operator"] == "In"
+
+
+def test_printed_manifests_load_back_to_the_same_values():
+    # Multi-line strings print as literal blocks when YAML allows it, quoted otherwise; either way
+    # the printed manifest means the same.
+    from workloadmap.cli.alter_cmd import AlterFormat, _dump_objects
+
+    objects = [
+        {"script": "set -e\npython train.py\n", "spaced": "x \ny", "tab": "\tz\nw", "tail": "a\n\n", "n": "007"},
+        {"kind": "ConfigMap", "data": {"true": "yes", "on": "1.0"}},
+    ]
+    for output_format in (None, AlterFormat.yaml):
+        assert list(yaml.safe_load_all(_dump_objects(objects, output_format))) == objects
+    assert json.loads(_dump_objects(objects, AlterFormat.json))["items"] == objects
