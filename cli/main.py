@@ -15,7 +15,7 @@ import typer
 from workloadmap import __version__
 from workloadmap.errors import WorkloadMapError
 
-from . import catalog_cmd, inspect_cmd, live_cmd, output, place_cmd, topology_cmd
+from . import alter_cmd, catalog_cmd, inspect_cmd, live_cmd, output, place_cmd, topology_cmd
 from .common import guarded
 
 
@@ -51,6 +51,13 @@ app.command("place", help="Which topology level each gang fits, and the schedule
 app.command("get", help="Read workloads from a live cluster (read-only) and expand them like `wmap inspect`.")(
     guarded(live_cmd.get)
 )
+app.command("alter", help="Change every pod template of a workload: scheduler, queue, labels, tolerations ...")(
+    guarded(alter_cmd.alter_command)
+)
+app.command("suspend", help="Suspend workloads through their operator's suspend field (printed, never applied).")(
+    guarded(alter_cmd.suspend_command)
+)
+app.command("resume", help="Resume suspended workloads (printed, never applied).")(guarded(alter_cmd.resume_command))
 app.command("version")(version)
 
 catalog_app.command("list")(guarded(catalog_cmd.catalog_list))

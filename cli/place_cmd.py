@@ -166,6 +166,7 @@ def place(
                         obj=body,
                         topology=topology_name,
                         queue=queue,
+                        catalog=catalog,
                     )  # fmt: skip
                 )
         _write_objects(_unique(objects), output_format)

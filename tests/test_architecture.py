@@ -32,6 +32,7 @@ RANK = {
     "interpreter": 7,
     "topology": 7,
     "lint": 8,
+    "alter": 8,
     "placement": 9,
     "exporters": 10,
     "__init__": 11,
@@ -42,9 +43,10 @@ PUBLIC = [
     "Definition", "Phase", "load_cluster", "Cluster", "place", "rank_clusters", "place_on", "PlacementReport",
     "export", "export_targets", "lint_path", "lint_definition", "WorkloadMapError", "InputError", "DefinitionError",
     "NoDefinitionError", "TopologyError", "PlacementError", "ClusterError", "RelatedObjects", "ObjectIndex",
+    "alter", "Changes", "Toleration", "NodeRequirement", "Alteration", "AlterError",
 ]  # fmt: skip
 
-SUBPACKAGES = ["interpreter", "topology", "placement", "exporters", "lint", "kube"]
+SUBPACKAGES = ["interpreter", "topology", "placement", "exporters", "lint", "kube", "alter"]
 
 
 def test_the_package_names_its_whole_public_api():

@@ -42,6 +42,7 @@ def test_readme_definition_is_valid_and_interprets_an_lws():
         "docs/performance.md",
         "docs/architecture.md",
         "docs/lint.md",
+        "docs/alter.md",
     ],
 )
 def test_documented_links_exist(page):

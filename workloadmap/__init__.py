@@ -4,7 +4,7 @@ The pipeline, one subpackage per stage::
 
     documents -> catalog (definitions) -> interpreter -> tree
                                    topology -> placement -> exporters
-    lint checks definitions; kube reads a live cluster (GET only)
+    lint checks definitions; alter changes pods through the catalog; kube reads a live cluster (GET only)
 
 The everyday calls::
 
@@ -14,12 +14,15 @@ The everyday calls::
     cluster = workloadmap.load_cluster("preset:nvl72-4rack")
     report = workloadmap.place(tree, cluster)
     objects = workloadmap.export("kai", tree, report)
+    changed = workloadmap.alter(obj, workloadmap.Changes(scheduler_name="kai-scheduler")).object
 """
 
+from .alter import Alteration, Changes, NodeRequirement, Toleration, alter
 from .catalog import Catalog, load_definition, parse_definition
 from .definitions import Definition, Phase, definition_json_schema
 from .documents import Document, load_objects
 from .errors import (
+    AlterError,
     ClusterApiError,
     ClusterError,
     DefinitionError,
@@ -113,6 +116,12 @@ __all__ = [
     "export",
     "export_targets",
     "ExportRequest",
+    # alter
+    "alter",
+    "Changes",
+    "Toleration",
+    "NodeRequirement",
+    "Alteration",
     # lint
     "lint_path",
     "lint_definition",
@@ -128,6 +137,7 @@ __all__ = [
     "NoDefinitionError",
     "TopologyError",
     "PlacementError",
+    "AlterError",
     "ClusterError",
     "ClusterApiError",
     "UnknownResourceTypeError",

@@ -7,13 +7,21 @@ test can compare the page with a fresh rendering.
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Iterable
 
 from .catalog import Catalog
-from .definitions import PHASE_PRECEDENCE, ComponentDefinition, Definition, PodGroupRule
+from .definitions import PHASE_PRECEDENCE, ComponentDefinition, Definition, PodGroupRule, SuspendAction
 
-__all__ = ["render_catalog_table", "render_catalog_document", "component_tree", "gang_summary", "REGENERATE_COMMAND"]
+__all__ = [
+    "render_catalog_table",
+    "render_suspend_table",
+    "render_catalog_document",
+    "component_tree",
+    "gang_summary",
+    "REGENERATE_COMMAND",
+]
 
 REGENERATE_COMMAND = "python -m workloadmap.catalog_docs > docs/catalog.md"
 
@@ -119,9 +127,53 @@ def render_catalog_table(catalog: Iterable[Definition]) -> str:
     return "\n".join(lines) + "\n"
 
 
+_SUSPEND_INTRO = """
+## Suspend and resume
+
+What `wmap suspend` and `wmap resume` write for each kind (the definition's `suspend` section):
+`field: value` sets a field, `field += item` / `field -= item` adds or removes one item of a
+comma-separated list, `remove field` deletes it; `(when ...)` marks a step that depends on the
+object. A kind marked *cannot be suspended* has no suspend field its operator honours.
+
+"""
+
+
+def _step(action: SuspendAction) -> str:
+    if action.remove:
+        text = f"remove {action.path}"
+    elif action.add_item is not None:
+        text = f"{action.path} += {action.add_item}"
+    elif action.remove_item is not None:
+        text = f"{action.path} -= {action.remove_item}"
+    else:
+        text = f"{action.path}: {json.dumps(action.value)}"
+    return f"`{text}`" + (f" (when `{action.when}`)" if action.when else "")
+
+
+def render_suspend_table(catalog: Iterable[Definition]) -> str:
+    """A Markdown table: how each kind is suspended and resumed, and where its operator defines it."""
+    definitions = sorted(catalog, key=lambda definition: (definition.group, definition.kind))
+    lines = ["| Kind | Group | Suspend | Resume | Defined by |", "|---|---|---|---|---|"]
+    for definition in definitions:
+        section = definition.suspend
+        if section is None:
+            cells = [definition.kind, definition.group or "core", "cannot be suspended", "—", "—"]
+        else:
+            cells = [
+                definition.kind,
+                definition.group or "core",
+                "; ".join(_step(action) for action in section.suspend_actions),
+                "; ".join(_step(action) for action in section.resume_actions),
+                section.source or "—",
+            ]
+        lines.append("| " + " | ".join(_cell(cell) for cell in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def render_catalog_document(catalog: Iterable[Definition]) -> str:
-    """The whole ``docs/catalog.md`` page: the introduction and the table."""
-    return _INTRO + render_catalog_table(catalog)
+    """The whole ``docs/catalog.md`` page: the introduction, the table, and the suspend table."""
+    definitions = list(catalog)
+    return _INTRO + render_catalog_table(definitions) + _SUSPEND_INTRO + render_suspend_table(definitions)
 
 
 def main() -> None:

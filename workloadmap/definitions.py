@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from enum import Enum
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, model_validator
 
 from .errors import DefinitionError, ExpressionError
-from .expressions import Expression, compile_expression
+from .expressions import Expression, compile_expression, field_path
 
 __all__ = [
     "Phase",
@@ -35,6 +35,9 @@ __all__ = [
     "Reference",
     "ReferenceKind",
     "ExportsDefinition",
+    "PodFieldsDefinition",
+    "SuspendAction",
+    "SuspendDefinition",
     "Definition",
     "definition_json_schema",
 ]
@@ -55,6 +58,18 @@ Count = Annotated[Union[int, str], BeforeValidator(_count_constant)]
 """A whole-number constant (``3`` or ``"3"``) or an expression yielding a number or numeric string.
 
 After validation a count field holds an ``int`` (a constant) or a ``str`` (an expression)."""
+
+
+def _field_path(text: str) -> str:
+    try:
+        field_path(text)
+    except ExpressionError as error:
+        raise ValueError(error.message) from None
+    return text
+
+
+FieldPathText = Annotated[str, AfterValidator(_field_path)]
+"""A plain field path such as ``spec.runPolicy.suspend`` or ``metadata.annotations."a/b"``: read and written."""
 
 
 class Phase(str, Enum):
@@ -150,6 +165,19 @@ class StatusDefinition(_Compiled):
         return self
 
 
+PodSpecField = Literal["schedulerName", "nodeSelector", "tolerations", "affinity", "priorityClassName"]
+
+
+class PodFieldsDefinition(_Strict):
+    """Where a computed pod template's fields live (KServe predictor, NIM, Milvus), from the component's scope."""
+
+    spec: FieldPathText | None = Field(default=None, description="Where the operator reads PodSpec fields by name.")
+    spec_fields: list[PodSpecField] | None = Field(default=None, alias="specFields", description="Default: all.")
+    labels: FieldPathText | None = Field(default=None, description="The pods' labels.")
+    annotations: FieldPathText | None = Field(default=None, description="The pods' annotations.")
+    seed: FieldPathText | None = Field(default=None, description="Absent, write the default pod here first.")
+
+
 class ComponentDefinition(_Compiled):
     """One role of a workload, and where its pods are declared."""
 
@@ -195,12 +223,15 @@ class ComponentDefinition(_Compiled):
         "definitions.",
     )
     components: list["ComponentDefinition"] = Field(default_factory=list)
+    pod_fields: PodFieldsDefinition | None = Field(default=None, alias="podFields")
 
     @model_validator(mode="after")
     def _one_pod_source(self) -> "ComponentDefinition":
         sources = [name for name in ("pod_template", "pod_spec", "resource") if getattr(self, name)]
         if len(sources) > 1:
             raise ValueError(f"component {self.name!r} has several pod sources: {', '.join(sources)}")
+        if self.pod_fields and not (self.pod_template or self.pod_spec):
+            raise ValueError(f"component {self.name!r}: podFields goes with podTemplate or podSpec")
         if self.pod_metadata and not self.pod_spec:
             raise ValueError(f"component {self.name!r}: podMetadata goes with podSpec")
         if self.instance_name and not self.instances:
@@ -338,6 +369,38 @@ class ExportsDefinition(_Strict):
         "(a Volcano Job's `spec.networkTopology`); the Volcano export then edits the workload instead of "
         "emitting PodGroups.",
     )
+    exclusive_topology: FieldPathText | None = Field(
+        default=None,
+        alias="exclusiveTopology",
+        description="Where a node-label key puts each replica in a domain of its own (LWS exclusive-topology).",
+    )
+
+
+class SuspendAction(_Compiled):
+    """One step: set ``value``, ``remove`` the field, or add/remove an item of a comma-separated string."""
+
+    path: FieldPathText = Field(description="The field, from the resource.")
+    value: Any = None
+    remove: bool = False
+    add_item: str | None = Field(default=None, alias="addItem")
+    remove_item: str | None = Field(default=None, alias="removeItem")
+    when: str | None = Field(default=None, description="Expression on the resource; the step applies when truthy.")
+
+    @model_validator(mode="after")
+    def _one_operation(self) -> "SuspendAction":
+        given = ("value" in self.model_fields_set, self.remove, self.add_item is not None, self.remove_item is not None)
+        if sum(given) != 1:
+            raise ValueError("a suspend action takes exactly one of value, remove, addItem, removeItem")
+        return self
+
+
+class SuspendDefinition(_Strict):
+    """How the operator suspends and resumes the workload (``wmap suspend|resume``)."""
+
+    suspend_actions: list[SuspendAction] = Field(min_length=1, alias="suspendActions")
+    resume_actions: list[SuspendAction] = Field(min_length=1, alias="resumeActions")
+    caveat: str | None = Field(default=None, description="What a user must know, printed with every suspend/resume.")
+    source: str = Field(default="", description="Where the operator defines the field (API type, controller).")
 
 
 class Definition(_Strict):
@@ -355,6 +418,7 @@ class Definition(_Strict):
     references: list[Reference] = Field(default_factory=list)
     exports: ExportsDefinition = Field(default_factory=ExportsDefinition)
     notes: list[str] = Field(default_factory=list, description="Semantics worth knowing, shown by `catalog show`.")
+    suspend: SuspendDefinition | None = Field(default=None, description="None: the kind cannot be suspended.")
 
     _source: str | None = PrivateAttr(default=None)
 
@@ -462,6 +526,11 @@ class Definition(_Strict):
                 value = getattr(reference, field_name)
                 if isinstance(value, str):
                     yield f"references[{index}]", reference, field_name, value
+        steps = (self.suspend.suspend_actions, self.suspend.resume_actions) if self.suspend else ()
+        for name, actions in zip(("suspendActions", "resumeActions"), steps, strict=False):
+            for index, action in enumerate(actions):
+                if action.when is not None:
+                    yield f"suspend.{name}[{index}]", action, "when", action.when
         for field_name in ("phase", "conditions"):
             value = getattr(self.status, field_name)
             if isinstance(value, str):

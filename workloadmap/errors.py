@@ -11,6 +11,7 @@ Every error the library raises on purpose derives from :class:`WorkloadMapError`
     ├── NoDefinitionError             no definition covers a kind (exit 4)
     ├── TopologyError                 a topology source cannot be read
     ├── PlacementError                placement cannot be computed (unknown level ...)
+    ├── AlterError                    a change has no safe place in the workload (wmap alter)
     └── ClusterError                  talking to a live API server failed
         ├── ClusterApiError           the server answered with an error status
         └── UnknownResourceTypeError  discovery lists no such resource type
@@ -45,6 +46,7 @@ __all__ = [
     "NoDefinitionError",
     "TopologyError",
     "PlacementError",
+    "AlterError",
     "ClusterError",
     "ClusterApiError",
     "UnknownResourceTypeError",
@@ -239,6 +241,14 @@ class TopologyError(WorkloadMapError):
 
 class PlacementError(WorkloadMapError):
     """Placement could not be computed (for example, an unknown topology level)."""
+
+
+class AlterError(WorkloadMapError):
+    """A change cannot be made safely (``wmap alter``, ``suspend``, ``resume``, ``place --emit pinned``).
+
+    The kind keeps no such pod field, cannot be suspended, or a pod template is shared with a
+    component the change does not target.
+    """
 
 
 class ClusterError(WorkloadMapError):

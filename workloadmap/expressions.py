@@ -42,7 +42,7 @@ import jmespath.functions
 
 from .errors import ExpressionError
 
-__all__ = ["Expression", "compile_expression", "LANGUAGES", "MAX_EXPRESSION_LENGTH"]
+__all__ = ["Expression", "compile_expression", "field_path", "LANGUAGES", "MAX_EXPRESSION_LENGTH"]
 
 LANGUAGES = ("jmespath", "jsonpath")
 MAX_EXPRESSION_LENGTH = 2048
@@ -249,3 +249,27 @@ def _function_names(node: Any) -> set[str]:
         elif isinstance(current, list):
             stack.extend(current)
     return names
+
+
+@lru_cache(maxsize=1024)
+def field_path(source: str) -> tuple[str, ...]:
+    """The keys of a plain JMESPath field chain (``metadata.annotations."a/b"``), outermost first.
+
+    Definitions name the fields wmap writes (a suspend flag, a fragment's pod fields) this way: the
+    same text reads the value as an expression and says where to assign it.
+
+    Raises:
+        ExpressionError: the text is not a chain of field names (no indexes, filters or functions).
+    """
+    parsed = compile_expression(source).parsed
+    nodes = list(parsed["children"]) if parsed.get("type") == "subexpression" else [parsed]  # never edit the cached AST
+    keys: list[str] = []
+    while nodes:
+        node = nodes.pop(0)
+        if node.get("type") == "subexpression":
+            nodes[:0] = node["children"]
+        elif node.get("type") == "field":
+            keys.append(str(node["value"]))
+        else:
+            raise ExpressionError(f"{source!r} is not a plain field path (keys joined by dots, quoted when needed)")
+    return tuple(keys)

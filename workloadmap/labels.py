@@ -94,3 +94,16 @@ TOPOLOGY_OBJECT_API_VERSIONS = (KAI_TOPOLOGY_API_VERSION, *KUEUE_TOPOLOGY_API_VE
 
 TOPOLOGY_ANNOTATION_PREFIXES = ("kai.scheduler/topology", KAI_SEGMENT_PREFIX, KUEUE_PODSET_PREFIX)
 """Topology annotations a user may already have written on a workload or its pod templates."""
+
+# -- Queues (what `wmap alter --queue` writes on the workload object) -------------------------
+KAI_QUEUE = "kai.scheduler/queue"
+"""KAI's queue label, read from the top owner, else the pod (pod-grouper ``CalcPodGroupQueue``)."""
+KUEUE_QUEUE_NAME = "kueue.x-k8s.io/queue-name"
+"""Kueue's LocalQueue label on the workload (``controllerconstants.QueueLabel``)."""
+
+# -- Tolerations (Kubernetes core/v1 Toleration) --------------------------------------------
+TOLERATION_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
+TOLERATION_EXISTS = "Exists"
+TOLERATION_EQUAL = "Equal"
+NODE_SELECTOR_IN = "In"
+"""The node-selector requirement operator pinned placements use (``key In [value]``)."""

@@ -3,19 +3,22 @@
 Every target is one function registered by name in :data:`EXPORTERS` (``registry``); each module
 registers its own: ``kai`` (Topology + PodGroups, or annotations), ``kueue`` (Topology + podset
 annotations), ``volcano`` (HyperNodes + networkTopology), ``demand`` (a summary for multi-cluster
-placers). Workload objects passed in are deep-copied, never modified; every exporter returns plain
-dicts ready for ``yaml.safe_dump_all`` / ``json.dumps``.
+placers), ``pinned`` (the workload with each gang's pods required onto its chosen domain). Workload
+objects passed in are deep-copied, never modified; every exporter returns plain dicts ready for
+``yaml.safe_dump_all`` / ``json.dumps``.
 """
 
 from collections.abc import Mapping
 from typing import Any
 
+from ..catalog import Catalog
 from ..placement import PlacementReport
 from ..topology import Cluster
 from ..tree import WorkloadTree
 from . import demand as _demand
 from . import kai as _kai
 from . import kueue as _kueue
+from . import pinned as _pinned
 from . import volcano as _volcano
 from .common import ExportRequest, TemplatePaths, applyable_copy, dns_name
 from .demand import demand
@@ -46,7 +49,7 @@ __all__ = [
     "demand",
 ]
 
-_REGISTERED = (_kai, _kueue, _volcano, _demand)  # importing a target module registers it
+_REGISTERED = (_kai, _kueue, _volcano, _demand, _pinned)  # importing a target module registers it
 
 
 def export(
@@ -59,6 +62,7 @@ def export(
     topology: str | None = None,
     queue: str | None = None,
     template_paths: TemplatePaths | None = None,
+    catalog: Catalog | None = None,
 ) -> list[dict[str, Any]]:
     """Run the export target ``target`` (one of :func:`export_targets`) on a placed workload.
 
@@ -69,5 +73,5 @@ def export(
     function = EXPORTERS.get(target)
     if function is None:
         raise ValueError(f"unknown export target {target!r}; choose one of {', '.join(EXPORTERS)}")
-    request = ExportRequest(tree, report, cluster, obj, topology, queue, template_paths)
+    request = ExportRequest(tree, report, cluster, obj, topology, queue, template_paths, catalog)
     return function(request)

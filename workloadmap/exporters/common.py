@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..catalog import Catalog
 from ..labels import MANAGED_BY
 from ..placement import PlacementReport
 from ..topology import Cluster, validate_levels
@@ -52,6 +53,7 @@ class ExportRequest:
         topology: the name of emitted Topology objects (default: from the cluster name).
         queue: the queue of emitted PodGroups.
         template_paths: where each component's pod template sits in ``obj`` (default: the tree's).
+        catalog: the definitions exports that edit ``obj`` read it with (default: the built-in catalog).
     """
 
     tree: WorkloadTree
@@ -61,6 +63,7 @@ class ExportRequest:
     topology: str | None = None
     queue: str | None = None
     template_paths: TemplatePaths | None = None
+    catalog: Catalog | None = None
 
     @property
     def topology_name(self) -> str:

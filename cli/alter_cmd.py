@@ -1,0 +1,246 @@
+"""``wmap alter``, ``wmap suspend``, ``wmap resume``: changed manifests (or merge patches) to apply.
+
+Nothing is written to a cluster or to the input files: the manifests are printed, every document
+of the input in order (ConfigMaps and other non-workload kinds unchanged), for ``kubectl apply``;
+``--patch`` prints one ``kubectl patch --type merge`` per changed object instead. When any document
+fails, nothing is printed, so a pipe into ``kubectl apply`` never applies half a change.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Mapping
+from enum import Enum
+from pathlib import Path
+from typing import Any, List, Optional
+
+import typer
+import yaml
+
+from workloadmap import labels
+from workloadmap.alter import Alteration, Changes, Toleration, alter
+from workloadmap.catalog import NON_WORKLOAD_KINDS, Catalog
+from workloadmap.documents import Document, load_objects
+from workloadmap.errors import WorkloadMapError
+from workloadmap.interpreter import ChainedObjects, ObjectIndex
+
+from . import output
+from .common import catalog_option, load_catalog, related_option, worst_exit_code
+
+PATCH_HELP = "Print a `kubectl patch --type merge` per changed object instead of the manifests."
+
+
+class AlterFormat(str, Enum):
+    """-o for alter/suspend/resume: the manifests (or, with --patch, the patches) as YAML or JSON."""
+
+    yaml = "yaml"
+    json = "json"
+
+
+def _pairs(values: Optional[List[str]], option: str) -> dict[str, str]:
+    pairs: dict[str, str] = {}
+    for text in values or []:
+        key, equals, value = text.partition("=")
+        if not equals or not key:
+            raise typer.BadParameter(f"{text!r} is not KEY=VALUE", param_hint=option)
+        pairs[key] = value
+    return pairs
+
+
+def _literal_strings(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    """Multi-line strings (scripts, configs) as literal blocks, as people write them."""
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(str, _literal_strings)
+
+
+def _dump_objects(objects: list[Any], output_format: AlterFormat | None) -> str:
+    if output_format is AlterFormat.json:
+        return output.dump(output.as_list(objects), "json")
+    return yaml.dump_all(objects, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
+
+
+def _resource(obj: Mapping[str, Any]) -> str:
+    """``kind.group`` as kubectl names a resource type (``jobset.jobset.x-k8s.io``; ``pod`` for the core group)."""
+    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    kind = str(obj.get("kind", "")).lower()
+    return f"{kind}.{group}" if group else kind
+
+
+def _patches(alterations: list[Alteration], output_format: AlterFormat | None) -> str:
+    entries: list[dict[str, Any]] = []
+    for alteration in alterations:
+        patch = alteration.patch()
+        if not patch:
+            output.warn(f"note: {alteration.workload}: nothing changed")
+            continue
+        workload = alteration.workload
+        entries.append(
+            {
+                "apiVersion": workload.api_version,
+                "kind": workload.kind,
+                "namespace": workload.namespace,
+                "name": workload.name,
+                "type": "merge",
+                "patch": patch,
+            }
+        )
+    if output_format is not None:
+        return output.dump(output.as_list(entries), output_format.value) if entries else ""
+    lines = []
+    for entry in entries:
+        namespace = f" -n {shlex.quote(str(entry['namespace']))}" if entry["namespace"] else ""
+        body = json.dumps(entry["patch"], separators=(",", ":"))
+        lines.append(
+            f"kubectl patch {shlex.quote(_resource(entry))} {shlex.quote(str(entry['name']))}{namespace} "
+            f"--type merge -p {shlex.quote(body)}"
+        )
+    return "".join(line + "\n" for line in lines)
+
+
+def _is_workload(body: Any, catalog: Catalog) -> bool:
+    """Kinds that travel with workloads but run no pods (ConfigMap, Service ...) pass through unchanged."""
+    if not isinstance(body, Mapping):
+        return True
+    kind, api_version = body.get("kind"), body.get("apiVersion")
+    return not (
+        isinstance(kind, str)
+        and kind in NON_WORKLOAD_KINDS
+        and isinstance(api_version, str)
+        and catalog.lookup(api_version, kind) is None
+    )
+
+
+def _report(alteration: Alteration, patch: bool) -> None:
+    for warning in alteration.warnings:
+        output.warn(f"warning: {alteration.workload}: {warning}")
+    if alteration.removed and not patch:
+        output.warn(
+            f"note: {alteration.workload}: removes {', '.join(alteration.removed)}; `kubectl apply` removes a field "
+            "only if it applied it before: use --patch (or kubectl replace)"
+        )
+
+
+def run(
+    sources: List[str],
+    changes: Changes,
+    *,
+    component: Optional[str],
+    output_format: AlterFormat | None,
+    patch: bool,
+    recursive: bool,
+    catalog_dirs: Optional[List[Path]],
+    related: Optional[List[str]],
+) -> None:
+    """Alter every document of ``sources`` and print the result (or nothing, when one fails)."""
+    catalog = load_catalog(catalog_dirs)
+    documents = [document for source in sources for document in load_objects(source, recursive=recursive)]
+    own = ObjectIndex(document.body for document in documents if isinstance(document, Document))
+    objects = ChainedObjects(own, ObjectIndex.from_paths(related)) if related else own
+    printed: list[Any] = []
+    alterations: list[Alteration] = []
+    codes: list[int] = []
+    for document in documents:
+        if isinstance(document, WorkloadMapError):
+            output.error(str(document))
+            codes.append(document.exit_code)
+            continue
+        if not _is_workload(document.body, catalog):
+            printed.append(document.body)
+            continue
+        try:
+            alteration = alter(document.body, changes, component=component, catalog=catalog, related=objects)
+        except WorkloadMapError as error:
+            located = error.located(file=document.file, document=document.label)
+            output.error(str(located))
+            codes.append(located.exit_code)
+            continue
+        _report(alteration, patch)
+        alterations.append(alteration)
+        printed.append(alteration.object)
+    if not documents:
+        output.warn(f"note: no Kubernetes objects found in {', '.join(sources)}")
+    if codes:
+        output.warn("note: nothing printed: fix the errors above (a partial change is never printed)")
+        raise typer.Exit(worst_exit_code(codes))
+    output.write(_patches(alterations, output_format) if patch else _dump_objects(printed, output_format))
+
+
+OUTPUT_HELP = "yaml (default) or json; with --patch, the patches as data instead of kubectl commands."
+
+
+def alter_command(
+    files: List[str] = typer.Argument(..., help="FILE, DIR or - (standard input)."),
+    scheduler_name: Optional[str] = typer.Option(None, "--scheduler-name", help="The pods' schedulerName."),
+    label: Optional[List[str]] = typer.Option(None, "--label", help="K=V label of the workload object (repeatable)."),
+    annotation: Optional[List[str]] = typer.Option(None, "--annotation", help="K=V annotation of the object."),
+    pod_label: Optional[List[str]] = typer.Option(None, "--pod-label", help="K=V label of every pod (repeatable)."),
+    pod_annotation: Optional[List[str]] = typer.Option(None, "--pod-annotation", help="K=V annotation of the pods."),
+    node_selector: Optional[List[str]] = typer.Option(None, "--node-selector", help="K=V nodeSelector entry."),
+    toleration: Optional[List[str]] = typer.Option(
+        None, "--toleration", help=f"KEY[=VALUE][:EFFECT], as a taint is written ({labels.NVIDIA_GPU}:NoSchedule)."
+    ),
+    priority_class: Optional[str] = typer.Option(None, "--priority-class", help="The pods' priorityClassName."),
+    queue: Optional[str] = typer.Option(
+        None, "--queue", help=f"Queue: labels {labels.KAI_QUEUE} and {labels.KUEUE_QUEUE_NAME} on the object."
+    ),
+    component: Optional[str] = typer.Option(None, "--component", help="Only this component (path, role or name)."),
+    output_format: Optional[AlterFormat] = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),
+    patch: bool = typer.Option(False, "--patch", help=PATCH_HELP),
+    recursive: bool = typer.Option(False, "-R", "--recursive", help="Read directories recursively."),
+    catalog_dirs: Optional[List[Path]] = catalog_option(),
+    related: Optional[List[str]] = related_option(),
+) -> None:
+    """Set scheduler, queue, labels, tolerations, node selector or priority on every pod template of a workload."""
+    try:
+        changes = Changes(
+            scheduler_name=scheduler_name,
+            labels=_pairs(label, "--label"),
+            annotations=_pairs(annotation, "--annotation"),
+            pod_labels=_pairs(pod_label, "--pod-label"),
+            pod_annotations=_pairs(pod_annotation, "--pod-annotation"),
+            node_selector=_pairs(node_selector, "--node-selector"),
+            tolerations=tuple(Toleration.parse(text) for text in toleration or []),
+            priority_class=priority_class,
+            queue=queue,
+        )
+    except ValueError as error:
+        raise typer.BadParameter(str(error)) from None
+    if changes.empty:
+        raise typer.BadParameter(
+            "nothing to change: give --scheduler-name, --queue, --label, --pod-label, --toleration ...",
+            param_hint="options",
+        )
+    run(
+        files, changes, component=component, output_format=output_format, patch=patch,
+        recursive=recursive, catalog_dirs=catalog_dirs, related=related,
+    )  # fmt: skip
+
+
+def _suspension(suspend: bool) -> Any:
+    def command(
+        files: List[str] = typer.Argument(..., help="FILE, DIR or - (standard input)."),
+        output_format: Optional[AlterFormat] = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),
+        patch: bool = typer.Option(False, "--patch", help=PATCH_HELP),
+        recursive: bool = typer.Option(False, "-R", "--recursive", help="Read directories recursively."),
+        catalog_dirs: Optional[List[Path]] = catalog_option(),
+    ) -> None:
+        run(
+            files, Changes(suspend=suspend), component=None, output_format=output_format, patch=patch,
+            recursive=recursive, catalog_dirs=catalog_dirs, related=None,
+        )  # fmt: skip
+
+    verb = "Suspend" if suspend else "Resume"
+    command.__doc__ = f"{verb} workloads through the field their operator defines (see docs/alter.md)."
+    return command
+
+
+suspend_command = _suspension(True)
+resume_command = _suspension(False)

@@ -1,0 +1,137 @@
+"""`wmap alter|suspend|resume` and `wmap place --emit pinned` from the command line."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+import yaml
+
+from helpers import FIXTURES_DIR, load_fixture
+from workloadmap.alter import Changes, Toleration, alter, apply_merge_patch
+from workloadmap.documents import load_objects
+
+MULTI = str(FIXTURES_DIR / "multi-doc-with-configmap.yaml")
+JOBSET = str(FIXTURES_DIR / "jobset-leader-workers.yaml")
+
+
+def _documents(text):
+    return [document for document in yaml.safe_load_all(text) if document is not None]
+
+
+def test_alter_prints_every_document_with_the_change(wmap):
+    result = wmap("alter", MULTI, "--scheduler-name", "kai-scheduler", "--queue", "team-a")
+    assert result.exit_code == 0, result.output
+    configmap, job = _documents(result.stdout)
+    original = [document.body for document in load_objects(MULTI)]
+    assert configmap == original[0]  # passed through unchanged
+    assert job == alter(original[1], Changes(scheduler_name="kai-scheduler", queue="team-a")).object
+    # A multi-line string stays a literal block, as it was written.
+    assert "config.yaml: |" in result.stdout
+
+
+def test_alter_json_output(wmap):
+    result = wmap("alter", JOBSET, "--pod-label", "team=a", "-o", "json")
+    assert result.exit_code == 0, result.output
+    obj = json.loads(result.stdout)
+    assert obj["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["metadata"]["labels"] == {"team": "a"}
+
+
+def test_patch_prints_kubectl_patch_commands_that_give_the_altered_object(wmap):
+    result = wmap("alter", JOBSET, "--toleration", "nvidia.com/gpu:NoSchedule", "--patch")
+    assert result.exit_code == 0, result.output
+    words = shlex.split(result.stdout)
+    assert words[:7] == ["kubectl", "patch", "jobset.jobset.x-k8s.io", "llm-train", "-n", "research", "--type"]
+    assert words[7:9] == ["merge", "-p"]
+    original = load_fixture("jobset-leader-workers.yaml")
+    expected = alter(original, Changes(tolerations=(Toleration.parse("nvidia.com/gpu:NoSchedule"),)))
+    assert apply_merge_patch(original, json.loads(words[9])) == expected.object
+
+
+def test_patch_as_data(wmap):
+    result = wmap("suspend", JOBSET, "--patch", "-o", "yaml")
+    assert result.exit_code == 0, result.output
+    assert yaml.safe_load(result.stdout) == {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "namespace": "research",
+        "name": "llm-train",
+        "type": "merge",
+        "patch": {"spec": {"suspend": True}},
+    }
+
+
+def test_a_replaced_value_is_warned_on_stderr(wmap):
+    result = wmap("alter", JOBSET, "--scheduler-name", "kai-scheduler", "--component", "leader")
+    assert result.exit_code == 0
+    assert result.stderr == ""
+    again = wmap("alter", "-", "--scheduler-name", "other", stdin=result.stdout)
+    assert again.exit_code == 0
+    assert "warning: JobSet/llm-train: component leader: schedulerName kai-scheduler replaced by other" in again.stderr
+
+
+def test_one_failing_document_prints_nothing(wmap, tmp_path):
+    both = tmp_path / "both.yaml"
+    both.write_text(
+        (FIXTURES_DIR / "jobset-leader-workers.yaml").read_text()
+        + "\n---\n"
+        + (FIXTURES_DIR / "serving" / "nimcache.yaml").read_text()
+    )
+    result = wmap("alter", str(both), "--scheduler-name", "kai-scheduler")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert "document #2 (NIMCache/" in result.stderr and "no place for the pods' schedulerName" in result.stderr
+    assert "nothing printed" in result.stderr
+
+
+def test_usage_errors(wmap):
+    assert wmap("alter", JOBSET).exit_code == 2  # nothing to change
+    assert wmap("alter", JOBSET, "--label", "novalue").exit_code == 2
+    assert wmap("alter", JOBSET, "--toleration", "gpu:Sometimes").exit_code == 2
+    assert wmap("alter", JOBSET, "--scheduler-name", "Not A Name").exit_code == 2
+    result = wmap("alter", JOBSET, "--scheduler-name", "x", "--component", "nope")
+    assert result.exit_code == 1 and "no pod-bearing component named 'nope'" in result.stderr
+
+
+def test_suspend_and_resume(wmap):
+    stopped = wmap("suspend", JOBSET)
+    assert stopped.exit_code == 0
+    assert yaml.safe_load(stopped.stdout)["spec"]["suspend"] is True
+    resumed = wmap("resume", "-", stdin=stopped.stdout)
+    assert yaml.safe_load(resumed.stdout)["spec"]["suspend"] is False
+    refused = wmap("suspend", str(FIXTURES_DIR / "deployment-inference.yaml"))
+    assert refused.exit_code == 1
+    assert "Deployment cannot be suspended" in refused.stderr
+
+
+def test_resume_notes_a_removed_field(wmap, tmp_path):
+    stopped = wmap("suspend", str(FIXTURES_DIR / "statefulset.yaml"))
+    assert stopped.exit_code == 0 and "Kueue's admission gate" in stopped.stderr
+    resumed = wmap("resume", "-", stdin=stopped.stdout)
+    assert resumed.exit_code == 0
+    assert "kubectl apply` removes a field only if it applied it before" in resumed.stderr
+
+
+def test_place_emit_pinned(wmap):
+    result = wmap("place", JOBSET, "--emit", "pinned")
+    assert result.exit_code == 0, result.output
+    pinned = yaml.safe_load(result.stdout)
+    template = pinned["spec"]["replicatedJobs"][1]["template"]["spec"]["template"]
+    expression = template["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"
+    ][0]["matchExpressions"][0]
+    assert expression["key"] == "accelerator.topograph.run/domain" and expression["operator"] == "In"
+
+
+def test_printed_manifests_load_back_to_the_same_values():
+    # Multi-line strings print as literal blocks when YAML allows it, quoted otherwise; either way
+    # the printed manifest means the same.
+    from workloadmap.cli.alter_cmd import AlterFormat, _dump_objects
+
+    objects = [
+        {"script": "set -e\npython train.py\n", "spaced": "x \ny", "tab": "\tz\nw", "tail": "a\n\n", "n": "007"},
+        {"kind": "ConfigMap", "data": {"true": "yes", "on": "1.0"}},
+    ]
+    for output_format in (None, AlterFormat.yaml):
+        assert list(yaml.safe_load_all(_dump_objects(objects, output_format))) == objects
+    assert json.loads(_dump_objects(objects, AlterFormat.json))["items"] == objects

@@ -1,0 +1,42 @@
+"""Alter: safe changes to a workload's pods through the catalog, offline (``wmap alter|suspend|resume``).
+
+``changes`` says what a user asks for (scheduler, labels, queue, tolerations, node selector,
+priority class, node requirements, suspension); ``locate`` traces each component's pod template
+from the interpreter's read path back to its place in the object (or the fragment fields a
+definition's ``podFields`` names); ``pods`` merges the changes into what is there; ``suspend``
+applies the definition's suspend or resume steps; ``apply`` runs it all on a fresh copy
+(:func:`alter`); ``patch`` turns the result into a JSON merge patch. Nothing is ever written to a
+cluster: the objects are printed for ``kubectl apply`` or ``kubectl patch``.
+"""
+
+from .apply import Alteration, AlteredComponent, alter, pod_places, select_components
+from .changes import POD_METADATA_FIELDS, POD_SPEC_FIELDS, Changes, NodeRequirement, Toleration, check_label
+from .locate import PodSlot, locate_pods
+from .patch import apply_merge_patch, merge_patch
+from .paths import Locator, delete_at, fresh_copy, get_at, set_at
+from .suspend import NOW, apply_suspend
+
+__all__ = [
+    "alter",
+    "pod_places",
+    "Alteration",
+    "AlteredComponent",
+    "Changes",
+    "Toleration",
+    "NodeRequirement",
+    "check_label",
+    "POD_SPEC_FIELDS",
+    "POD_METADATA_FIELDS",
+    "PodSlot",
+    "locate_pods",
+    "select_components",
+    "merge_patch",
+    "apply_merge_patch",
+    "apply_suspend",
+    "NOW",
+    "Locator",
+    "fresh_copy",
+    "get_at",
+    "set_at",
+    "delete_at",
+]
