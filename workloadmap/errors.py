@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = [
     "FieldPath",
@@ -120,6 +120,9 @@ def _as_path(field: str | Sequence[str | int] | None) -> FieldPath:
     return tuple(field)
 
 
+_Error = TypeVar("_Error", bound="WorkloadMapError")
+
+
 class WorkloadMapError(Exception):
     """Base class of every error wmap raises on purpose.
 
@@ -159,12 +162,12 @@ class WorkloadMapError(Exception):
         return format_path(self.location.path) or None
 
     def located(
-        self,
+        self: _Error,
         *,
         file: str | None = None,
         document: str | None = None,
         field: str | Sequence[str | int] | None = None,
-    ) -> WorkloadMapError:
+    ) -> _Error:
         """Fill in location parts that are still unknown and return ``self``."""
         current = self.location
         self.location = replace(

@@ -63,7 +63,7 @@ class _Refused(Exception):
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-class _Loader(_BaseLoader):  # type: ignore[misc]
+class _Loader(_BaseLoader):
     """Safe loader: JSON values only, timestamps as strings, duplicate keys noted."""
 
     def __init__(self, stream: str) -> None:
