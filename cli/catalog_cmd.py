@@ -7,9 +7,10 @@ from typing import Any, List, Optional
 
 import typer
 
-from workloadmap.catalog import definition_files, load_definition
-from workloadmap.definitions import Definition, definition_json_schema
+from workloadmap.catalog import CatalogEntry, definition_files, load_definitions
+from workloadmap.definitions import definition_json_schema
 from workloadmap.errors import WorkloadMapError
+from workloadmap.karta import KartaDefinition
 from workloadmap.lint import LintFinding, has_errors, lint_path, render_rules_table
 
 from . import output
@@ -18,7 +19,20 @@ from .output import DumpFormat, TableFormat
 from .render import render_definition_table, render_lint_table
 
 
-def _summary(definition: Definition) -> dict[str, Any]:
+def _summary(definition: CatalogEntry) -> dict[str, Any]:
+    if isinstance(definition, KartaDefinition):
+        return {
+            "name": definition.name,
+            "group": definition.group,
+            "kind": definition.kind,
+            "versions": definition.versions,
+            "components": definition.component_names(),
+            "gang": "karta" if definition.gang_scheduled else "none",
+            "phases": definition.mapped_statuses(),
+            "source": definition.source,
+            "description": definition.description,
+            "format": "karta",
+        }
     return {
         "name": definition.name,
         "group": definition.group,
@@ -29,6 +43,7 @@ def _summary(definition: Definition) -> dict[str, Any]:
         "phases": [phase.value for phase in definition.status.rules],
         "source": definition.source,
         "description": definition.description,
+        "format": "wmap",
     }
 
 
@@ -36,12 +51,11 @@ def catalog_list(
     output_format: TableFormat = typer.Option(TableFormat.table, "-o", "--output", help="table, json or yaml."),
     catalog_dirs: Optional[List[Path]] = catalog_option(),
 ) -> None:
-    """List the definitions: one per workload kind."""
-    definitions = list(load_catalog(catalog_dirs))
+    """List the definitions: one per workload kind (Kartas: one per kind and version)."""
+    items = [_summary(definition) for definition in load_catalog(catalog_dirs)]
     if output_format == TableFormat.table:
-        output.write(render_definition_table(definitions))
+        output.write(render_definition_table(items))
         return
-    items = [_summary(definition) for definition in definitions]
     output.write(output.dump({"kind": "List", "apiVersion": "v1", "items": items}, output_format.value))
 
 
@@ -55,26 +69,33 @@ def catalog_show(
     if definition is None:
         output.error(f"no definition named {name!r}; see `wmap catalog list`")
         raise typer.Exit(4)
-    data = definition.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    if isinstance(definition, KartaDefinition):
+        data = definition.to_object()
+    else:
+        data = definition.model_dump(mode="json", by_alias=True, exclude_defaults=True)
     output.write(output.dump(data, output_format.value))
 
 
 def catalog_validate(files: List[Path] = typer.Argument(..., help="Definition files or directories to check.")) -> None:
-    """Check definition files (or directories of them) against the schema and compile their expressions."""
+    """Check definition files (or directories of them): wmap definitions and Kartas; expressions compile."""
     code = 0
     expanded: list[Path] = []
     for path in files:
         expanded.extend(definition_files(path) if path.is_dir() else [path])
     for path in expanded:
         try:
-            definition = load_definition(path)
+            definitions = load_definitions(path)
         except WorkloadMapError as error:
             output.error(str(error))
             code = 1
             continue
-        output.write(
-            f"{path}: valid definition {definition.name} for {definition.kind} ({definition.group or 'core'})\n"
-        )
+        for definition in definitions:
+            what = "Karta" if isinstance(definition, KartaDefinition) else "definition"
+            versions = ",".join(definition.versions)
+            output.write(
+                f"{path}: valid {what} {definition.name} for {definition.kind} "
+                f"({definition.group or 'core'}/{versions})\n"
+            )
     raise typer.Exit(code)
 
 

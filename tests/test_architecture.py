@@ -25,6 +25,7 @@ RANK = {
     "kube": 2,
     "resources": 3,
     "definitions": 4,
+    "karta": 4.5,  # reads Kartas and writes wmap definitions as Kartas; the catalog loads them
     "catalog": 5,
     "catalog_docs": 6,
     "tree": 6,
@@ -43,7 +44,7 @@ PUBLIC = [
     "NoDefinitionError", "TopologyError", "PlacementError", "ClusterError", "RelatedObjects", "ObjectIndex",
 ]  # fmt: skip
 
-SUBPACKAGES = ["interpreter", "topology", "placement", "exporters", "lint", "kube"]
+SUBPACKAGES = ["interpreter", "topology", "placement", "exporters", "lint", "kube", "karta"]
 
 
 def test_the_package_names_its_whole_public_api():

@@ -33,7 +33,7 @@ def _limit_memory(limit: int) -> None:
 
 
 def _evaluate(program: Any, text: str, max_results: int, max_bytes: int, budget: list[int]) -> dict[str, Any]:
-    values = []
+    values: list[Any] = []
     try:
         for value in program.input_text(text):
             encoded = json.dumps(value, separators=(",", ":"))
@@ -55,17 +55,17 @@ def _evaluate(program: Any, text: str, max_results: int, max_bytes: int, budget:
 def main() -> None:
     """Serve requests until stdin closes."""
     _limit_memory(int(sys.argv[1]) if len(sys.argv) > 1 else 512 * 1024 * 1024)
-    import jq
+    import jq  # type: ignore[import-not-found]  # the worker runs apart from the package's typing
 
     programs: dict[str, Any] = {}
     for line in sys.stdin:
         request = json.loads(line)
-        results = []
+        results: list[dict[str, Any]] = []
         if "compile" in request:  # libjq folds constants when it compiles, so compiling is bounded too
             for source in request["compile"]:
                 try:
                     programs[source] = jq.compile(source)
-                    results.append({"values": []})
+                    results.append({})
                 except ValueError as error:
                     results.append({"error": " ".join(str(error).split())})
             sys.stdout.write(json.dumps({"results": results}) + "\n")
@@ -80,7 +80,9 @@ def main() -> None:
             except ValueError as error:
                 results.append({"error": " ".join(str(error).split())})
                 continue
-            results.append(_evaluate(program, request["input"], int(request["maxResults"]), request["maxBytes"], budget))
+            results.append(
+                _evaluate(program, request["input"], int(request["maxResults"]), request["maxBytes"], budget)
+            )
         sys.stdout.write(json.dumps({"results": results}, separators=(",", ":")) + "\n")
         sys.stdout.flush()
 

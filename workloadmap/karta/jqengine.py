@@ -104,7 +104,7 @@ _TOKEN = re.compile(
 
 
 def _string_end(text: str, start: int, interpolations: list[str]) -> int:
-    """The index after the string starting at ``start`` (its opening quote); collects ``\\(...)`` code."""
+    """The index after the string starting at ``start`` (its opening quote); collects interpolated code."""
     index = start + 1
     while index < len(text):
         char = text[index]
@@ -189,7 +189,7 @@ class JqLimits:
 
     timeout: float = 2.0
     memory: int = 768 * 1024 * 1024
-    max_results: int = 100_000
+    max_results: int = 1000  # upstream runner's defaultMaxResults (pkg/jq/execution/runner.go)
     max_bytes: int = 16 * 1024 * 1024
 
 
@@ -305,7 +305,7 @@ class JqEngine:
         """
         with self._lock:
             answer = self._exchange(json.dumps({"compile": list(sources)}) + "\n", sources)
-        return {source: result.get("error") for source, result in zip(sources, answer["results"])}
+        return {source: result.get("error") for source, result in zip(sources, answer["results"], strict=True)}
 
     def run(self, programs: Sequence[JqProgram], data: Any) -> dict[JqProgram, list[Any]]:
         """Every result of each program on ``data``, in one bounded round trip.
@@ -326,7 +326,7 @@ class JqEngine:
         with self._lock:
             answer = self._exchange(json.dumps(request) + "\n", unique)
         results: dict[JqProgram, list[Any]] = {}
-        for program, result in zip(unique, answer["results"]):
+        for program, result in zip(unique, answer["results"], strict=True):
             if "error" in result:
                 error_class = ExpressionLimitError if result.get("limit") else ExpressionError
                 raise error_class(f"jq {program.source!r} failed: {result['error']}")
