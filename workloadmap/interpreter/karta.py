@@ -77,7 +77,11 @@ class KartaInstance:
 
     @property
     def pods(self) -> int:
-        """Pods of this instance (0 when it has no pod definition in this manifest)."""
+        """Pods of this instance: its desired count, or 0 when its pod definition is not in the manifest.
+
+        Upstream counts the desired replicas (1 without a scale) of a pod definition the manifest
+        does not have (a PyTorchJob without a Master spec); the operator runs none.
+        """
         return self.desired if self.demand is not None else 0
 
     def walk(self) -> Iterator[KartaInstance]:
@@ -165,12 +169,12 @@ def _assemble(fragments: Mapping[str, list[Any]], index: int) -> dict[str, Any] 
     containers = _at(fragments.get("containersPath", []), index)
     container = _at(fragments.get("containerPath", []), index)
     resources = _at(fragments.get("resourcesPath", []), index)
+    if all(_at(values, index) in (None, "", [], {}) for values in fragments.values()):
+        return None
     if not isinstance(containers, list):
         containers = [container] if isinstance(container, Mapping) else []
-    if not containers and isinstance(resources, Mapping):
-        containers = [{"name": "main", "resources": resources}]
-    if not containers:
-        return None
+    if not containers:  # the operator builds the container; resourcesPath says what it requests
+        containers = [{"name": "main", "resources": resources if isinstance(resources, Mapping) else {}}]
     spec: dict[str, Any] = {"containers": containers}
     for name, key in (
         ("resourceClaimsPath", "resourceClaims"),
@@ -259,6 +263,12 @@ def karta_instances(karta: Karta, resource: Mapping[str, Any]) -> list[KartaInst
     return _build(karta, karta.root, _Evaluation(karta, resource))
 
 
+def _min_pods(instance: KartaInstance) -> int:
+    if not instance.pods:
+        return 0
+    return instance.min_replicas if instance.min_replicas is not None else instance.pods
+
+
 def _component(instance: KartaInstance, gpu_resources: Sequence[str]) -> Component:
     children = [_component(child, gpu_resources) for child in instance.children]
     gvk = instance.component.kind
@@ -271,7 +281,7 @@ def _component(instance: KartaInstance, gpu_resources: Sequence[str]) -> Compone
         min_replicas=instance.min_replicas,
         max_replicas=instance.max_replicas,
         pods=instance.pods + sum(child.pods for child in children),
-        min_pods=(instance.gang_scale if instance.demand else 0) + sum(child.min_pods for child in children),
+        min_pods=_min_pods(instance) + sum(child.min_pods for child in children),
         has_pod_template=instance.demand is not None,
         gpus=sum((child.gpus for child in children), Fraction(0)),
         components=children,
@@ -377,13 +387,13 @@ def interpret_karta(
     components = [_component(instance, gpu_resources) for instance in top]
     pods, gpus = 0, Fraction(0)
     resources: dict[str, Fraction] = {}
+    notes = list(warnings or [])
     for instance in (node for root in roots for node in root.walk()):
         if instance.demand is not None:
             pods += instance.pods
             gpus += instance.demand.gpus(gpu_resources) * instance.pods
             add_resources(resources, instance.demand.requests, instance.pods)
     phase, phases = _phases(karta, evaluation)
-    notes = list(warnings or [])
     pod_groups = form_karta_pod_groups(karta, resource, workload.name, roots, notes)
     return WorkloadTree(
         workload=workload,

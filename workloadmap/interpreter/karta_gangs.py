@@ -118,7 +118,7 @@ class _Pods:
         )
         self._paths = self._locate([path for path in key_paths if path])
         for node in (n for root in roots for n in root.walk()):
-            if node.demand is None or not node.pods:
+            if not node.pods:
                 continue
             replicated = next(
                 (a for a in _ancestors(karta, node.component) if a.pod_selector and a.pod_selector.replica_selector),
@@ -224,8 +224,8 @@ def _alpha_groups(
         group = formed.setdefault(name, PodGroup(name=name, min_member=minimum))
         minimums.setdefault(name, set()).add(minimum)
         group.pods += count
-        assert node.demand is not None
-        group.pod_sets.append(PodSet(node.key or node.component.name, count, dict(node.demand.requests)))
+        requests = dict(node.demand.requests) if node.demand is not None else {}
+        group.pod_sets.append(PodSet(node.key or node.component.name, count, requests))
     for name, found_minimums in minimums.items():
         if len(found_minimums) > 1:
             warnings.append(

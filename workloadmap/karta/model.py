@@ -83,7 +83,7 @@ class FragmentedPodSpecDefinition(_Model):
 
     def paths(self) -> dict[str, str]:
         """The set paths by their Go field name (``resourcesPath`` ...)."""
-        return {(self.model_fields[name].alias or name): value for name, value in self if isinstance(value, str)}
+        return {(type(self).model_fields[name].alias or name): value for name, value in self if isinstance(value, str)}
 
 
 class SpecDefinition(_Model):

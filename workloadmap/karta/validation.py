@@ -49,7 +49,7 @@ def _component_fields(component: ComponentDefinition, path: str) -> Iterator[JqF
         for name in ("pod_template_spec_path", "pod_spec_path", "metadata_path"):
             value = getattr(spec, name)
             if value:
-                yield JqField(f"{path}.specDefinition.{spec.model_fields[name].alias}", value, "resource")
+                yield JqField(f"{path}.specDefinition.{type(spec).model_fields[name].alias}", value, "resource")
         if spec.fragmented_pod_spec_definition is not None:
             for alias, value in spec.fragmented_pod_spec_definition.paths().items():
                 yield JqField(f"{path}.specDefinition.fragmentedPodSpecDefinition.{alias}", value, "resource")
@@ -58,7 +58,7 @@ def _component_fields(component: ComponentDefinition, path: str) -> Iterator[JqF
         for name in ("replicas_path", "min_replicas_path", "max_replicas_path"):
             value = getattr(scale, name)
             if value:
-                yield JqField(f"{path}.scaleDefinition.{scale.model_fields[name].alias}", value, "resource")
+                yield JqField(f"{path}.scaleDefinition.{type(scale).model_fields[name].alias}", value, "resource")
     status = component.status_definition
     if status is not None:
         if status.phase_definition is not None:
