@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 from typing import Any, List, Optional
 
@@ -11,6 +12,7 @@ from workloadmap.catalog import CatalogEntry, definition_files, load_definitions
 from workloadmap.definitions import definition_json_schema
 from workloadmap.errors import WorkloadMapError
 from workloadmap.karta import KartaDefinition
+from workloadmap.karta.export import export_karta
 from workloadmap.lint import LintFinding, has_errors, lint_path, render_rules_table
 
 from . import output
@@ -138,3 +140,47 @@ def catalog_lint(
     else:
         output.write(output.dump({"findings": [finding.to_dict() for finding in findings]}, output_format.value))
     raise typer.Exit(1 if has_errors(findings) else 0)
+
+
+class ExportFormat(str, Enum):
+    """--format for `catalog export`."""
+
+    karta = "karta"
+
+
+def catalog_export(
+    names: Optional[List[str]] = typer.Argument(
+        None, help="Definitions to export (name, kind or kind.group); all when omitted."
+    ),
+    export_format: ExportFormat = typer.Option(
+        ExportFormat.karta, "--format", help="karta: Workload Map Karta objects."
+    ),
+    output_format: DumpFormat = typer.Option(
+        DumpFormat.yaml, "-o", "--output", help="yaml (a stream) or json (a List)."
+    ),
+    catalog_dirs: Optional[List[Path]] = catalog_option(),
+) -> None:
+    """Write wmap definitions as Karta objects (one per API version) for `kubectl apply` and KAI's Karta fallback.
+
+    What a Karta cannot say is listed in each object's annotation and warned about on stderr.
+    """
+    catalog = load_catalog(catalog_dirs)
+    chosen = [catalog.get(name) for name in names] if names else list(catalog)
+    missing = [name for name, found in zip(names or [], chosen, strict=True) if found is None]
+    if missing:
+        output.error(f"no definition named {missing[0]!r}; see `wmap catalog list`")
+        raise typer.Exit(4)
+    objects = []
+    for definition in chosen:
+        if isinstance(definition, KartaDefinition):
+            objects.append(definition.to_object())  # already a Karta: written back unchanged
+            continue
+        assert definition is not None
+        for exported in export_karta(definition):
+            for _, message in exported.losses:
+                output.warn(f"warning: {exported.name}: {message}")
+            objects.append(exported.karta)
+    if output_format == DumpFormat.json:
+        output.write(output.dump({"apiVersion": "v1", "kind": "List", "items": objects}, "json"))
+    else:
+        output.write("".join(f"---\n{output.dump(item, 'yaml')}" for item in objects))

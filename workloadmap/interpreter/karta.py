@@ -40,7 +40,7 @@ from .karta_gangs import form_karta_pod_groups
 
 __all__ = ["KARTA_GPU_RESOURCES", "KartaInstance", "interpret_karta", "karta_instances"]
 
-KARTA_GPU_RESOURCES = ("nvidia.com/gpu",)
+KARTA_GPU_RESOURCES = (labels.NVIDIA_GPU,)
 """What upstream counts as GPUs (``cli/pkg/workload/describe.go``)."""
 
 _MAX_COUNT = 10_000_000

@@ -20,6 +20,7 @@ whose ``minMember`` is ``CalculateSubtreeScale`` of the member (minReplicas when
 replicas, summed over instances, parent times the sum of its children, or the count of pod-bearing
 components when no component has a scale). The ``podGroup`` format gives one PodGroup with one
 SubGroup per listed component. A replicated ancestor's pods are spread evenly over its replicas.
+Without gang instructions KAI's default grouper applies: one PodGroup of every pod, minMember 1.
 """
 
 from __future__ import annotations
@@ -264,8 +265,11 @@ def form_karta_pod_groups(
     """The PodGroups of a resource under a Karta's gang-scheduling instructions (see the module docstring)."""
     del resource  # the representative pods carry what the instructions read
     gang = karta.spec.optimization_instructions.gang_scheduling
-    if gang is None:
-        return []
+    if gang is None or not (gang.pod_groups or gang.pod_group):
+        # KAI's Karta grouper hands a Karta without instructions to its default grouper: one
+        # PodGroup for the top owner, minMember 1 (grouper.go GetPodGroupMetadata).
+        total = sum(node.pods for root in roots for node in root.walk())
+        return [PodGroup(name=workload, min_member=1, pods=total)] if total else []
     groups = []
     if gang.pod_group is not None:
         groups = _pod_group_format(karta, roots, workload, warnings)

@@ -17,6 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .. import labels
+
 __all__ = [
     "API_VERSION",
     "KIND",
@@ -38,8 +40,8 @@ __all__ = [
     "Karta",
 ]
 
-API_VERSION = "run.ai/v1alpha1"
-KIND = "Karta"
+API_VERSION = labels.KARTA_API_VERSION
+KIND = labels.KARTA_KIND
 
 # statusMappings keys in upstream's evaluation order (StatusMappings.Entries()).
 STATUS_KEYS = ("resuming", "suspending", "suspended", "running", "failed", "completed", "initializing", "degraded")
