@@ -16,12 +16,13 @@ from collections import Counter
 import pytest
 import yaml
 
-from helpers import CORPUS_DIR
+from helpers import CORPUS_DIR, FIXTURES_DIR
 from workloadmap.catalog import Catalog
 from workloadmap.documents import load_objects
 from workloadmap.expressions import compile_expression
 from workloadmap.interpreter import inspect_file
 from workloadmap.karta import compile_jq, parse_karta
+from workloadmap.karta.crd import crd, crd_problems
 from workloadmap.karta.export import export_karta, karta_slug
 from workloadmap.karta.translate import TranslationError, to_jq
 
@@ -138,6 +139,7 @@ def test_every_builtin_expression_translates_faithfully_on_the_corpus(builtin):
 def test_every_builtin_definition_exports_valid_kartas(builtin):
     for definition in builtin:
         for exported in export_karta(definition):
+            assert crd_problems(exported.karta) == []  # upstream's CRD, strict about unknown fields
             parsed = parse_karta(exported.karta, f"{definition.name} (exported)")  # upstream's rules, safety rules
             assert parsed.name == karta_slug(definition.group, definition.kind, parsed.version)
             assert parsed.version in definition.versions
@@ -217,3 +219,22 @@ def test_cli_export(wmap):
     assert listed["kind"] == "List" and listed["items"][0]["kind"] == "Karta"
     missing = wmap("catalog", "export", "no-such-definition")
     assert missing.exit_code == 4
+
+
+def test_the_shipped_crd_is_upstreams_and_checks_strictly():
+    definition = crd()
+    assert definition["metadata"]["name"] == "kartas.run.ai"
+    assert definition["spec"]["names"]["shortNames"] == ["krt"]
+    karta = yaml.safe_load((FIXTURES_DIR / "karta" / "trainer-karta.yaml").read_text())
+    assert crd_problems(karta) == []
+    karta["spec"]["structureDefinition"]["rootComponent"]["replicas"] = 3
+    karta["spec"]["structureDefinition"]["childComponents"][0]["kind"].pop("group")
+    problems = crd_problems(karta)
+    assert any("rootComponent" in problem and "replicas" in problem for problem in problems)
+    assert any("'group' is a required property" in problem for problem in problems)
+
+
+@pytest.mark.skipif(not CORPUS_DIR.is_dir(), reason="the shared corpus (../shared/corpus) is absent")
+def test_upstream_kartas_pass_the_shipped_crd():
+    for path in sorted((CORPUS_DIR / "karta").glob("*.yaml")):
+        assert crd_problems(yaml.safe_load(path.read_text())) == [], path.name

@@ -30,6 +30,7 @@ from typing import Any
 
 from .. import labels
 from ..definitions import ComponentDefinition, Definition, Phase, StatusMatcher
+from .crd import crd_problems
 from .model import API_VERSION, KIND, STATUS_KEYS, Karta
 from .translate import FALSY, TranslationError, to_jq
 
@@ -317,7 +318,8 @@ def _choices(value: str | list[str] | None) -> list[str | None]:
 def export_karta(definition: Definition) -> list[ExportedKarta]:
     """One Karta per API version of a wmap definition, each with what it could not carry over.
 
-    The result validates against upstream's CRD and rules (every path passes the jq safety rules).
+    The result validates against upstream's CRD (``schema/run.ai_kartas.yaml``, strict about
+    unknown fields) and rules (every path passes the jq safety rules).
     """
     exported = []
     for version in definition.versions:
@@ -328,5 +330,8 @@ def export_karta(definition: Definition) -> list[ExportedKarta]:
                 labels.WMAP_EXPORT_LOSSES_ANNOTATION: "; ".join(message for _, message in exporter.losses)
             }
         Karta.model_validate(karta)
+        problems = crd_problems(karta)
+        if problems:  # a bug in the exporter, never bad input
+            raise ValueError(f"exported Karta {karta['metadata']['name']} breaks the CRD: {problems[0]}")
         exported.append(ExportedKarta(karta, list(exporter.losses)))
     return exported
