@@ -268,6 +268,23 @@ class Catalog:
         self._by_group_kind[key] = [*existing, definition]
         self._layers[key] = layer
 
+    def add_cluster_kartas(self, objects: Iterable[Any], source: str = "cluster") -> None:
+        """Add Kartas read from a cluster: they replace built-ins for their kind, user files replace them.
+
+        A Karta that breaks upstream's rules is skipped with a notice (the cluster's operator
+        would not mark it Validated); two valid ones for one group, version and kind are ambiguous.
+
+        Raises:
+            DefinitionError: two cluster Kartas cover the same group, version and kind.
+        """
+        for obj in objects:
+            try:
+                definition = parse_karta(obj, source, origin="cluster")
+            except DefinitionError as error:
+                self.notices.append(f"skipped cluster Karta: {error}")
+                continue
+            self.add(definition, layer=CLUSTER)
+
     def __iter__(self) -> Iterator[CatalogEntry]:
         entries = [entry for group in self._by_group_kind.values() for entry in group]
         return iter(sorted(entries, key=lambda d: (d.group, d.kind, d.versions)))
