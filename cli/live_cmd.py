@@ -73,7 +73,6 @@ def get(
     type_token, object_name = _reference(ref, name, all_namespaces)
     loaded_catalog = load_catalog(catalog)
     with _client(kubeconfig, context) as client:
-        _add_cluster_kartas(loaded_catalog, client)
         if object_name is not None:
             objects = [client.get(f"{type_token}/{object_name}", namespace)]
         else:
@@ -82,6 +81,7 @@ def get(
             scope = "" if all_namespaces else f" in {namespace or client.default_namespace} namespace"
             output.warn(f"No resources found{scope}.")
             raise typer.Exit(0)
+        _add_cluster_kartas(loaded_catalog, client)
         source = f"cluster (context {client.context})"
         documents = [Document(body=obj, file=source, index=index) for index, obj in enumerate(objects, 1)]
         results = list(
