@@ -37,6 +37,23 @@ from .translate import FALSY, TranslationError, to_jq
 __all__ = ["ExportedKarta", "export_karta", "karta_slug"]
 
 _ROOT = ". as $root | "
+_BASE = '{id: "", el: ., n: 1, g: 1}'
+
+
+def _simplify(path: str) -> str:
+    """A path over the single top-level instance, written without the instance frame.
+
+    There the element is the resource itself and the replica chain is 1, so ``(.el | x)`` is
+    ``(x)`` and ``.n *`` / ``.g *`` drop out; ``$root`` is bound only where it is used.
+    """
+    prefix = f"{_ROOT}{_BASE} | "
+    if not path.startswith(prefix) or "$p" in path or "{id: .id" in path:  # instances, or a nested chain
+        return path
+    body = path[len(prefix) :]
+    body = body.removeprefix(".el | ").replace("(.el | ", "(").replace(".n * ", "").replace(".g * ", "")
+    return f"{_ROOT}{body}" if "$root" in body else body
+
+
 _STATUS_PRESENT = "((.status // {}) | length) > 0"
 
 
@@ -105,6 +122,8 @@ class _Exporter:
         value = getattr(component, name)
         if value is None:
             return default
+        if isinstance(value, int):
+            return str(value)
         text = self.jq(value, f"{component.name}.{name}")
         return None if text is None else f"(({text}) // {default})"
 
@@ -159,6 +178,7 @@ class _Exporter:
             item["specDefinition"] = spec
             if paths:
                 item["scaleDefinition"] = paths
+        _simplify_paths(item)
         for flag, message in (
             (component.per_node, "one pod per node (DaemonSet) has no Karta equivalent; counted as one pod"),
             (component.resource, "embedded resources interpreted by their own definitions have no Karta equivalent"),
@@ -306,6 +326,14 @@ class _Exporter:
         gang = self.gang()
         karta["spec"]["optimizationInstructions"] = gang or {}
         return karta
+
+
+def _simplify_paths(item: dict[str, Any]) -> None:
+    for key in ("specDefinition", "scaleDefinition"):
+        paths = item.get(key)
+        if isinstance(paths, dict):
+            for name, text in paths.items():
+                paths[name] = _simplify(text)
 
 
 def _choices(value: str | list[str] | None) -> list[str | None]:
