@@ -16,7 +16,7 @@ The everyday calls::
     objects = workloadmap.export("kai", tree, report)
 """
 
-from .catalog import Catalog, load_definition, parse_definition
+from .catalog import Catalog, load_definition, load_definitions, parse_definition
 from .definitions import Definition, Phase, definition_json_schema
 from .documents import Document, load_objects
 from .errors import (
@@ -24,6 +24,7 @@ from .errors import (
     ClusterError,
     DefinitionError,
     ExpressionError,
+    ExpressionLimitError,
     InputError,
     InputNotFoundError,
     Location,
@@ -44,6 +45,8 @@ from .interpreter import (
     inspect_documents,
     inspect_file,
 )
+from .karta import Karta, KartaDefinition, parse_karta
+from .karta.export import ExportedKarta, export_karta
 from .lint import LintFinding, lint_definition, lint_path
 from .placement import (
     ClusterRanking,
@@ -70,6 +73,13 @@ __all__ = [
     "Definition",
     "Phase",
     "definition_json_schema",
+    "load_definitions",
+    # karta
+    "Karta",
+    "KartaDefinition",
+    "parse_karta",
+    "export_karta",
+    "ExportedKarta",
     # input
     "Document",
     "load_objects",
@@ -124,6 +134,7 @@ __all__ = [
     "InputNotFoundError",
     "QuantityError",
     "ExpressionError",
+    "ExpressionLimitError",
     "DefinitionError",
     "NoDefinitionError",
     "TopologyError",

@@ -121,3 +121,16 @@ def test_cli_rejects_a_hostile_karta_in_one_line(wmap, tmp_path):
     assert result.exit_code == 1
     assert "$ENV reads the process environment is not allowed" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_a_hostile_karta_ends_with_a_clean_error(wmap, tmp_path):
+    # A self-recursive def passes the safety rules (upstream allows def) and compiles; evaluating it
+    # must end at the time bound with a one-line error, never a hang or a traceback.
+    data = yaml.safe_load(KARTA.read_text())
+    data["spec"]["structureDefinition"]["childComponents"][0]["scaleDefinition"] = {"replicasPath": "def f: f; f"}
+    (tmp_path / "hostile.yaml").write_text(yaml.safe_dump(data))
+    result = wmap("inspect", str(TRAINER), "--catalog", str(tmp_path / "hostile.yaml"))
+    assert result.exit_code == 1
+    assert "time bound" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.output
