@@ -150,3 +150,64 @@ def test_gpu_resource_names_follow_upstream_unless_asked(catalog, trainer):
     trainer["spec"]["groups"][0]["template"]["spec"]["containers"][0]["resources"]["limits"] = {"amd.com/gpu": "8"}
     assert inspect(trainer, catalog=catalog).totals.gpus == 0  # upstream counts nvidia.com/gpu only
     assert inspect(trainer, catalog=catalog, gpu_resources=["amd.com/gpu"]).totals.gpus == 32
+
+
+FRAGMENTED = """
+apiVersion: run.ai/v1alpha1
+kind: Karta
+metadata: {name: example-com-service-v1}
+spec:
+  structureDefinition:
+    rootComponent:
+      name: service
+      kind: {group: example.com, version: v1, kind: Service}
+      statusDefinition: {statusMappings: {}}
+    childComponents:
+      - name: server
+        ownerRef: service
+        instanceIdPath: .spec.servers | keys[]
+        specDefinition:
+          fragmentedPodSpecDefinition:
+            resourcesPath: .spec.servers[].resources
+            labelsPath: .spec.servers[].labels
+        scaleDefinition:
+          replicasPath: .spec.servers[].replicas
+        podSelector:
+          componentInstanceSelector: {idPath: '.metadata.labels["example.com/server"]'}
+      - name: router
+        ownerRef: service
+        specDefinition:
+          podSpecPath: .spec.router.podSpec
+          metadataPath: .spec.router.metadata
+"""
+
+
+def test_fragmented_and_split_pod_definitions():
+    # Fragments are zipped by index with the instance ids (map keys, sorted as gojq iterates them);
+    # with no containers path the operator's container requests what resourcesPath says.
+    catalog = Catalog([parse_karta(yaml_doc(FRAGMENTED))])
+    resource = {
+        "apiVersion": "example.com/v1",
+        "kind": "Service",
+        "metadata": {"name": "svc"},
+        "spec": {
+            "servers": {
+                "decode": {"replicas": 2, "resources": {"limits": {"nvidia.com/gpu": 4}}, "labels": {"a": "b"}},
+                "prefill": {"replicas": "1", "resources": {"requests": {"cpu": "2"}}},
+            },
+            "router": {
+                "podSpec": {"containers": [{"name": "r", "resources": {"requests": {"cpu": "1"}}}]},
+                "metadata": {"annotations": {"kai.scheduler/topology-preferred-placement": "rack"}},
+            },
+        },
+    }
+    tree = inspect(resource, catalog=catalog)
+    assert [(c.name, c.pods, c.gpus_per_pod) for c in tree.components] == [
+        ("decode", 2, 4),
+        ("prefill", 1, 0),
+        ("router", 1, 0),
+    ]
+    assert tree.components[2].topology_annotations == {"kai.scheduler/topology-preferred-placement": "rack"}
+    assert tree.totals.gpus == 8
+    # No gang instructions: KAI's default grouper, one PodGroup of every pod, minMember 1.
+    assert [(group.min_member, group.pods) for group in tree.pod_groups] == [(1, 4)]
