@@ -11,6 +11,7 @@ from typing import Any, List, Optional
 
 import typer
 
+from workloadmap.catalog import Catalog
 from workloadmap.documents import Document
 from workloadmap.errors import WorkloadMapError
 from workloadmap.interpreter import inspect_documents
@@ -80,6 +81,7 @@ def get(
             scope = "" if all_namespaces else f" in {namespace or client.default_namespace} namespace"
             output.warn(f"No resources found{scope}.")
             raise typer.Exit(0)
+        _add_cluster_kartas(loaded_catalog, client)
         source = f"cluster (context {client.context})"
         documents = [Document(body=obj, file=source, index=index) for index, obj in enumerate(objects, 1)]
         results = list(
@@ -93,6 +95,19 @@ def get(
     collected = Collected().add(results)
     write_trees([tree for tree, _ in collected.trees], output_format)
     raise typer.Exit(collected.exit_code)
+
+
+def _add_cluster_kartas(catalog: Catalog, client: Any) -> None:
+    """The cluster's Karta definitions join the catalog (over built-ins, under --catalog files)."""
+    from workloadmap.kube import cluster_kartas
+
+    objects, notice = cluster_kartas(client)
+    before = len(catalog.notices)
+    catalog.add_cluster_kartas(objects, f"cluster (context {client.context})")
+    for message in [notice] if notice else []:
+        output.warn(f"notice: {message}")
+    for message in catalog.notices[before:]:
+        output.warn(f"notice: {message}")
 
 
 def nodes(

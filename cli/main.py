@@ -65,6 +65,7 @@ catalog_app.command("show")(guarded(catalog_cmd.catalog_show))
 catalog_app.command("validate")(guarded(catalog_cmd.catalog_validate))
 catalog_app.command("lint")(guarded(catalog_cmd.catalog_lint))
 catalog_app.command("schema")(guarded(catalog_cmd.catalog_schema))
+catalog_app.command("export")(guarded(catalog_cmd.catalog_export))
 app.add_typer(catalog_app, name="catalog")
 
 topology_app.command("show")(guarded(topology_cmd.show))

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from workloadmap.definitions import Definition
 from workloadmap.labels import HOSTNAME
 from workloadmap.lint import LintFinding
 from workloadmap.placement import ClusterRanking, GroupPlacement, PlacementReport
@@ -149,20 +148,20 @@ def render_inspect_table(trees: list[WorkloadTree]) -> str:
 # -- catalog ---------------------------------------------------------------------------------
 
 
-def render_definition_table(definitions: list[Definition]) -> str:
-    """`wmap catalog list` as a table."""
+def render_definition_table(summaries: list[dict[str, Any]]) -> str:
+    """`wmap catalog list` as a table, from the summaries `catalog list -o json` prints."""
     rows = []
-    for definition in definitions:
-        components = [component.name for root in definition.components for component in root.walk()]
+    for summary in summaries:
+        components = summary["components"]
         shown = ",".join(components[:3]) + (f",+{len(components) - 3}" if len(components) > 3 else "")
         rows.append(
             [
-                definition.name,
-                definition.kind,
-                definition.group or "core",
-                ",".join(definition.versions),
+                summary["name"],
+                summary["kind"],
+                summary["group"] or "core",
+                ",".join(summary["versions"]),
                 shown,
-                "yes" if definition.gang.pod_groups else "no",
+                "no" if summary["gang"] == "none" else "yes",
             ]
         )
     return table(["NAME", "KIND", "GROUP", "VERSIONS", "COMPONENTS", "GANG"], rows)

@@ -26,6 +26,7 @@ RANK = {
     "kube": 2,
     "resources": 3,
     "definitions": 4,
+    "karta": 4.5,  # reads Kartas and writes wmap definitions as Kartas; the catalog loads them
     "catalog": 5,
     "catalog_docs": 6,
     "tree": 6,
@@ -46,7 +47,7 @@ PUBLIC = [
     "alter", "Changes", "Toleration", "NodeRequirement", "Alteration", "AlterError",
 ]  # fmt: skip
 
-SUBPACKAGES = ["interpreter", "topology", "placement", "exporters", "lint", "kube", "alter"]
+SUBPACKAGES = ["interpreter", "topology", "placement", "exporters", "lint", "kube", "alter", "karta"]
 
 
 def test_the_package_names_its_whole_public_api():

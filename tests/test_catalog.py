@@ -148,15 +148,18 @@ def test_user_dir_adds_new_kind(tmp_path):
     assert catalog.notices == []
 
 
-def test_later_user_dir_wins(tmp_path):
+def test_two_user_definitions_for_one_kind_are_ambiguous(tmp_path):
+    # Issue 11: as upstream's resolver (ErrAmbiguous for two cluster Kartas of one GVK), two user
+    # definitions covering one group/version/kind are an error naming both files.
     first, second = tmp_path / "a", tmp_path / "b"
     first.mkdir()
     second.mkdir()
     (first / "job.yaml").write_text(USER_JOB.replace("my-job", "first-job"))
     (second / "job.yaml").write_text(USER_JOB.replace("my-job", "second-job"))
-    catalog = Catalog.load([first, second], use_env=False)
-    assert catalog.lookup("batch/v1", "Job").definition.name == "second-job"
-    assert len(catalog.notices) == 2
+    with pytest.raises(DefinitionError, match="ambiguous") as caught:
+        Catalog.load([first, second], use_env=False)
+    assert caught.value.file == str(second / "job.yaml")
+    assert str(first / "job.yaml") in str(caught.value)
 
 
 def test_env_variable_directories(tmp_path, monkeypatch):

@@ -18,7 +18,7 @@ The everyday calls::
 """
 
 from .alter import Alteration, Changes, NodeRequirement, Toleration, alter
-from .catalog import Catalog, load_definition, parse_definition
+from .catalog import Catalog, load_definition, load_definitions, parse_definition
 from .definitions import Definition, Phase, definition_json_schema
 from .documents import Document, load_objects
 from .errors import (
@@ -27,6 +27,7 @@ from .errors import (
     ClusterError,
     DefinitionError,
     ExpressionError,
+    ExpressionLimitError,
     InputError,
     InputNotFoundError,
     Location,
@@ -47,6 +48,8 @@ from .interpreter import (
     inspect_documents,
     inspect_file,
 )
+from .karta import Karta, KartaDefinition, parse_karta
+from .karta.export import ExportedKarta, export_karta
 from .lint import LintFinding, lint_definition, lint_path
 from .placement import (
     ClusterRanking,
@@ -73,6 +76,13 @@ __all__ = [
     "Definition",
     "Phase",
     "definition_json_schema",
+    "load_definitions",
+    # karta
+    "Karta",
+    "KartaDefinition",
+    "parse_karta",
+    "export_karta",
+    "ExportedKarta",
     # input
     "Document",
     "load_objects",
@@ -133,6 +143,7 @@ __all__ = [
     "InputNotFoundError",
     "QuantityError",
     "ExpressionError",
+    "ExpressionLimitError",
     "DefinitionError",
     "NoDefinitionError",
     "TopologyError",

@@ -4,6 +4,13 @@ Built-in definitions ship inside the package. User directories (``--catalog DIR`
 ``WMAP_CATALOG`` environment variable, ``os.pathsep``-separated) add definitions; a user
 definition for a group and kind that a built-in covers replaces it, and the replacement is noted
 in :attr:`Catalog.notices`.
+
+User files may hold wmap definitions or upstream Workload Map ``Karta`` objects
+(:mod:`workloadmap.karta`). Definitions come in three layers, each replacing the ones below it
+for a group and kind: built-in, cluster (Kartas read from a live cluster), user files. Within one
+layer, two definitions that cover the same group, version and kind are ambiguous, an error naming
+both files, as upstream's resolver says for two cluster Kartas; a Karta covers its root kind's
+one version, so Kartas for two versions of a kind sit side by side.
 """
 
 from __future__ import annotations
@@ -11,16 +18,20 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any, Union
 
 from pydantic import ValidationError
 
 from .definitions import Definition
 from .documents import load_yaml_text
 from .errors import DefinitionError, InputError
+from .karta import KartaDefinition, is_karta, parse_karta
 
 __all__ = [
     "Catalog",
+    "CatalogEntry",
     "Lookup",
+    "load_definitions",
     "load_definition",
     "parse_definition",
     "definition_files",
@@ -116,6 +127,39 @@ def load_definition(path: str | Path) -> Definition:
     return parse_definition(text, file)
 
 
+CatalogEntry = Union[Definition, KartaDefinition]
+"""What the catalog holds: a wmap definition or a Karta."""
+
+BUILTIN, CLUSTER, USER = 0, 1, 2
+"""The layers of a catalog, lowest first; a higher layer replaces a lower one for a group and kind."""
+
+
+def load_definitions(path: str | Path) -> list[CatalogEntry]:
+    """Load one definition file: a wmap definition, or one or more Kartas (a ``List`` of them too).
+
+    Raises:
+        DefinitionError: the file is not a valid definition; the message names the file and field.
+    """
+    path = Path(path)
+    file = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise DefinitionError(f"cannot read: {error.strerror or error}", file=file) from None
+    try:
+        bodies = [doc.body for doc in load_yaml_text(text, file) if doc.body is not None]
+    except InputError as error:
+        raise DefinitionError(error.message, file=file, document=error.document) from None
+    items = [item for body in bodies for item in (body.get("items") or [] if _is_list(body) else [body])]
+    if items and any(is_karta(item) for item in items):
+        return [parse_karta(item, file) for item in items]
+    return [parse_definition(text, file)]
+
+
+def _is_list(body: Any) -> bool:
+    return isinstance(body, dict) and str(body.get("kind", "")).endswith("List") and isinstance(body.get("items"), list)
+
+
 def parse_definition(text: str, file: str = "<definition>") -> Definition:
     """Validate and compile a definition given as YAML text (see :func:`load_definition`)."""
     try:
@@ -145,29 +189,31 @@ class Lookup:
 
     __slots__ = ("definition", "warning")
 
-    def __init__(self, definition: Definition, warning: str | None) -> None:
+    def __init__(self, definition: CatalogEntry, warning: str | None) -> None:
         self.definition = definition
         self.warning = warning
 
 
 class Catalog:
-    """Definitions indexed by ``(group, kind)``.
+    """Definitions (wmap definitions and Kartas) indexed by ``(group, kind)``.
 
     Use :meth:`Catalog.load` to get the built-in catalog plus any user directories.
     """
 
-    def __init__(self, definitions: Iterable[Definition] = ()) -> None:
-        self._by_group_kind: dict[tuple[str, str], Definition] = {}
+    def __init__(self, definitions: Iterable[CatalogEntry] = ()) -> None:
+        self._by_group_kind: dict[tuple[str, str], list[CatalogEntry]] = {}
+        self._layers: dict[tuple[str, str], int] = {}
         self.notices: list[str] = []
         for definition in definitions:
             self.add(definition)
 
     @classmethod
     def load(cls, extra_dirs: Iterable[str | Path] = (), *, use_env: bool = True, builtin: bool = True) -> "Catalog":
-        """The built-in catalog, then each user directory in order (later ones replace earlier ones).
+        """The built-in catalog, then the definitions of every user directory.
 
         Raises:
-            DefinitionError: a definition file is invalid, or a directory does not exist.
+            DefinitionError: a definition file is invalid, a directory does not exist, or two user
+                definitions cover one group, version and kind.
         """
         catalog = cls()
         if builtin:
@@ -185,37 +231,68 @@ class Catalog:
             else:
                 raise DefinitionError("catalog directory does not exist", file=str(directory))
             for path in files:
-                catalog.add(load_definition(path), replace=True)
+                for definition in load_definitions(path):
+                    catalog.add(definition, replace=True)
         return catalog
 
-    def add(self, definition: Definition, *, replace: bool = False) -> None:
-        """Add a definition; with ``replace``, a definition for the same group and kind gives way.
+    def add(self, definition: CatalogEntry, *, replace: bool = False, layer: int | None = None) -> None:
+        """Add a definition to a layer (``replace``: the user layer; default: the built-in one).
+
+        A definition of a higher layer replaces the lower layer's for its group and kind (with a
+        notice); one of a lower layer than what is there is ignored.
 
         Raises:
-            DefinitionError: two definitions of one source claim the same group and kind.
+            DefinitionError: two definitions of one layer cover the same group, version and kind.
         """
+        layer = layer if layer is not None else (USER if replace else BUILTIN)
         key = definition.api_group_kind
-        existing = self._by_group_kind.get(key)
-        if existing is not None:
-            if not replace:
+        existing = self._by_group_kind.get(key, [])
+        current = self._layers.get(key, layer)
+        if existing and current > layer:
+            return
+        if existing and current < layer:
+            replaced = ", ".join(entry.name for entry in existing)
+            self.notices.append(
+                f"definition {definition.name} from {definition.source} replaces {replaced} "
+                f"for {_group_kind(definition.group, definition.kind)}"
+            )
+            existing = []
+        for other in existing:
+            if set(other.versions) & set(definition.versions):
+                what = "ambiguous: " if layer != BUILTIN else ""
                 raise DefinitionError(
-                    f"{definition.kind} ({definition.group or 'core'}) is already defined by {existing.source}",
+                    f"{what}{definition.kind} ({definition.group or 'core'}) is already defined by {other.source}",
                     file=definition.source,
                     document=definition.name,
                 )
-            self.notices.append(
-                f"definition {definition.name} from {definition.source} replaces {existing.name} "
-                f"for {_group_kind(definition.group, definition.kind)}"
-            )
-        self._by_group_kind[key] = definition
+        self._by_group_kind[key] = [*existing, definition]
+        self._layers[key] = layer
 
-    def __iter__(self) -> Iterator[Definition]:
-        return iter(sorted(self._by_group_kind.values(), key=lambda d: (d.group, d.kind)))
+    def add_cluster_kartas(self, objects: Iterable[Any], source: str = "cluster") -> None:
+        """Add Kartas read from a cluster: they replace built-ins for their kind, user files replace them.
+
+        A Karta that breaks upstream's rules is skipped with a notice (the cluster's operator
+        would not mark it Validated); two valid ones for one group, version and kind are ambiguous.
+
+        Raises:
+            DefinitionError: two cluster Kartas cover the same group, version and kind.
+        """
+        for obj in objects:
+            try:
+                definition = parse_karta(obj, source, origin="cluster")
+            except DefinitionError as error:
+                self.notices.append(f"skipped cluster Karta: {error}")
+                continue
+            self.add(definition, layer=CLUSTER)
+
+    def __iter__(self) -> Iterator[CatalogEntry]:
+        entries = [entry for group in self._by_group_kind.values() for entry in group]
+        return iter(sorted(entries, key=lambda d: (d.group, d.kind, d.versions)))
 
     def __len__(self) -> int:
-        return len(self._by_group_kind)
+        return sum(len(group) for group in self._by_group_kind.values())
 
-    def get(self, name: str) -> Definition | None:
+    def get(self, name: str) -> CatalogEntry | None:
         """A definition by catalog name, kind (case-insensitive) or ``kind.group``."""
         lowered = name.lower()
         for definition in self:
@@ -230,19 +307,22 @@ class Catalog:
     def lookup(self, api_version: str, kind: str) -> Lookup | None:
         """The definition for a resource's ``apiVersion`` and ``kind``, or None.
 
-        A known group and kind at a version the definition does not list is still matched, with a
-        warning: operators add versions whose pod layout rarely changes.
+        The definition that lists the version wins. A known group and kind at a version no
+        definition lists is still matched (the first one), with a warning: operators add versions
+        whose pod layout rarely changes.
         """
         group, _, version = api_version.rpartition("/")
-        definition = self._by_group_kind.get((group, kind))
-        if definition is None:
+        definitions = self._by_group_kind.get((group, kind))
+        if not definitions:
             return None
-        warning = None
-        if version not in definition.versions:
-            warning = (
-                f"{_group_kind(group, kind)} version {version} is not one definition {definition.name} "
-                f"knows ({', '.join(definition.versions)}); interpreted with it anyway"
-            )
+        exact = [definition for definition in definitions if version in definition.versions]
+        if exact:
+            return Lookup(exact[0], None)
+        definition = definitions[0]
+        warning = (
+            f"{_group_kind(group, kind)} version {version} is not one definition {definition.name} "
+            f"knows ({', '.join(definition.versions)}); interpreted with it anyway"
+        )
         return Lookup(definition, warning)
 
 

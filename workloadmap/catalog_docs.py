@@ -178,7 +178,8 @@ def render_catalog_document(catalog: Iterable[Definition]) -> str:
 
 def main() -> None:
     """Write the page for the built-in catalog (``WMAP_CATALOG`` is ignored) to standard output."""
-    sys.stdout.write(render_catalog_document(Catalog.load(use_env=False)))
+    builtin = Catalog.load(use_env=False)
+    sys.stdout.write(render_catalog_document([d for d in builtin if isinstance(d, Definition)]))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ Every error the library raises on purpose derives from :class:`WorkloadMapError`
     │   ├── InputNotFoundError        a FILE|DIR argument does not exist
     │   └── QuantityError             a resource quantity such as ``2x``
     ├── ExpressionError               an expression failed to compile or to evaluate
+    │   └── ExpressionLimitError      a jq evaluation crossed its time, memory or output bound
     ├── DefinitionError               a catalog definition is invalid
     ├── NoDefinitionError             no definition covers a kind (exit 4)
     ├── TopologyError                 a topology source cannot be read
@@ -42,6 +43,7 @@ __all__ = [
     "InputNotFoundError",
     "QuantityError",
     "ExpressionError",
+    "ExpressionLimitError",
     "DefinitionError",
     "NoDefinitionError",
     "TopologyError",
@@ -207,6 +209,10 @@ class QuantityError(InputError):
 
 class ExpressionError(WorkloadMapError):
     """An expression failed to compile or to evaluate."""
+
+
+class ExpressionLimitError(ExpressionError):
+    """A jq evaluation crossed its time, memory or output bound (a hostile or runaway definition)."""
 
 
 class DefinitionError(WorkloadMapError):

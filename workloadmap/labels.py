@@ -61,6 +61,18 @@ SLURM_BLOCK = "slurm.wmap.dev/block"
 SLURM_BLOCK_GROUP = "slurm.wmap.dev/block-group-{size}"
 WMAP_API_GROUP = "wmap.dev"
 DEMAND_API_VERSION = "wmap.dev/v1alpha1"
+WMAP_EXPORTED_FROM_LABEL = "wmap.dev/exported-from"
+"""On an exported Karta: the wmap definition it was written from."""
+WMAP_EXPORT_LOSSES_ANNOTATION = "wmap.dev/karta-export-losses"
+"""On an exported Karta: what the wmap definition says that the Karta cannot."""
+WMAP_INSTANCE_LABEL = "wmap.dev/instance"
+"""The pod label an exported Karta's instance selector names (no operator sets it: listed as a loss)."""
+
+# -- NVIDIA Workload Map (Karta) -------------------------------------------------------------
+KARTA_GROUP = "run.ai"
+KARTA_API_VERSION = "run.ai/v1alpha1"
+KARTA_KIND = "Karta"
+KARTA_RESOURCE = "kartas"
 
 # -- GPU resources --------------------------------------------------------------------------
 NVIDIA_GPU = "nvidia.com/gpu"

@@ -18,10 +18,12 @@ from ..catalog import NON_WORKLOAD_KINDS, Catalog
 from ..definitions import Definition
 from ..documents import Document, load_objects
 from ..errors import InputError, NoDefinitionError, WorkloadMapError
+from ..karta import KartaDefinition
 from ..resources import DEFAULT_GPU_RESOURCES, add_resources
 from ..tree import Component, ExportHints, Totals, WorkloadRef, WorkloadTree
 from .expand import ExpandedComponent, Expander
 from .gangs import form_pod_groups
+from .karta import interpret_karta
 from .phases import evaluate_phase
 from .references import ChainedObjects, ObjectIndex, RelatedObjects, resolve_references
 
@@ -155,6 +157,10 @@ def inspect(
         )
     definition = lookup.definition
     warnings = [lookup.warning] if lookup.warning else []
+    if isinstance(definition, KartaDefinition):
+        return interpret_karta(
+            definition, resource, workload, gpu_resources=gpu_resources, source=source, warnings=warnings
+        )
     refs = resolve_references(definition, resource, related or _NO_RELATED, workload.namespace, warnings)
     nodes = Expander(definition, resource, catalog=catalog, refs=refs).expand()
     if any(node.definition.per_node for root in nodes for node in root.walk()):

@@ -309,6 +309,12 @@ class Expander:
                 kind=kind,
                 field=where,
             )
+        if not isinstance(lookup.definition, Definition):
+            raise InputError(
+                f"embedded kind {kind} is covered by Karta {lookup.definition.name}; embedded resources need a "
+                "wmap definition",
+                field=where,
+            )
         nested = Expander(
             lookup.definition, embedded, catalog=self.catalog, path_root=self.path_root, depth=self.depth + 1
         )

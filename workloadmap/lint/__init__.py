@@ -16,10 +16,12 @@ from typing import Any
 
 from ..catalog import Catalog, definition_files, load_definition
 from ..definitions import Definition
-from ..documents import Document, load_objects
+from ..documents import Document, load_objects, load_yaml_text
 from ..errors import DefinitionError, InputError, InputNotFoundError, WorkloadMapError
+from ..karta import is_karta
 from . import samples as _samples
 from . import static as _static
+from .karta import KARTA_RULES, lint_karta
 from .rules import RULES, Issue, LintFinding, Rule, has_errors, render_rules_table
 from .samples import Sample, SampleRun
 from .static import DefinitionView
@@ -33,6 +35,8 @@ __all__ = [
     "load_samples",
     "has_errors",
     "render_rules_table",
+    "lint_karta",
+    "KARTA_RULES",
 ]
 
 _REGISTERED = (_static, _samples)  # importing a rule module registers its rules
@@ -147,11 +151,20 @@ def load_samples(paths: Iterable[str | Path]) -> list[Document]:
     return documents
 
 
+def _kartas_in(file: Path) -> list[Mapping[str, Any]]:
+    """The Karta objects of a file (none for a wmap definition or an unreadable file)."""
+    try:
+        bodies = [doc.body for doc in load_yaml_text(file.read_text(encoding="utf-8"), str(file))]
+    except (OSError, UnicodeDecodeError, WorkloadMapError):
+        return []
+    return [body for body in bodies if is_karta(body)]
+
+
 def lint_path(
     path: str | Path,
     samples_dir: str | Path | Iterable[str | Path] | None = None,
 ) -> list[LintFinding]:
-    """Lint a definition file, or every ``*.yaml``/``*.yml`` file of a directory.
+    """Lint a definition file, or every ``*.yaml``/``*.yml`` file of a directory (Kartas: :mod:`.karta`).
 
     A file that fails schema validation gives one ``schema`` error finding (the others are still
     linted). ``samples_dir``: FILE|DIR (or several) of sample objects, see :func:`load_samples`.
@@ -178,6 +191,11 @@ def lint_path(
             catalog = None  # a broken built-in only costs embedded-resource samples
     findings: list[LintFinding] = []
     for file in definition_files(path) if path.is_dir() else [path]:
+        kartas = _kartas_in(file)
+        if kartas:
+            bodies = [sample.body for sample in samples if isinstance(sample.body, Mapping)]
+            findings.extend(finding for karta in kartas for finding in lint_karta(karta, str(file), bodies))
+            continue
         try:
             definition = load_definition(file)
         except WorkloadMapError as error:
