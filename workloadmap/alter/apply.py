@@ -149,6 +149,12 @@ def _definition(obj: Mapping[str, Any], workload: WorkloadRef, catalog: Catalog,
         )
     if lookup.warning:
         warnings.append(lookup.warning)
+    if not isinstance(lookup.definition, Definition):
+        # A Karta says where pods are read from, not how to write them back (docs/karta.md).
+        raise AlterError(
+            f"{workload.kind} is defined by Karta {lookup.definition.name!r}, which says where pods are read from "
+            "but not how to write them; alter needs a wmap definition of the kind (drop the Karta from --catalog)"
+        )
     return lookup.definition
 
 
