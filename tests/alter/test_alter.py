@@ -234,3 +234,14 @@ def test_the_json_form_describes_the_change_without_the_objects():
         "removed": [],
         "warnings": [],
     }
+
+
+def test_a_kind_defined_by_a_karta_is_refused_with_the_reason():
+    from helpers import FIXTURES_DIR
+
+    from workloadmap.catalog import Catalog, load_definitions
+
+    catalog = Catalog(load_definitions(FIXTURES_DIR / "karta" / "trainer-karta.yaml"))
+    trainer = yaml_doc((FIXTURES_DIR / "karta" / "trainer.yaml").read_text())
+    with pytest.raises(AlterError, match="defined by Karta 'example-com-trainer-v1'"):
+        alter(trainer, KAI, catalog=catalog)
