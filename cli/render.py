@@ -333,7 +333,7 @@ def render_domain_tree(cluster: Cluster, root: Domain, *, shown: int, list_nodes
         if isinstance(item, Domain):
             value = "<none>" if item.value is None else item.value
             return f"{item.level}={value}: {_domain_summary(item)}"
-        state = "ready" if item.ready else "not ready"
+        state = "not ready" if not item.ready else "cordoned" if item.unschedulable else "ready"
         return (
             f"node {item.name} ({state}), GPUs {format_quantity(item.free_gpus())}/{format_quantity(item.gpus())} free"
         )
