@@ -24,6 +24,7 @@ RANK = {
     "expressions": 2,
     "kube": 2,
     "resources": 3,
+    "scheduling": 3,
     "definitions": 4,
     "catalog": 5,
     "catalog_docs": 6,

@@ -282,15 +282,15 @@ def pod_scheduling(spec: Mapping[str, Any], where: str = "spec") -> PodSchedulin
             ``Gt`` without an integer ...), naming the field.
     """
     selector = _mapping(spec.get("nodeSelector"), f"{where}.nodeSelector")
-    pairs = tuple(
-        sorted((str(key), _text(value, f"{where}.nodeSelector.{key}")) for key, value in selector.items())
-    )
+    pairs = tuple(sorted((str(key), _text(value, f"{where}.nodeSelector.{key}")) for key, value in selector.items()))
     tolerations = tuple(
         _toleration(item, f"{where}.tolerations[{index}]")
         for index, item in enumerate(_list(spec.get("tolerations"), f"{where}.tolerations"))
     )
     affinity = _mapping(spec.get("affinity"), f"{where}.affinity")
-    return PodScheduling(node_selector=pairs, tolerations=tolerations, required_terms=_terms(affinity, f"{where}.affinity"))
+    return PodScheduling(
+        node_selector=pairs, tolerations=tolerations, required_terms=_terms(affinity, f"{where}.affinity")
+    )
 
 
 def parse_taints(value: Any, field: str = "spec.taints") -> tuple[Taint, ...]:

@@ -46,14 +46,19 @@ class _Level:
 
 
 class ClusterIndex:
-    """Ready nodes reduced to distinct free-resource types, and domains as type multisets."""
+    """Usable nodes (all of the cluster's, or those given) reduced to free-resource types; domains as type multisets."""
 
-    def __init__(self, cluster: Cluster, gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES) -> None:
+    def __init__(
+        self,
+        cluster: Cluster,
+        gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES,
+        nodes: Sequence[Node] | None = None,
+    ) -> None:
         self.cluster = cluster
         self.gpu_resources = tuple(gpu_resources)
         self.levels_keys = list(cluster.levels)
         self.types: list[dict[str, Amount]] = []
-        nodes = [node for node in cluster.nodes if node.ready]
+        nodes = [node for node in (cluster.nodes if nodes is None else nodes) if node.usable]
         node_types = self._node_types(nodes)
         whole: dict[int, int] = {}
         for type_id in node_types:
