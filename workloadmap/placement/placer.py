@@ -104,6 +104,7 @@ def place_together(
     cluster: Cluster,
     *,
     pods: Sequence[Mapping[str, Any]] | None = None,
+    on_error: Callable[[int, PlacementError], None] | None = None,
     **options: Any,
 ) -> JointPlacement:
     """Place several workloads on one cluster in turn, each taking capacity the next cannot use.
@@ -113,11 +114,26 @@ def place_together(
     those of :func:`place` (``required``, ``preferred``, ``auto``, ``max_candidates``,
     ``policy``, ``balanced``).
 
+    Args:
+        trees: the workloads, in queue order.
+        cluster: the cluster; never modified.
+        pods: Pod objects bound to the cluster's nodes (see :func:`place`).
+        on_error: called with a workload's position and its error instead of raising; that
+            workload is then left out (it takes no capacity) and the others are placed.
+        **options: as :func:`place`.
+
     Raises:
-        PlacementError: as :func:`place`.
+        PlacementError: as :func:`place`, when ``on_error`` is not given.
     """
     session = _session(cluster, pods, Options(**options))
-    reports = [session.place(tree) for tree in trees]
+    reports = []
+    for position, tree in enumerate(trees):
+        try:
+            reports.append(session.place(tree))
+        except PlacementError as error:
+            if on_error is None:
+                raise
+            on_error(position, error)
     unfit = [f"{report.workload} {group.name}" for report in reports for group in report.pod_groups if not group.fits]
     total = sum(len(report.pod_groups) for report in reports)
     return JointPlacement(

@@ -107,10 +107,15 @@ class Session:
             placed_before=list(self.placed),
         )
         alone = {id(group): group.fits for group in report.groups()}
-        if options.policy == "kueue":
-            self._kueue(tree, report)
-        else:
-            self._kai(tree, report)
+        mark = self.nodes.mark()
+        try:
+            if options.policy == "kueue":
+                self._kueue(tree, report)
+            else:
+                self._kai(tree, report)
+        except PlacementError:
+            self.nodes.rollback(mark)  # a rejected workload takes nothing
+            raise
         for group in report.groups():
             if not group.fits and alone[id(group)] and group.reason:
                 group.reason += "; it fits the cluster as given, before the groups placed ahead of it"
@@ -207,8 +212,19 @@ class Session:
                 group.reason = None if group.fits else f"only {placed} of {component.pods} pods find a node"
             return
         by_name = {group.name: group for group in report.pod_groups}
+        levels = set(self.cluster.levels) | {None}
         for tree_group in tree.pod_groups:
             placed_group = by_name[tree_group.name]
+            wrong = [
+                group
+                for group in (placed_group, *placed_group.sub_groups)
+                if group.required_level not in levels or group.preferred_level not in levels
+            ]
+            if wrong:
+                # KAI rejects a constraint naming a level its Topology lacks (newTopologyConstraintConfigError).
+                placed_group.fits, placed_group.assignment = False, None
+                placed_group.reason = placed_group.reason if wrong[0] is placed_group else wrong[0].reason
+                continue
             root = _kai_group(tree_group, placed_group, paths)
             result = allocate_group(self.nodes, root, gpu_resources=tree.gpu_resources, topology=self.cluster.name)
             if isinstance(result, str):
