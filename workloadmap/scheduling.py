@@ -9,11 +9,14 @@ Kubernetes' own (``k8s.io/api/core/v1`` ``Toleration.ToleratesTaint``, ``k8s.io/
 ``nodeaffinity``):
 
 * a toleration with an empty key and operator ``Exists`` tolerates every taint; an empty effect
-  matches every effect; ``Equal`` (the default) also compares the value;
-* node selector terms are ORed, the requirements of one term ANDed; a term with no requirement
-  matches nothing; ``NotIn`` and ``DoesNotExist`` match a node without the label; ``Gt``/``Lt``
-  compare the label value and the one given value as integers (a value that is not an integer
-  matches nothing); ``matchFields`` knows ``metadata.name`` only.
+  matches every effect; ``Equal`` (the default) also compares the value; ``Gt``/``Lt`` compare
+  the taint's value with the toleration's as integers (Kubernetes 1.35, a non-number never
+  tolerates);
+* node selector terms are ORed, the requirements of one term ANDed; no term, or a term with no
+  requirement, matches nothing; ``NotIn`` and ``DoesNotExist`` match a node without the label;
+  ``Gt``/``Lt`` compare the label value and the one given value as integers; ``matchFields``
+  knows ``metadata.name`` with one value; a requirement Kubernetes cannot parse (a bad key or
+  value, ``Gt`` without an integer) matches nothing.
 
 Preferred affinity, pod (anti-)affinity and topology spread constraints are not filters and are
 not modelled.
@@ -21,6 +24,7 @@ not modelled.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -42,10 +46,13 @@ SCHEDULING_EFFECTS = ("NoSchedule", "NoExecute")
 """Taint effects that keep a pod without a matching toleration off a node."""
 
 _TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
-_TOLERATION_OPERATORS = ("Equal", "Exists")
+_TOLERATION_OPERATORS = ("Equal", "Exists", "Gt", "Lt")
 _SET_OPERATORS = ("In", "NotIn")
 _LABEL_OPERATORS = (*_SET_OPERATORS, "Exists", "DoesNotExist", "Gt", "Lt")
 _NAME_FIELD = "metadata.name"
+_NAME = r"([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9]"
+_LABEL_KEY = re.compile(rf"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?{_NAME}")
+_LABEL_VALUE = re.compile(rf"({_NAME})?")
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,13 @@ class Toleration:
             return False
         if self.operator == "Exists":
             return True
+        if self.operator in ("Gt", "Lt"):
+            # Numeric comparison of the taint's value with the toleration's (a non-number never tolerates).
+            try:
+                have, limit = int(taint.value), int(self.value)
+            except ValueError:
+                return False
+            return have > limit if self.operator == "Gt" else have < limit
         return self.value == taint.value
 
 
@@ -92,9 +106,15 @@ class Requirement:
     key: str
     operator: str
     values: tuple[str, ...] = ()
+    valid: bool = True
 
     def matches(self, value: str | None) -> bool:
-        """Whether a node whose label (or field) ``key`` is ``value`` (None: absent) satisfies this."""
+        """Whether a node whose label (or field) ``key`` is ``value`` (None: absent) satisfies this.
+
+        A requirement Kubernetes cannot parse (a bad key, operator or value) matches nothing.
+        """
+        if not self.valid:
+            return False
         operator = self.operator
         if operator == "In":
             return value is not None and value in self.values
@@ -220,29 +240,33 @@ def _toleration(raw: Any, field: str) -> Toleration:
     return Toleration(key=key, operator=operator, value=value, effect=effect_text)
 
 
+def _valid_requirement(key: str, operator: str, values: tuple[str, ...], *, name_field: bool) -> bool:
+    """Whether Kubernetes can turn the requirement into a selector (``nodeSelectorRequirementsAsSelector``)."""
+    if name_field:
+        return key == _NAME_FIELD and operator in _SET_OPERATORS and len(values) == 1
+    if not _LABEL_KEY.fullmatch(key) or operator not in _LABEL_OPERATORS:
+        return False
+    if operator in _SET_OPERATORS:
+        return bool(values) and all(_LABEL_VALUE.fullmatch(value) for value in values)
+    if operator in ("Exists", "DoesNotExist"):
+        return not values
+    if len(values) != 1:
+        return False
+    try:
+        int(values[0])
+    except ValueError:
+        return False
+    return True
+
+
 def _requirement(raw: Any, field: str, *, name_field: bool) -> Requirement:
     item = _mapping(raw, field)
     key = _text(item.get("key"), f"{field}.key")
-    if not key:
-        raise InputError("a node selector requirement needs a key", field=f"{field}.key")
-    if name_field and key != _NAME_FIELD:
-        raise InputError(f"matchFields supports only {_NAME_FIELD}, got {key!r}", field=f"{field}.key")
-    operators = _SET_OPERATORS if name_field else _LABEL_OPERATORS
-    operator = _choice(item.get("operator"), operators, f"{field}.operator")
+    operator = _text(item.get("operator"), f"{field}.operator")
     raw_values = _list(item.get("values"), f"{field}.values")
     values = tuple(_text(value, f"{field}.values[{i}]") for i, value in enumerate(raw_values))
-    if operator in _SET_OPERATORS and not values:
-        raise InputError(f"operator {operator} needs at least one value", field=f"{field}.values")
-    if operator in ("Exists", "DoesNotExist") and values:
-        raise InputError(f"operator {operator} takes no values", field=f"{field}.values")
-    if operator in ("Gt", "Lt"):
-        if len(values) != 1:
-            raise InputError(f"operator {operator} takes exactly one value", field=f"{field}.values")
-        try:
-            int(values[0])
-        except ValueError:
-            raise InputError(f"operator {operator} needs an integer value", field=f"{field}.values[0]") from None
-    return Requirement(key=key, operator=operator, values=values)
+    valid = _valid_requirement(key, operator, values, name_field=name_field)
+    return Requirement(key=key, operator=operator, values=values, valid=valid)
 
 
 def _terms(affinity: Mapping[str, Any], field: str) -> tuple[SelectorTerm, ...] | None:
@@ -253,9 +277,7 @@ def _terms(affinity: Mapping[str, Any], field: str) -> tuple[SelectorTerm, ...] 
     where = f"{field}.nodeAffinity.{key}.nodeSelectorTerms"
     required = _mapping(node_affinity.get(key), f"{field}.nodeAffinity.{key}")
     raw_terms = _list(required.get("nodeSelectorTerms"), where)
-    if not raw_terms:
-        raise InputError("must have at least one node selector term", field=where)
-    terms = []
+    terms = []  # no term at all matches no node
     for index, raw in enumerate(raw_terms):
         term = _mapping(raw, f"{where}[{index}]")
         expressions = tuple(
@@ -278,8 +300,8 @@ def pod_scheduling(spec: Mapping[str, Any], where: str = "spec") -> PodSchedulin
         where: its field path, for errors.
 
     Raises:
-        InputError: a filter that Kubernetes would reject (a wrong type, an unknown operator, a
-            ``Gt`` without an integer ...), naming the field.
+        InputError: a filter of the wrong shape (not a mapping or list where one belongs, an
+            unknown toleration operator or taint effect), naming the field.
     """
     selector = _mapping(spec.get("nodeSelector"), f"{where}.nodeSelector")
     pairs = tuple(sorted((str(key), _text(value, f"{where}.nodeSelector.{key}")) for key, value in selector.items()))

@@ -60,7 +60,9 @@ def build_cluster(case):
         if "nodeName" in raw:
             spec["nodeName"] = raw["nodeName"]
         status = {"phase": raw.get("phase", "Running")}
-        pods.append({"kind": "Pod", "metadata": {"name": f"p{index}", "namespace": "ns"}, "spec": spec, "status": status})
+        pods.append(
+            {"kind": "Pod", "metadata": {"name": f"p{index}", "namespace": "ns"}, "spec": spec, "status": status}
+        )
     apply_pods(cluster, pods)
     return cluster
 
@@ -100,7 +102,9 @@ def place_pod_sets(case, tree):
         workers, leader = members[0], members[1] if len(members) > 1 else None
         if leader is not None and leader["count"] > workers["count"]:
             workers, leader = leader, workers
-        found = find_assignment(tree, pod_set(workers), pod_set(leader) if leader else None, balanced=case.get("balanced", False))
+        found = find_assignment(
+            tree, pod_set(workers), pod_set(leader) if leader else None, balanced=case.get("balanced", False)
+        )
         if found.reason is not None:
             for raw in members:
                 results[raw["name"]] = found.reason
