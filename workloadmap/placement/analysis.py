@@ -10,10 +10,12 @@ The scheduler's own verdict and assignment come after, from :mod:`.schedule`.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..labels import KUEUE_SLICE_CONSTRAINTS, KUEUE_SLICE_REQUIRED, KUEUE_SLICE_SIZE
 from ..resources import count_gpus
 from ..scheduling import PodScheduling
 from ..topology import Cluster, accelerator_level, resolve_level
@@ -54,6 +56,7 @@ class _Gang:
     parent: str | None = None
     parent_required: str | None = None
     gang: bool = True
+    annotated: str | None = None  # a slice's own Kueue slice level, when its template states one
 
 
 class Analysis:
@@ -81,6 +84,8 @@ class Analysis:
         option = self.request.lookup(self.request.required, gang.name, root=gang.root)
         if option is not None:
             return self.resolve(option, "required"), "option"
+        if gang.annotated is not None:
+            return gang.annotated, "annotation"
         annotated = annotation_required(self.tree, gang.pod_sets, self.paths, root=gang.root)
         if annotated is not None:
             return annotated, "annotation"
@@ -247,11 +252,9 @@ class Analysis:
             if not component.has_pod_template or size <= 1 or component.pods <= size:
                 continue
             pod_set = PodSet(component=path, count=size, pod_resources=component.pod_resources)
-            report = self.group(
-                _Gang(
-                    f"{path}[slice]", size, size, merge_shapes([(component.pod_resources, size)]), [pod_set], root=False
-                )
-            )
+            shapes = merge_shapes([(component.pod_resources, size)])
+            annotated = _slice_level(component.topology_annotations, size)
+            report = self.group(_Gang(f"{path}[slice]", size, size, shapes, [pod_set], root=False, annotated=annotated))
             fits.append(
                 SliceFit(
                     component=path,
@@ -275,6 +278,20 @@ class Analysis:
             shapes = merge_shapes([(component.pod_resources, 1)])
             reports.append(self.group(_Gang(path, 1, component.pods, shapes, [pod_set], root=True, gang=False)))
         return reports
+
+
+def _slice_level(annotations: dict[str, str], size: int) -> str | None:
+    """The Kueue slice level a template states for slices of ``size`` pods (validated later, with the PodSet)."""
+    if annotations.get(KUEUE_SLICE_SIZE) == str(size) and annotations.get(KUEUE_SLICE_REQUIRED):
+        return annotations[KUEUE_SLICE_REQUIRED]
+    try:
+        layers = json.loads(annotations.get(KUEUE_SLICE_CONSTRAINTS, "[]"))
+        first = layers[0] if isinstance(layers, list) and layers else {}
+    except ValueError:
+        return None
+    if isinstance(first, dict) and first.get("size") == size and isinstance(first.get("topology"), str):
+        return str(first["topology"])
+    return None
 
 
 def _parents_first(sub_groups: Sequence[SubGroup]) -> list[SubGroup]:

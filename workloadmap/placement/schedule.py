@@ -68,6 +68,7 @@ class Session:
         self.nodes = NodeTree(cluster)
         self.placed: list[WorkloadRef] = []
         self._indexes: dict[tuple, ClusterIndex] = {}
+        self._crowded: set[int] = set()  # groups placed after others had taken capacity
 
     def index_for(self, schedulings: Sequence[PodScheduling], gpu_resources: tuple[str, ...]) -> ClusterIndex:
         """The nodes of the cluster as given that pass at least one of the node filters, indexed."""
@@ -107,6 +108,7 @@ class Session:
             placed_before=list(self.placed),
         )
         alone = {id(group): group.fits for group in report.groups()}
+        self._crowded = set()
         mark = self.nodes.mark()
         try:
             if options.policy == "kueue":
@@ -117,7 +119,7 @@ class Session:
             self.nodes.rollback(mark)  # a rejected workload takes nothing
             raise
         for group in report.groups():
-            if not group.fits and alone[id(group)] and group.reason:
+            if not group.fits and alone[id(group)] and group.gang and group.reason and id(group) in self._crowded:
                 group.reason += "; it fits the cluster as given, before the groups placed ahead of it"
         unfit = [group.name for group in report.pod_groups if not group.fits]
         report.fits = not unfit
@@ -183,6 +185,8 @@ class Session:
                 name, reason, failing = failed
                 for owner in owners_in_unit:
                     group = by_name[owner]
+                    if mark:
+                        self._crowded.add(id(group))
                     group.fits, group.assignment = False, None
                     group.reason = f"PodSet {name}: {reason}"
                     if owner not in failing:
@@ -200,7 +204,9 @@ class Session:
         marked = [path for path, component in paths.items() if _has_kueue_request(component.topology_annotations)]
         if marked:
             report.notes.append(
-                f"Kueue podset annotations on {', '.join(marked)} are Kueue's; KAI does not read them (--policy kueue)"
+                f"KAI does not read the Kueue podset annotations on {', '.join(marked)}: what applies to a whole"
+                " gang becomes its PodGroup constraint (as --emit kai writes it); slices and a PodSet's own request"
+                " inside a larger gang are Kueue's (--policy kueue)"
             )
         if not tree.pod_groups:
             for group in report.pod_groups:
@@ -226,6 +232,8 @@ class Session:
                 placed_group.reason = placed_group.reason if wrong[0] is placed_group else wrong[0].reason
                 continue
             root = _kai_group(tree_group, placed_group, paths)
+            if self.nodes.mark():
+                self._crowded.add(id(placed_group))
             result = allocate_group(self.nodes, root, gpu_resources=tree.gpu_resources, topology=self.cluster.name)
             if isinstance(result, str):
                 placed_group.fits, placed_group.reason, placed_group.assignment = False, result, None
