@@ -43,7 +43,9 @@ def _session(cluster: Cluster, pods: Sequence[Mapping[str, Any]] | None, options
     if pods:
         nodes = [replace(node, used=dict(node.used), labels=dict(node.labels)) for node in cluster.nodes]
         cluster = replace(cluster, nodes=nodes)
-        apply_pods(cluster, [copy.deepcopy(dict(pod)) for pod in pods], file="pods")
+        # Items of a PodList come without a kind; a bare object in this list is a Pod.
+        documents = [{"kind": "Pod", **copy.deepcopy(dict(pod))} for pod in pods]
+        apply_pods(cluster, documents, file="pods")
     return Session(cluster, options)
 
 
