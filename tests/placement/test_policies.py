@@ -410,3 +410,68 @@ def test_exports_carry_the_requests_written_on_the_templates(gpu_cluster):
     _, annotated = export("kueue", workload, place(workload, gpu_cluster), obj=obj)
     written = template_of(annotated)["metadata"]["annotations"]
     assert written[REQ] == BLOCK and json.loads(written[LAYERS]) == layers and SLICE not in written
+
+
+# ---------------------------------------------------------------- several gangs of one workload
+
+
+def assigned(group):
+    return {entry.name: entry.pods for entry in group.assignment.nodes}
+
+
+def test_lws_groups_under_kueue_are_workloads_with_a_leader_podset_group():
+    """Kueue's LWS integration makes one Workload per group, leader and workers one PodSet group.
+
+    On small-16 (2 leaves of 8 nodes, 8 GPUs each) the worker PodSet (3 pods of 8 GPUs) is placed
+    with its one-pod leader (``findTopologyAssignment`` with a leader): both leaves hold it, equal
+    counts, so leaf-001. Going down, the first node that takes the leader takes a worker too, the
+    last worker goes to the best fit. The second group sees leaf-001 with 5 free nodes and
+    leaf-002 with 8: BestFit takes leaf-001 again (the fewest slices that still hold it).
+    """
+    from workloadmap.topology import load_cluster as load
+
+    workload = inspect(yaml.safe_load((FIXTURES_DIR / "leaderworkerset.yaml").read_text()))
+    report = place(workload, load("preset:small-16"))
+    first, second = report.pod_groups
+    assert assigned(first) == {"node-001-01": 2, "node-001-02": 1, "node-001-03": 1}
+    assert assigned(second) == {"node-001-04": 2, "node-001-05": 1, "node-001-06": 1}
+    assert first.assignment.domain == second.assignment.domain == "leaf-001"
+
+
+def test_lws_groups_under_kai_place_subgroups_in_the_chosen_domain():
+    """KAI allocates a PodGroup's SubGroups inside the domain chosen for it (``allocateSubGroupSet``).
+
+    The leader SubGroup prefers a host: the most packed host of the leaf (equal ratios: the
+    domain ID decides, node-001-01); the workers go by binpack. For the second group the leader
+    lands on the most packed host, node-001-01 (the first group's leader and worker left it the
+    least cpu), the workers on the first free hosts.
+    """
+    from workloadmap.topology import load_cluster as load
+
+    workload = inspect(yaml.safe_load((FIXTURES_DIR / "leaderworkerset.yaml").read_text()))
+    report = place(workload, load("preset:small-16"), policy="kai")
+    first, second = report.pod_groups
+    leader, workers = first.sub_groups
+    assert assigned(leader) == {"node-001-01": 1} and leader.assignment.level == HOST
+    assert assigned(workers) == {"node-001-01": 1, "node-001-02": 1, "node-001-03": 1}
+    leader, workers = second.sub_groups
+    assert assigned(leader) == {"node-001-01": 1}
+    assert assigned(workers) == {"node-001-04": 1, "node-001-05": 1, "node-001-06": 1}
+
+
+def test_inorder_jobset_gangs_are_placed_together_in_order():
+    """An InOrder JobSet: one PodGroup per replicatedJob (KAI), one Workload of two PodSets (Kueue)."""
+    from workloadmap.topology import load_cluster as load
+
+    workload = inspect(yaml.safe_load((FIXTURES_DIR / "jobset-inorder.yaml").read_text()))
+    cluster = load("preset:small-16")
+    for policy in ("kueue", "kai"):
+        report = place(workload, cluster, policy=policy)
+        driver, workers = report.pod_groups
+        assert report.fits and driver.assignment.pods == 1 and workers.assignment.pods == 4, policy
+    # Kueue puts the driver (it prefers a host) first; the workers' 4 pods of 2 GPUs fit one host
+    # too, and every host holds 4 of them (GPU-bound), so the path decides: the driver's host
+    report = place(workload, cluster)
+    driver, workers = report.pod_groups
+    assert assigned(driver) == {"node-001-01": 1} and workers.preferred_level == HOST
+    assert assigned(workers) == {"node-001-01": 4}
