@@ -127,6 +127,18 @@ def test_node_readiness(conditions, spec, ready, usable):
     assert node.unschedulable is (spec.get("unschedulable") is True)
 
 
+def test_node_taints_are_read():
+    taints = [
+        {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
+        {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute", "timeAdded": "2025-01-01T00:00:00Z"},
+    ]
+    (node,) = nodes_from_documents([node_doc("n", taints=taints)], file="x.yaml")
+    assert [str(taint) for taint in node.taints] == [
+        "nvidia.com/gpu=present:NoSchedule",
+        "node.kubernetes.io/unreachable:NoExecute",
+    ]
+
+
 @pytest.mark.parametrize(
     ("documents", "message", "document", "field"),
     [
@@ -140,6 +152,13 @@ def test_node_readiness(conditions, spec, ready, usable):
         ([node_doc("a", conditions={"Ready": True})], "expected a list", "Node/a", "status.conditions"),
         ([{"kind": "NodeList", "items": []}], "no Node objects", None, None),
         (["text"], "got str", "#1", None),
+        (
+            [node_doc("a", taints=[{"key": "k", "effect": "Sometimes"}])],
+            "is not one of",
+            "Node/a",
+            "spec.taints[0].effect",
+        ),
+        ([node_doc("a", taints={"key": "k"})], "expected a list", "Node/a", "spec.taints"),
     ],
 )
 def test_nodelist_errors(documents, message, document, field):
