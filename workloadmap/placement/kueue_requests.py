@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ..errors import PlacementError
 from ..labels import (
@@ -29,9 +30,10 @@ from ..labels import (
     KUEUE_SLICE_SIZE,
     KUEUE_UNCONSTRAINED,
 )
+from ..scheduling import PodScheduling
 from ..tree import Component, PodGroup, WorkloadTree
 from .kueue_model import KueuePodSet, KueueRequest, SliceLayer
-from .policy import component_paths, group_pod_sets, subgroup_pod_sets
+from .policy import component_paths, find_path, group_pod_sets, subgroup_pod_sets
 from .report import GroupPlacement, PlacementReport
 
 __all__ = ["annotated_request", "kueue_requests", "kueue_pod_sets", "KueueUnit"]
@@ -293,6 +295,10 @@ def kueue_requests(tree: WorkloadTree, report: PlacementReport) -> dict[str, Kue
             requests[path] = own
         elif derived is not None:
             requests[path] = derived
+    for path in wants.levels:  # gangs may name pod sets of no known component (a tree built by hand)
+        derived = _derived(levels, wants, path) if path not in requests else None
+        if derived is not None:
+            requests[path] = derived
     for fit in report.slices:
         request = requests.get(fit.component)
         if request is None or request.slices or request.source == "annotation" or not fit.required_level:
@@ -332,17 +338,21 @@ def kueue_pod_sets(tree: WorkloadTree, report: PlacementReport, levels: Sequence
     if not tree.pod_groups:
         for path, component in paths.items():
             if component.has_pod_template and component.pods > 0:
-                whole.pod_sets.append((path, _pod_set(tree, path, component, component.pods, requests, levels)))
+                entry = _pod_set(tree, path, component, component.pods, component.pod_resources, requests, levels)
+                whole.pod_sets.append((path, entry))
         return [whole]
     for group in tree.pod_groups:
         unit = KueueUnit(group.name) if tree.export_hints.kueue_pod_set_group else whole
         counts: dict[str, int] = {}
-        for pod_set in group_pod_sets(group):
-            counts[pod_set.component] = counts.get(pod_set.component, 0) + pod_set.count
+        shapes: dict[str, dict] = {}
+        for member in group_pod_sets(group):
+            counts[member.component] = counts.get(member.component, 0) + member.count
+            shapes.setdefault(member.component, dict(member.pod_resources))
         for path, count in counts.items():
-            found = paths.get(path)
-            if found is not None and count > 0:
-                unit.pod_sets.append((group.name, _pod_set(tree, path, found, count, requests, levels)))
+            key = find_path(paths, path)
+            found = paths[key] if key is not None else None
+            if count > 0:
+                unit.pod_sets.append((group.name, _pod_set(tree, path, found, count, shapes[path], requests, levels)))
         if unit is not whole:
             units.append(unit)
     return units or [whole]
@@ -351,16 +361,18 @@ def kueue_pod_sets(tree: WorkloadTree, report: PlacementReport, levels: Sequence
 def _pod_set(
     tree: WorkloadTree,
     path: str,
-    component: Component,
+    component: Component | None,
     count: int,
+    resources: Mapping[str, Any],
     requests: Mapping[str, KueueRequest],
     levels: Sequence[str],
 ) -> KueuePodSet:
     request = requests.get(path) or KueueRequest(implied=True)
-    if request.source == "annotation":
+    if request.source == "annotation" and component is not None:
         # Validate against this PodSet's own count (one LWS group's workers, say).
         request = annotated_request(tree, component, count, levels) or request
-    return KueuePodSet(path, count, dict(component.pod_resources), component.scheduling, request)
+    scheduling = component.scheduling if component is not None else PodScheduling()
+    return KueuePodSet(path, count, dict(resources), scheduling, request)
 
 
 def _widest(levels: Sequence[str], candidates: Sequence[str | None]) -> str | None:
