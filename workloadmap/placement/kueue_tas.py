@@ -72,6 +72,7 @@ class _Search:
         last = len(tree.levels) - 1
         per_type = tree.type_capacity(request)
         with_leader: dict[int, tuple[int, int]] = {}
+        limiting: dict[int, str] = {}
         for node, ok in enumerate(eligible):
             if not ok:
                 continue
@@ -79,7 +80,9 @@ class _Search:
             pods = per_type[type_id]
             s.pod[last][node] = pods
             if pods == 0:
-                name = _limiting(tree.types[type_id], request)
+                if type_id not in limiting:
+                    limiting[type_id] = _limiting(tree.types[type_id], request)
+                name = limiting[type_id]
                 self.resources[name] = self.resources.get(name, 0) + 1
             if leader is None:
                 s.pod_wl[last][node] = pods
@@ -97,10 +100,28 @@ class _Search:
         tree, p = self.tree, self.p
         leader_required = p.leader_count > 0
         start = len(tree.levels) - 2 if depth_from is None else depth_from
+        if not leader_required and not p.size_at:
+            self._roll_sums(start)
+            return
         for depth in range(start, -1, -1):
             inner = p.size_at.get(depth + 1)
             for domain, kids in enumerate(tree.children[depth]):
                 self._roll_domain(depth, domain, kids, inner, leader_required)
+
+    def _roll_sums(self, start: int) -> None:
+        """The roll-up without a leader or inner slice layers: plain sums (with-leader counts equal the others)."""
+        tree, s, p = self.tree, self.s, self.p
+        for depth in range(start, -1, -1):
+            size = len(tree.paths[depth])
+            pods, slices = [0] * size, [0] * size
+            below_pods, below_slices = s.pod[depth + 1], s.slice[depth + 1]
+            for child, parent in enumerate(tree.parents[depth + 1]):
+                pods[parent] += below_pods[child]
+                slices[parent] += below_slices[child]
+            if depth == p.slice_depth:
+                slices = [count // p.slice_size for count in pods]
+            s.pod[depth], s.slice[depth] = pods, slices
+            s.pod_wl[depth], s.slice_wl[depth] = list(pods), list(slices)
 
     def _roll_domain(self, depth: int, domain: int, kids: list[int], inner: int | None, leader_required: bool) -> None:
         s, p = self.s, self.p

@@ -116,7 +116,7 @@ class NodeTree:
         self._build_domains()
         self.types: list[dict[str, Amount]] = []
         self._type_ids: dict[tuple[tuple[str, Amount], ...], int] = {}
-        self.node_type = [self._type_of(node.free()) for node in self.nodes]
+        self.node_type = self._initial_types()
         # Per level above the nodes, each domain's node count per type (kept up to date by consume).
         self.domain_types: list[list[dict[int, int]]] = [[{} for _ in paths] for paths in self.paths[:-1]]
         for position, type_id in enumerate(self.node_type):
@@ -125,6 +125,21 @@ class NodeTree:
         self._eligible: dict[tuple, tuple[list[bool], Exclusions]] = {}
         self._value_counts: dict[int, dict[str, int]] = {}
         self.journal: list[tuple[int, int]] = []
+
+    def _initial_types(self) -> list[int]:
+        """Each node's type; nodes built alike (equal allocatable and used) are computed once."""
+        raw_types: dict[tuple, int] = {}
+        found = []
+        for node in self.nodes:
+            raw = (
+                tuple((name, value.numerator, value.denominator) for name, value in sorted(node.allocatable.items())),
+                tuple((name, value.numerator, value.denominator) for name, value in sorted(node.used.items())),
+            )
+            type_id = raw_types.get(raw)
+            if type_id is None:
+                type_id = raw_types[raw] = self._type_of(node.free())
+            found.append(type_id)
+        return found
 
     def _value(self, node: Node, key: str) -> str:
         value = node.labels.get(key)

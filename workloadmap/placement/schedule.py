@@ -66,6 +66,9 @@ class Session:
         self.cluster = cluster
         self.options = options
         self.nodes = NodeTree(cluster)
+        # The cluster as given, for the standalone analysis (placements change the tree's types).
+        self.initial = list(self.nodes.types)
+        self._initial_types = list(self.nodes.node_type)
         self.placed: list[WorkloadRef] = []
         self._indexes: dict[tuple, ClusterIndex] = {}
         self._crowded: set[int] = set()  # groups placed after others had taken capacity
@@ -76,8 +79,10 @@ class Session:
         index = self._indexes.get(key)
         if index is None:
             flags = [self.nodes.eligible(scheduling)[0] for scheduling in schedulings]
-            nodes = [node for position, node in enumerate(self.nodes.nodes) if any(f[position] for f in flags)]
-            index = self._indexes[key] = ClusterIndex(self.cluster, gpu_resources, nodes)
+            chosen = [position for position in range(len(self.nodes.nodes)) if any(f[position] for f in flags)]
+            nodes = [self.nodes.nodes[position] for position in chosen]
+            frees = [self.initial[self._initial_types[position]] for position in chosen]
+            index = self._indexes[key] = ClusterIndex(self.cluster, gpu_resources, nodes, frees)
         return index
 
     def place(self, tree: WorkloadTree) -> PlacementReport:
