@@ -475,3 +475,37 @@ def test_inorder_jobset_gangs_are_placed_together_in_order():
     driver, workers = report.pod_groups
     assert assigned(driver) == {"node-001-01": 1} and workers.preferred_level == HOST
     assert assigned(workers) == {"node-001-01": 4}
+
+
+def test_a_podset_group_wmap_cannot_write_consistently_is_not_written():
+    """``ValidatePodSetGroupingTopology``: a group holds exactly two PodSets with the same level.
+
+    An LWS whose worker template requires a leaf while the leader has no request of its own: the
+    leader and the workers cannot share a group, so neither placement nor the export uses one.
+    """
+    from workloadmap.topology import load_cluster as load
+
+    obj = yaml.safe_load((FIXTURES_DIR / "leaderworkerset.yaml").read_text())
+    worker = obj["spec"]["leaderWorkerTemplate"]["workerTemplate"]
+    worker.setdefault("metadata", {}).setdefault("annotations", {})[REQ] = "fabric.topograph.run/tier-0"
+    workload = inspect(obj)
+    report = place(workload, load("preset:small-16"))
+    assert report.fits
+    _, annotated = export("kueue", workload, report, obj=obj)
+    templates = annotated["spec"]["leaderWorkerTemplate"]
+    assert GROUP not in templates["leaderTemplate"]["metadata"]["annotations"]
+    assert templates["workerTemplate"]["metadata"]["annotations"][REQ] == "fabric.topograph.run/tier-0"
+
+
+def test_subgroups_of_a_podgroup_that_is_not_placed_are_not_placed_either():
+    from workloadmap.topology import load_cluster as load
+
+    obj = yaml.safe_load((FIXTURES_DIR / "leaderworkerset.yaml").read_text())
+    obj["spec"]["replicas"] = 6  # 6 groups of 3 workers of 8 GPUs: 18 nodes, the cluster has 16
+    for policy in ("kueue", "kai"):
+        report = place(inspect(obj), load("preset:small-16"), policy=policy)
+        unplaced = [group for group in report.pod_groups if not group.fits]
+        assert unplaced, policy
+        for group in unplaced:
+            assert all(not sub.fits and sub.assignment is None for sub in group.sub_groups)
+            assert all(sub.reason for sub in group.sub_groups)

@@ -309,7 +309,20 @@ def kueue_requests(tree: WorkloadTree, report: PlacementReport) -> dict[str, Kue
         for path, component in component_paths(tree).items():
             if component.has_pod_template and path not in requests:
                 requests[path] = KueueRequest(preferred=levels[0], source="default")
-    return requests
+    return _consistent_groups(requests)
+
+
+def _consistent_groups(requests: dict[str, KueueRequest]) -> dict[str, KueueRequest]:
+    """Drop a group wmap derived that Kueue's webhook would reject: not two members, or two levels."""
+    levels: dict[str, list[tuple[str | None, str | None]]] = {}
+    for request in requests.values():
+        if request.group and request.source != "annotation":
+            levels.setdefault(request.group, []).append((request.required, request.preferred))
+    broken = {group for group, found in levels.items() if len(found) != 2 or len(set(found)) > 1}
+    return {
+        path: replace(request, group=None) if request.group in broken and request.source != "annotation" else request
+        for path, request in requests.items()
+    }
 
 
 @dataclass

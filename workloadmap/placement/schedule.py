@@ -126,6 +126,11 @@ class Session:
         for group in report.groups():
             if not group.fits and alone[id(group)] and group.gang and group.reason and id(group) in self._crowded:
                 group.reason += "; it fits the cluster as given, before the groups placed ahead of it"
+        for group in report.pod_groups:
+            if not group.fits:
+                for sub in group.sub_groups:
+                    sub.fits, sub.assignment = False, None
+                    sub.reason = sub.reason or f"its PodGroup {group.name} is not placed"
         unfit = [group.name for group in report.pod_groups if not group.fits]
         report.fits = not unfit
         if unfit:
