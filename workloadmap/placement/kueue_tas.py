@@ -489,7 +489,7 @@ def find_assignment(
         return KueueResult(reason=params)
     search = _Search(tree, params, topology)
     eligible, stats = tree.eligible(workers.scheduling)
-    search.fill_leaves(_with_slot(workers.request), _with_slot(leader.request) if leader else None, eligible)
+    search.fill_leaves(_cleaned(workers.request), _cleaned(leader.request) if leader else None, eligible)
     search.roll_up()
     chosen: list[int] | None = None
     depth = params.requested_depth
@@ -520,7 +520,7 @@ def find_assignment(
     return result
 
 
-def _with_slot(request: dict[str, Amount]) -> dict[str, Amount]:
+def _cleaned(request: dict[str, Amount]) -> dict[str, Amount]:
     return {name: amount for name, amount in request.items() if amount > 0 and name != "pods"}
 
 
