@@ -509,3 +509,18 @@ def test_subgroups_of_a_podgroup_that_is_not_placed_are_not_placed_either():
         for group in unplaced:
             assert all(not sub.fits and sub.assignment is None for sub in group.sub_groups)
             assert all(sub.reason for sub in group.sub_groups)
+
+
+def test_kueue_binds_a_gang_level_per_podset_and_says_so():
+    """Kueue has no gang-wide domain except for a PodSet group: ``--required`` binds each PodSet."""
+    group = {"name": "g", "minMember": 8, "pods": 8, "podSets": [pod_set("leader", 4), pod_set("worker", 4)]}
+    from helpers.placement import rack_cluster
+
+    report = place(tree([group]), rack_cluster(), required=RACK)
+    assert report.fits
+    assert report.notes == [
+        f"Kueue binds {RACK} per PodSet: the PodSets of g (leader, worker) may each land in"
+        " a different domain of that level"
+    ]
+    # each PodSet fills a rack of 4 nodes: BestFit takes the first two in path order
+    assert report.pod_groups[0].assignment.domain == "b0"

@@ -167,7 +167,9 @@ class Session:
 
     def _kueue(self, tree: WorkloadTree, report: PlacementReport) -> None:
         by_name = {group.name: group for group in report.pod_groups}
-        for unit in kueue_pod_sets(tree, report, list(self.cluster.levels)):
+        units = kueue_pod_sets(tree, report, list(self.cluster.levels))
+        _note_split_gangs(report, units)
+        for unit in units:
             mark = self.nodes.mark()
             got: dict[str, dict[int, int]] = {}
             levels: dict[str, str | None] = {}
@@ -272,6 +274,26 @@ class Session:
             domain=tree.display(*domain),
             level=tree.levels[domain[0]],
             nodes=[NodePods(tree.nodes[node].name, nodes[node]) for node in ordered],
+        )
+
+
+def _note_split_gangs(report: PlacementReport, units: Sequence[KueueUnit]) -> None:
+    """Say where a gang's required level binds each of its PodSets but not the gang as a whole."""
+    by_name = {group.name: group for group in report.pod_groups}
+    members: dict[str, list[KueuePodSet]] = {}
+    for unit in units:
+        for owner, pod_set in unit.pod_sets:
+            members.setdefault(owner, []).append(pod_set)
+    for owner, pod_sets in members.items():
+        group = by_name.get(owner)
+        if group is None or not group.gang or not group.required_level or len(pod_sets) < 2:
+            continue
+        if len({pod_set.topology.group for pod_set in pod_sets}) == 1 and pod_sets[0].topology.group:
+            continue  # one PodSet group: Kueue keeps it in one domain
+        names = ", ".join(pod_set.name for pod_set in pod_sets)
+        report.notes.append(
+            f"Kueue binds {group.required_level} per PodSet: the PodSets of {owner} ({names}) may each land in"
+            " a different domain of that level"
         )
 
 
