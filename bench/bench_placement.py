@@ -1,8 +1,13 @@
-"""Time gang placement of a 3-group workload on generated clusters of 16 to 100,000 nodes.
+"""Time gang placement, assignment and joint placement on generated clusters of 16 to 100,000 nodes.
 
-Run: /work/venv/bin/python bench/bench_placement.py [--sizes 16,1000,10000,100000]
+Run: /work/venv/bin/python bench/bench_placement.py [--sizes 16,1000,10000,100000] [--joint 40]
 Nodes are built directly (no topology reader): blocks of 32 racks, racks of 16 nodes split into
 two 8-node NVLink cliques, 8 GPUs per node, a seeded share of nodes partly used.
+
+First table: one 3-group workload (113 pods, mixed shapes) placed with each policy (the time
+includes building the node tree and the standalone analysis). Second table: ``--joint`` copies
+of a 64-pod gang (8 GPUs each, required in one block) placed together, each on what the ones
+before it left, with each policy.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workloadmap.exporters import export, volcano_hypernodes  # noqa: E402
-from workloadmap.placement import place  # noqa: E402
+from workloadmap.placement import place, place_together  # noqa: E402
 from workloadmap.topology import Cluster, Node  # noqa: E402
 from workloadmap.tree import WorkloadTree  # noqa: E402
 
@@ -106,29 +111,72 @@ def make_tree() -> WorkloadTree:
     )
 
 
+def joint_trees(count: int) -> list[WorkloadTree]:
+    trees = []
+    for index in range(count):
+        trees.append(
+            WorkloadTree.from_dict(
+                {
+                    "workload": {"apiVersion": "x/v1", "kind": "Bench", "name": f"train-{index:03d}"},
+                    "definition": "bench",
+                    "phase": "Undefined",
+                    "phases": [],
+                    "totals": {"pods": 64, "gpus": 512},
+                    "components": [],
+                    "podGroups": [
+                        {
+                            "name": f"train-{index:03d}",
+                            "minMember": 64,
+                            "pods": 64,
+                            "podSets": [pod_set("w", 64, 8, 96)],
+                        }
+                    ],
+                    "gangPolicy": "bench",
+                }
+            )
+        )
+    return trees
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", default="16,1000,10000,100000")
+    parser.add_argument("--joint", type=int, default=40, help="workloads placed together (second table)")
     args = parser.parse_args()
     workload = make_tree()
+    sizes = [int(value) for value in args.sizes.split(",")]
     print(
-        f"{'nodes':>8} {'build s':>8} {'place s':>8} {'export s':>9} {'fits':>5}  "
+        f"{'nodes':>8} {'build s':>8} {'kueue s':>8} {'kai s':>8} {'export s':>9} {'fits':>5}  "
         "preferred levels (trainer, serve, ray)"
     )
-    for size in (int(value) for value in args.sizes.split(",")):
+    for size in sizes:
         started = time.perf_counter()
         cluster = make_cluster(size)
         built = time.perf_counter()
         report = place(workload, cluster)
-        placed = time.perf_counter()
+        kueue_done = time.perf_counter()
+        kai = place(workload, cluster, policy="kai")
+        kai_done = time.perf_counter()
         export("kai", workload, report)
         volcano_hypernodes(cluster)
         exported = time.perf_counter()
         levels = ", ".join(str(group.preferred_level).split("/")[-1] for group in report.pod_groups)
         print(
-            f"{size:>8} {built - started:>8.3f} {placed - built:>8.3f} {exported - placed:>9.3f} "
-            f"{str(report.fits):>5}  {levels}"
+            f"{size:>8} {built - started:>8.3f} {kueue_done - built:>8.3f} {kai_done - kueue_done:>8.3f} "
+            f"{exported - kai_done:>9.3f} {str(report.fits and kai.fits):>5}  {levels}"
         )
+    trees = joint_trees(args.joint)
+    print(f"\n{args.joint} gangs of 64 pods (8 GPUs each, required in one block) placed together")
+    print(f"{'nodes':>8} {'policy':>7} {'seconds':>8} {'per gang':>9} {'fitting':>8}")
+    for size in sizes:
+        cluster = make_cluster(size)
+        for policy in ("kueue", "kai"):
+            started = time.perf_counter()
+            joint = place_together(trees, cluster, policy=policy, required=BLOCK)
+            seconds = time.perf_counter() - started
+            print(
+                f"{size:>8} {policy:>7} {seconds:>8.3f} {seconds / len(trees):>9.4f} {joint.fitting:>4}/{joint.groups}"
+            )
 
 
 if __name__ == "__main__":

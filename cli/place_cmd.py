@@ -8,9 +8,19 @@ from typing import Any, List, Optional
 import typer
 import yaml
 
+from workloadmap.errors import PlacementError
 from workloadmap.exporters import export, export_targets
 from workloadmap.interpreter import ObjectIndex, inspect_file
-from workloadmap.placement import ClusterRanking, Placement, PlacementReport, place_on
+from workloadmap.placement import (
+    POLICIES,
+    ClusterRanking,
+    JointPlacement,
+    Placement,
+    PlacementReport,
+    place_together,
+    rank_clusters,
+)
+from workloadmap.placement import place as place_workload
 from workloadmap.topology import DEFAULT_PRESET, Cluster, load_cluster
 
 from . import output
@@ -24,7 +34,13 @@ from .common import (
     related_option,
 )
 from .output import ViewFormat
-from .render import render_placement, render_placement_table, render_rankings, render_rankings_table
+from .render import (
+    render_joint_summary,
+    render_placement,
+    render_placement_table,
+    render_rankings,
+    render_rankings_table,
+)
 
 EXIT_UNFIT = 3
 EMIT_HELP = f"Print scheduler objects instead of the report: {', '.join(export_targets())} (repeatable)."
@@ -67,7 +83,9 @@ def _write_objects(objects: list[dict[str, Any]], output_format: ViewFormat) -> 
     output.write(yaml.safe_dump_all(objects, sort_keys=False, default_flow_style=False))
 
 
-def _write_reports(reports: list[PlacementReport], output_format: ViewFormat) -> None:
+def _write_reports(
+    reports: list[PlacementReport], output_format: ViewFormat, joint: JointPlacement | None = None
+) -> None:
     if not reports:
         return
     if output_format in (ViewFormat.json, ViewFormat.yaml):
@@ -76,6 +94,8 @@ def _write_reports(reports: list[PlacementReport], output_format: ViewFormat) ->
         output.write(render_placement_table(reports))
     else:
         output.write("\n".join(render_placement(report) for report in reports))
+    if joint is not None and output_format not in (ViewFormat.json, ViewFormat.yaml):
+        output.write(render_joint_summary(joint))
 
 
 def _write_rankings(rankings: list[ClusterRanking], output_format: ViewFormat) -> None:
@@ -117,6 +137,15 @@ def place(
     no_auto: bool = typer.Option(
         False, "--no-auto", help="Do not require an accelerator (NVLink) domain for SubGroups that fit one."
     ),
+    policy: str = typer.Option(
+        "kueue", "--policy", help="Whose choice rule assigns the pods: kueue (topology-aware BestFit) or kai."
+    ),
+    balanced: bool = typer.Option(
+        False, "--kueue-balanced", help="Kueue's balanced placement for preferred levels (TASBalancedPlacement)."
+    ),
+    each_alone: bool = typer.Option(
+        False, "--each-alone", help="Place each workload on the empty cluster instead of one after another."
+    ),
     fail_unfit: bool = typer.Option(False, "--fail-unfit", help="Exit 3 when some gang does not fit."),
     catalog_dirs: Optional[List[Path]] = catalog_option(),
     related: Optional[List[str]] = related_option(),
@@ -141,19 +170,17 @@ def place(
         collected.add(
             inspect_file(source, catalog=catalog, related=related_objects, gpu_resources=gpu_resources(gpu_resource))
         )
-    options = {"required": required, "preferred": preferred, "auto": not no_auto}
-    placed: list[tuple[Placement, Any]] = []
-    for tree, body in collected.trees:
-        placement = place_on(tree, clusters, **options)
-        placed.append((placement, body))
-        if placement.report is None and placement.ranking is not None:
-            for unfit in placement.ranking.unfit:
-                output.warn(f"note: {tree.workload} does not fit {unfit.cluster}: {unfit.reason}")
-    reports = [placement.report for placement, _ in placed if placement.report is not None]
-    rankings = [placement.ranking for placement, _ in placed if placement.ranking is not None]
+    if policy not in POLICIES:
+        raise typer.BadParameter(f"{policy!r} is not one of {', '.join(POLICIES)}", param_hint="--policy")
+    options: dict[str, Any] = {
+        "required": required, "preferred": preferred, "auto": not no_auto, "policy": policy, "balanced": balanced,
+    }  # fmt: skip
+    joint, placed = _place_all(collected, clusters, options, together=not each_alone)
+    reports = [placement.report for placement, _, _ in placed if placement.report is not None]
+    rankings = [placement.ranking for placement, _, _ in placed if placement.ranking is not None]
     if targets:
         objects: list[dict[str, Any]] = []
-        for (placement, body), (tree, _) in zip(placed, collected.trees, strict=True):
+        for placement, body, tree in placed:
             if placement.report is None:
                 continue
             for target in targets:
@@ -173,8 +200,54 @@ def place(
     elif rankings:
         _write_rankings(rankings, output_format)
     else:
-        _write_reports(reports, output_format)
+        _write_reports(reports, output_format, joint)
     if collected.exit_code:
         raise typer.Exit(collected.exit_code)
-    if fail_unfit and not all(placement.fits for placement, _ in placed):
+    if fail_unfit and not all(placement.fits for placement, _, _ in placed):
         raise typer.Exit(EXIT_UNFIT)
+
+
+def _place_all(
+    collected: Collected, clusters: list[Cluster], options: dict[str, Any], *, together: bool
+) -> tuple[JointPlacement | None, list[tuple[Placement, Any, Any]]]:
+    """Place every workload: on one cluster one after another (or each alone), across several ranked.
+
+    Workloads given together take capacity in turn; with several clusters, each is ranked as if
+    the workloads before it were already there. A workload whose request is invalid is reported
+    on stderr (exit 1) and takes nothing.
+    """
+    trees = collected.trees
+    placed: list[tuple[Placement, Any, Any]] = []
+    if together and len(clusters) == 1 and len(trees) > 1:
+        failed: set[int] = set()
+
+        def reject(position: int, error: PlacementError) -> None:
+            output.error(f"{trees[position][0].workload}: {error}")
+            collected.codes.append(error.exit_code)
+            failed.add(position)
+
+        joint = place_together([tree for tree, _ in trees], clusters[0], on_error=reject, **options)
+        accepted = iter(joint.reports)
+        for position, (tree, body) in enumerate(trees):
+            if position not in failed:
+                placed.append((Placement(next(accepted), clusters[0]), body, tree))
+        return joint, placed
+    earlier: dict[int, list[Any]] = {id(cluster): [] for cluster in clusters}
+
+    def place_after(tree: Any, cluster: Cluster, **given: Any) -> PlacementReport:
+        return place_workload(tree, cluster, before=list(earlier[id(cluster)]) if together else [], **given)
+
+    for tree, body in trees:
+        if len(clusters) == 1:
+            placement = Placement(place_after(tree, clusters[0], **options), clusters[0])
+        else:
+            ranking = rank_clusters(tree, clusters, place_fn=place_after, **options)
+            best = ranking.ranked[0] if ranking.ranked else None
+            chosen = next((cluster for cluster in clusters if best and cluster.name == best.cluster), None)
+            placement = Placement(best.report if best else None, chosen, ranking)
+            for unfit in ranking.unfit if best is None else []:
+                output.warn(f"note: {tree.workload} does not fit {unfit.cluster}: {unfit.reason}")
+        if placement.cluster is not None:
+            earlier[id(placement.cluster)].append(tree)
+        placed.append((placement, body, tree))
+    return None, placed

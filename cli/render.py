@@ -7,7 +7,7 @@ from typing import Any
 
 from workloadmap.labels import HOSTNAME
 from workloadmap.lint import LintFinding
-from workloadmap.placement import ClusterRanking, GroupPlacement, PlacementReport
+from workloadmap.placement import Assignment, ClusterRanking, GroupPlacement, JointPlacement, PlacementReport
 from workloadmap.quantities import format_quantity, format_resources
 from workloadmap.topology import Cluster, Domain, Node, SimulationSpec
 from workloadmap.tree import Component, PodGroup, WorkloadTree
@@ -194,6 +194,8 @@ def _group_label(group: GroupPlacement) -> str:
         parts.append("preferred: whole cluster")
     if group.candidates:
         parts.append("candidates " + " ".join(group.candidates[:5]) + (" ..." if len(group.candidates) > 5 else ""))
+    if group.assignment is not None and group.fits:
+        parts.append(f"assigned {_assignment(group.assignment)}")
     if group.reason:
         parts.append(group.reason)
     if group.approximate:
@@ -201,11 +203,30 @@ def _group_label(group: GroupPlacement) -> str:
     return "; ".join(parts)
 
 
+def _assignment(assignment: Assignment, shown: int = 4) -> str:
+    """``nvl-001 [node-1 x2, node-2 x2 +3 nodes]``: the chosen domain and the pods per node."""
+    where = assignment.domain if assignment.domain is not None else "across the cluster"
+    nodes = [f"{node.name} x{node.pods}" for node in assignment.nodes[:shown]]
+    if len(assignment.nodes) > shown:
+        nodes.append(f"+{len(assignment.nodes) - shown} nodes")
+    return f"{where} [{', '.join(nodes)}]"
+
+
+def render_joint_summary(joint: JointPlacement) -> str:
+    """One line: how many of the groups of workloads placed together fit, and which do not."""
+    line = f"Together on {joint.topology.name} (policy {joint.policy}): {joint.fitting} of {joint.groups} groups fit"
+    if joint.unfit:
+        line += "; not: " + ", ".join(joint.unfit)
+    return line + "\n"
+
+
 def render_placement(report: PlacementReport) -> str:
     """`wmap place` as a tree: the verdict, each PodGroup with its SubGroups, then the slices."""
     head = f"{report.workload} on {report.topology.name}: {'fits' if report.fits else 'DOES NOT FIT'}"
     if report.reason:
         head += f" ({report.reason})"
+    if report.placed_before:
+        head += f" [after {len(report.placed_before)} workload(s) placed before it]"
     lines = [head]
     for group in report.pod_groups:
         # SubGroups hang under their parent SubGroup, as KAI nests them.
@@ -226,6 +247,7 @@ def render_placement(report: PlacementReport) -> str:
         if fit.required_level:
             where += f"; required {_level(fit.required_level)} ({fit.required_source})"
         lines.append(f"slices: {fit.count} x {fit.component} of {fit.size} pods each: {where}")
+    lines.extend(f"note: {note}" for note in report.notes)
     return "\n".join(lines) + "\n"
 
 
@@ -239,6 +261,7 @@ PLACEMENT_HEADERS = [
     "REQUIRED",
     "PREFERRED",
     "CANDIDATES",
+    "ASSIGNED:NODES",
     "REASON",
 ]
 
@@ -261,10 +284,18 @@ def render_placement_table(reports: Sequence[PlacementReport]) -> str:
                         entry.required_level,
                         _level(entry.preferred_level),
                         ",".join(entry.candidates[:3]),
+                        _assigned_cell(entry),
                         entry.reason,
                     ]
                 )
     return table(PLACEMENT_HEADERS, rows, free_text_last=True)
+
+
+def _assigned_cell(group: GroupPlacement) -> str | None:
+    if group.assignment is None or not group.fits:
+        return None
+    where = group.assignment.domain or "cluster"
+    return f"{where}:{len(group.assignment.nodes)}"
 
 
 def render_rankings_table(rankings: Sequence[ClusterRanking]) -> str:
@@ -332,7 +363,7 @@ def render_domain_tree(cluster: Cluster, root: Domain, *, shown: int, list_nodes
         if isinstance(item, Domain):
             value = "<none>" if item.value is None else item.value
             return f"{item.level}={value}: {_domain_summary(item)}"
-        state = "ready" if item.ready else "not ready"
+        state = "not ready" if not item.ready else "cordoned" if item.unschedulable else "ready"
         return (
             f"node {item.name} ({state}), GPUs {format_quantity(item.free_gpus())}/{format_quantity(item.gpus())} free"
         )

@@ -25,6 +25,7 @@ RANK = {
     "expressions": 2,
     "kube": 2,
     "resources": 3,
+    "scheduling": 3,
     "definitions": 4,
     "karta": 4.5,  # reads Kartas and writes wmap definitions as Kartas; the catalog loads them
     "catalog": 5,

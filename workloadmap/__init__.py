@@ -54,10 +54,12 @@ from .lint import LintFinding, lint_definition, lint_path
 from .placement import (
     ClusterRanking,
     GroupPlacement,
+    JointPlacement,
     Placement,
     PlacementReport,
     place,
     place_on,
+    place_together,
     rank_clusters,
 )
 from .quantities import format_quantity, parse_quantity
@@ -122,6 +124,8 @@ __all__ = [
     "PlacementReport",
     "GroupPlacement",
     "ClusterRanking",
+    "place_together",
+    "JointPlacement",
     # exporters
     "export",
     "export_targets",

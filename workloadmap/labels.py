@@ -93,6 +93,8 @@ KUEUE_PREFERRED = "kueue.x-k8s.io/podset-preferred-topology"
 KUEUE_UNCONSTRAINED = "kueue.x-k8s.io/podset-unconstrained-topology"
 KUEUE_SLICE_REQUIRED = "kueue.x-k8s.io/podset-slice-required-topology"
 KUEUE_SLICE_SIZE = "kueue.x-k8s.io/podset-slice-size"
+KUEUE_SLICE_CONSTRAINTS = "kueue.x-k8s.io/podset-slice-required-topology-constraints"
+"""Multi-layer slices: a JSON list of ``{"topology": <level>, "size": <pods>}``, outermost first."""
 KUEUE_GROUP_NAME = "kueue.x-k8s.io/podset-group-name"
 KUEUE_TOPOLOGY_API_VERSION = "kueue.x-k8s.io/v1beta2"
 KUEUE_TOPOLOGY_API_VERSIONS = ("kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1beta2")

@@ -16,6 +16,7 @@ from typing import Any
 from .definitions import Phase
 from .quantities import parse_quantity
 from .resources import DEFAULT_GPU_RESOURCES
+from .scheduling import PodScheduling
 from .values import OMIT, QUANTITIES, JsonForm
 
 __all__ = [
@@ -78,6 +79,8 @@ class Component(JsonForm):
         per_node: one pod per eligible node (DaemonSet).
         topology_annotations: KAI/Kueue topology annotations on the pod template.
         template_path: where the pod template sits in the object (keys and indexes).
+        scheduling: the pod template's node filters (tolerations, nodeSelector, required node
+            affinity) that placement applies; not part of the JSON form.
     """
 
     name: str
@@ -101,6 +104,7 @@ class Component(JsonForm):
     topology_annotations: dict[str, str] = field(default_factory=dict)
     template_path: list[str | int] | None = None
     components: list[Component] = field(default_factory=list)
+    scheduling: PodScheduling = field(default_factory=PodScheduling, metadata=OMIT)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Component:

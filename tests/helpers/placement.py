@@ -11,6 +11,8 @@ BLOCK = "cloud.provider.com/topology-block"
 RACK = "cloud.provider.com/topology-rack"
 CLIQUE = "nvidia.com/gpu.clique"
 HOST = "kubernetes.io/hostname"
+GPU = "nvidia.com/gpu"
+F = Fraction
 
 
 def node(name, labels=None, gpus=8, cpu=64, memory="512Gi", pods=110, ready=True, used=None):
@@ -91,3 +93,62 @@ def pod_set(component, count, gpus=8, cpu=32, memory=None):
     if memory:
         resources["memory"] = memory
     return {"component": component, "count": count, "podResources": resources}
+
+
+def brute_force_fits(pods, nodes):
+    """Try every assignment of individual pods to nodes (no heuristics)."""
+    flat = []
+    for request, count in pods:
+        flat.extend([{k: v for k, v in request.items() if v > 0 and k != "pods"}] * count)
+    left = [dict(free) for free in nodes]
+
+    def fits(free, request):
+        if "pods" in free and free["pods"] < 1:
+            return False
+        return all(free.get(name, 0) >= amount for name, amount in request.items())
+
+    def assign(i):
+        if i == len(flat):
+            return True
+        for free in left:
+            if fits(free, flat[i]):
+                for name, amount in flat[i].items():
+                    free[name] = free.get(name, 0) - amount
+                if "pods" in free:
+                    free["pods"] -= 1
+                ok = assign(i + 1)
+                for name, amount in flat[i].items():
+                    free[name] += amount
+                if "pods" in free:
+                    free["pods"] += 1
+                if ok:
+                    return True
+        return False
+
+    return assign(0)
+
+
+def random_request(rng):
+    request = {}
+    for name, choices in (
+        (GPU, [0, 0, 1, 2, 4, 8]),
+        ("cpu", [0, F(1, 2), 1, 2, 4, 8, 16]),
+        ("memory", [0, 1, 2, 4, 8]),
+        ("example.com/nic", [0, 0, 0, 1]),
+    ):
+        value = rng.choice(choices)
+        if value:
+            request[name] = F(value)
+    return request
+
+
+def random_free(rng):
+    free = {
+        GPU: F(rng.choice([0, 1, 2, 4, 8, 8])),
+        "cpu": F(rng.choice([1, 2, 4, 8, 16, 32])),
+        "memory": F(rng.choice([2, 4, 8, 16])),
+        "example.com/nic": F(rng.choice([0, 1, 2])),
+    }
+    if rng.random() < 0.6:
+        free["pods"] = F(rng.choice([0, 1, 2, 3, 110]))
+    return free

@@ -9,75 +9,26 @@ from fractions import Fraction
 import pytest
 
 from helpers import FIXTURES_DIR
-from helpers.placement import BLOCK, CLIQUE, HOST, RACK, clique_cluster, node, pod_set, rack_cluster, tree  # noqa: E402
+from helpers.placement import (  # noqa: E402
+    BLOCK,
+    CLIQUE,
+    GPU,
+    HOST,
+    RACK,
+    brute_force_fits,
+    clique_cluster,
+    node,
+    pod_set,
+    rack_cluster,
+    random_free,
+    random_request,
+    tree,
+)
 from workloadmap.errors import PlacementError  # noqa: E402
 from workloadmap.placement import UNLIMITED, node_capacity, pack_pods, place, pods_fit, rank_clusters
 from workloadmap.topology import Cluster, Node, accelerator_level, resolve_level
 
 F = Fraction
-GPU = "nvidia.com/gpu"
-
-
-# ---------------------------------------------------------------- brute force reference
-
-
-def brute_force_fits(pods, nodes):
-    """Try every assignment of individual pods to nodes (no heuristics)."""
-    flat = []
-    for request, count in pods:
-        flat.extend([{k: v for k, v in request.items() if v > 0 and k != "pods"}] * count)
-    left = [dict(free) for free in nodes]
-
-    def fits(free, request):
-        if "pods" in free and free["pods"] < 1:
-            return False
-        return all(free.get(name, 0) >= amount for name, amount in request.items())
-
-    def assign(i):
-        if i == len(flat):
-            return True
-        for free in left:
-            if fits(free, flat[i]):
-                for name, amount in flat[i].items():
-                    free[name] = free.get(name, 0) - amount
-                if "pods" in free:
-                    free["pods"] -= 1
-                ok = assign(i + 1)
-                for name, amount in flat[i].items():
-                    free[name] += amount
-                if "pods" in free:
-                    free["pods"] += 1
-                if ok:
-                    return True
-        return False
-
-    return assign(0)
-
-
-def random_request(rng):
-    request = {}
-    for name, choices in (
-        (GPU, [0, 0, 1, 2, 4, 8]),
-        ("cpu", [0, F(1, 2), 1, 2, 4, 8, 16]),
-        ("memory", [0, 1, 2, 4, 8]),
-        ("example.com/nic", [0, 0, 0, 1]),
-    ):
-        value = rng.choice(choices)
-        if value:
-            request[name] = F(value)
-    return request
-
-
-def random_free(rng):
-    free = {
-        GPU: F(rng.choice([0, 1, 2, 4, 8, 8])),
-        "cpu": F(rng.choice([1, 2, 4, 8, 16, 32])),
-        "memory": F(rng.choice([2, 4, 8, 16])),
-        "example.com/nic": F(rng.choice([0, 1, 2])),
-    }
-    if rng.random() < 0.6:
-        free["pods"] = F(rng.choice([0, 1, 2, 3, 110]))
-    return free
 
 
 # ---------------------------------------------------------------- packing
@@ -193,13 +144,20 @@ def test_domains_are_nested_within_parent_and_rack_values_repeat():
 
 def test_nodes_missing_a_label_or_unready_belong_to_no_domain():
     cluster = rack_cluster(blocks=1, racks=1, hosts=2)
-    cluster.nodes.append(node("loose", {RACK: "r0"}))  # no block label: no block, rack or host domain
+    cluster.nodes.append(node("loose", {RACK: "r0"}))  # no block label: left out of the topology
     cluster.nodes.append(node("down", {BLOCK: "b0", RACK: "r0"}, ready=False))
+    cluster.nodes.append(Node("cordoned", {BLOCK: "b0", RACK: "r0", HOST: "cordoned"}, unschedulable=True))
     report = place(tree([{"name": "g", "minMember": 3, "pods": 3, "podSets": [pod_set("w", 3)]}]), cluster)
     (group,) = report.pod_groups
     assert [(fit.domains, fit.fitting) for fit in group.levels] == [(1, 0), (1, 0), (2, 0)]
-    # the whole cluster (3 ready nodes) holds 3 pods; no domain does
-    assert group.fits and group.preferred_level is None and group.candidates == []
+    # Kueue (NodeMatchesFlavor) and KAI (isNodePartOfTopology) leave out a node without every
+    # level label, so only 2 nodes are left: 3 pods of 8 GPUs do not fit
+    assert not group.fits and group.preferred_level is None and group.candidates == []
+    assert report.notes == [
+        "1 NotReady node(s) hold nothing",
+        "1 cordoned (unschedulable) node(s) take no pods",
+        f"1 node(s) lack the level label {BLOCK} and are left out of the topology, as Kueue and KAI do",
+    ]
 
 
 def test_used_resources_reduce_capacity_and_candidates_are_best_fit_first():
@@ -271,10 +229,13 @@ def test_required_from_workload_annotations():
     components[0]["topologyAnnotations"] = {"kai.scheduler/topology-required-placement": RACK}
     (placed,) = place(tree([group], components=components), rack_cluster()).pod_groups
     assert placed.required_level is None
-    # Kueue reads it from the pod template
+    # Kueue reads it from the pod template, and rejects a level its Topology does not have
     components[0]["topologyAnnotations"] = {"kueue.x-k8s.io/podset-required-topology": "example.com/zone"}
-    (placed,) = place(tree([group], components=components), rack_cluster()).pod_groups
-    assert not placed.fits and "example.com/zone" in placed.reason
+    with pytest.raises(PlacementError, match="example.com/zone"):
+        place(tree([group], components=components), rack_cluster())
+    # KAI does not read Kueue's annotations: the gang shows the requirement, KAI ignores it (with a note)
+    report = place(tree([group], components=components), rack_cluster(), policy="kai")
+    assert not report.pod_groups[0].fits and "example.com/zone" in report.pod_groups[0].reason
 
 
 def lws_like_group():
@@ -342,9 +303,20 @@ def test_subgroup_pods_from_children_and_parent_recorded():
 
 def test_each_group_fits_alone_but_not_together():
     groups = [{"name": f"g{i}", "minMember": 10, "pods": 10, "podSets": [pod_set(f"w{i}", 10)]} for i in range(2)]
-    report = place(tree(groups), rack_cluster())  # 16 nodes x 1 pod each
-    assert all(group.fits for group in report.pod_groups)
-    assert not report.fits and "all groups at once" in report.reason
+    # KAI schedules PodGroups one by one: g0 takes 10 of the 16 nodes (1 pod each), g1 finds 6
+    report = place(tree(groups), rack_cluster(), policy="kai")
+    first, second = report.pod_groups
+    assert first.fits and first.assignment.pods == 10
+    assert not second.fits and second.assignment is None
+    assert "fits the cluster as given" in second.reason
+    assert not report.fits and report.reason == "1 of 2 groups do not fit: g1"
+    # Kueue admits a Workload whole (FindTopologyAssignmentsForFlavor stops at the first PodSet
+    # that does not fit): neither gets its pods
+    report = place(tree(groups), rack_cluster(), policy="kueue")
+    first, second = report.pod_groups
+    assert not first.fits and "admits JobSet/train whole" in first.reason and first.assignment is None
+    assert not second.fits and second.reason.startswith("PodSet w1: topology")
+    assert report.reason == "2 of 2 groups do not fit: g0, g1"
 
 
 def test_workload_without_gangs_places_independent_pods():
@@ -369,20 +341,18 @@ def test_workload_without_gangs_places_independent_pods():
     assert not report.pod_groups[0].fits and not report.fits
 
 
+def in_topology(n, cluster):
+    """Kueue's and KAI's node rule: Ready, not cordoned, with the label of every level."""
+    return n.ready and not n.unschedulable and all(key in n.labels for key in cluster.levels)
+
+
 def naive_domains(cluster, depth):
-    """Group ready nodes by the tuple of label values of levels 0..depth (reference semantics)."""
+    """Group the topology's nodes by the tuple of label values of levels 0..depth (reference semantics)."""
     domains = {}
     for n in cluster.nodes:
-        if not n.ready:
-            continue
-        values = []
-        for key in cluster.levels[: depth + 1]:
-            value = n.labels.get(key, n.name if key == HOST else None)
-            if value is None:
-                break
-            values.append(value)
-        else:
-            domains.setdefault(tuple(values), []).append(n.free())
+        if in_topology(n, cluster):
+            key = tuple(n.labels[level] for level in cluster.levels[: depth + 1])
+            domains.setdefault(key, []).append(n.free())
     return domains
 
 
@@ -397,6 +367,8 @@ def test_level_counts_match_naive_grouping_and_brute_force(seed):
                 labels[BLOCK] = rng.choice(["a", "b"])
             if rng.random() < 0.9:
                 labels[RACK] = rng.choice(["r1", "r2"])
+            if rng.random() < 0.95:
+                labels[HOST] = f"n{i}"
             nodes.append(
                 Node(
                     name=f"n{i}",
@@ -404,6 +376,7 @@ def test_level_counts_match_naive_grouping_and_brute_force(seed):
                     allocatable=random_free(rng),
                     ready=rng.random() < 0.9,
                     used={GPU: F(rng.choice([0, 0, 1, 2]))},
+                    unschedulable=rng.random() < 0.1,
                 )
             )
         cluster = Cluster(name="rand", nodes=nodes, levels=[BLOCK, RACK, HOST])
@@ -433,8 +406,9 @@ def test_level_counts_match_naive_grouping_and_brute_force(seed):
             if fitting:
                 narrowest = cluster.levels[depth]
         assert result.preferred_level == narrowest
-        whole = [n.free() for n in cluster.nodes if n.ready]
-        assert result.fits is brute_force_fits(pods, whole)
+        whole = [n.free() for n in cluster.nodes if in_topology(n, cluster)]
+        if result.fits:  # the scheduler's greedy choice is a real placement, so brute force agrees
+            assert brute_force_fits(pods, whole)
 
 
 # ---------------------------------------------------------------- several clusters

@@ -74,7 +74,9 @@ def test_nodelist_fixture():
     assert gpu1.allocatable["memory"] == 2000 * 2**30
     assert gpu1.allocatable["ephemeral-storage"] == 2**40
     assert gpu1.allocatable[GPU] == 8
-    assert [node.ready for node in cluster.nodes] == [True, True, True, True, False, False]
+    assert [node.usable for node in cluster.nodes] == [True, True, True, True, False, False]
+    # gpu-5 is NotReady, gpu-6 is cordoned: told apart, both take no pods
+    assert [(node.ready, node.unschedulable) for node in cluster.nodes[4:]] == [(False, False), (True, True)]
     assert cluster.levels == [ZONE, TIER(1), TIER(0), DOMAIN, HOSTNAME_LABEL]
 
 
@@ -108,20 +110,33 @@ def test_nodelist_extended_resources_and_capacity_fallback(tmp_path):
 
 
 @pytest.mark.parametrize(
-    ("conditions", "spec", "ready"),
+    ("conditions", "spec", "ready", "usable"),
     [
-        ([{"type": "Ready", "status": "True"}], {}, True),
-        ([{"type": "Ready", "status": "False"}], {}, False),
-        ([{"type": "Ready", "status": "Unknown"}], {}, False),
-        ([{"type": "MemoryPressure", "status": "False"}], {}, False),  # conditions without Ready
-        (None, {}, True),  # hand-written node, no conditions at all
-        ([{"type": "Ready", "status": "True"}], {"unschedulable": True}, False),  # cordoned
-        ([{"type": "Ready", "status": "True"}], {"unschedulable": False}, True),
+        ([{"type": "Ready", "status": "True"}], {}, True, True),
+        ([{"type": "Ready", "status": "False"}], {}, False, False),
+        ([{"type": "Ready", "status": "Unknown"}], {}, False, False),
+        ([{"type": "MemoryPressure", "status": "False"}], {}, False, False),  # conditions without Ready
+        (None, {}, True, True),  # hand-written node, no conditions at all
+        ([{"type": "Ready", "status": "True"}], {"unschedulable": True}, True, False),  # cordoned
+        ([{"type": "Ready", "status": "True"}], {"unschedulable": False}, True, True),
     ],
 )
-def test_node_readiness(conditions, spec, ready):
-    nodes = nodes_from_documents([node_doc("n", conditions=conditions, **spec)], file="x.yaml")
-    assert nodes[0].ready is ready
+def test_node_readiness(conditions, spec, ready, usable):
+    (node,) = nodes_from_documents([node_doc("n", conditions=conditions, **spec)], file="x.yaml")
+    assert node.ready is ready and node.usable is usable
+    assert node.unschedulable is (spec.get("unschedulable") is True)
+
+
+def test_node_taints_are_read():
+    taints = [
+        {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"},
+        {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute", "timeAdded": "2025-01-01T00:00:00Z"},
+    ]
+    (node,) = nodes_from_documents([node_doc("n", taints=taints)], file="x.yaml")
+    assert [str(taint) for taint in node.taints] == [
+        "nvidia.com/gpu=present:NoSchedule",
+        "node.kubernetes.io/unreachable:NoExecute",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -137,6 +152,13 @@ def test_node_readiness(conditions, spec, ready):
         ([node_doc("a", conditions={"Ready": True})], "expected a list", "Node/a", "status.conditions"),
         ([{"kind": "NodeList", "items": []}], "no Node objects", None, None),
         (["text"], "got str", "#1", None),
+        (
+            [node_doc("a", taints=[{"key": "k", "effect": "Sometimes"}])],
+            "is not one of",
+            "Node/a",
+            "spec.taints[0].effect",
+        ),
+        ([node_doc("a", taints={"key": "k"})], "expected a list", "Node/a", "spec.taints"),
     ],
 )
 def test_nodelist_errors(documents, message, document, field):

@@ -40,7 +40,7 @@ def _domains(
     children: dict[tuple[str, ...], list[tuple[str, ...]]] = {}
     nodes_of: dict[tuple[str, ...], list[str]] = {}
     for node in cluster.nodes:
-        if not node.ready:
+        if not node.usable:
             continue
         path: tuple[str, ...] = ()
         complete = True

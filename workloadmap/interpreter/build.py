@@ -17,9 +17,10 @@ from .. import labels
 from ..catalog import NON_WORKLOAD_KINDS, Catalog
 from ..definitions import Definition
 from ..documents import Document, load_objects
-from ..errors import InputError, NoDefinitionError, WorkloadMapError
+from ..errors import InputError, NoDefinitionError, WorkloadMapError, format_path
 from ..karta import KartaDefinition
 from ..resources import DEFAULT_GPU_RESOURCES, add_resources
+from ..scheduling import pod_scheduling
 from ..tree import Component, ExportHints, Totals, WorkloadRef, WorkloadTree
 from .expand import ExpandedComponent, Expander
 from .gangs import form_pod_groups
@@ -78,6 +79,8 @@ def _component(node: ExpandedComponent, gpu_resources: Sequence[str]) -> Compone
         component.gpus_per_pod = node.demand.gpus(gpu_resources)
         component.gpus = component.gpus_per_pod * component.pods
         component.resource_claims = [dict(claim) for claim in node.demand.resource_claims]
+        spec = (node.template or {}).get("spec") or {}
+        component.scheduling = pod_scheduling(spec, f"{format_path(node.template_path or [])}.spec".lstrip("."))
     return component
 
 

@@ -46,15 +46,26 @@ class _Level:
 
 
 class ClusterIndex:
-    """Ready nodes reduced to distinct free-resource types, and domains as type multisets."""
+    """Usable nodes (all of the cluster's, or those given) reduced to free-resource types; domains as type multisets."""
 
-    def __init__(self, cluster: Cluster, gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES) -> None:
+    def __init__(
+        self,
+        cluster: Cluster,
+        gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES,
+        nodes: Sequence[Node] | None = None,
+        frees: Sequence[Mapping[str, Amount]] | None = None,
+    ) -> None:
         self.cluster = cluster
         self.gpu_resources = tuple(gpu_resources)
         self.levels_keys = list(cluster.levels)
         self.types: list[dict[str, Amount]] = []
-        nodes = [node for node in cluster.nodes if node.ready]
-        node_types = self._node_types(nodes)
+        if frees is not None and nodes is not None:
+            # Free vectors computed by the caller (shared objects for nodes alike): one type per object.
+            nodes = list(nodes)
+            node_types = self._given_types(frees)
+        else:
+            nodes = [node for node in (cluster.nodes if nodes is None else nodes) if node.usable]
+            node_types = self._node_types(nodes)
         whole: dict[int, int] = {}
         for type_id in node_types:
             whole[type_id] = whole.get(type_id, 0) + 1
@@ -65,6 +76,22 @@ class ClusterIndex:
         for level_key in self.levels_keys:
             level, parent_of_node = self._level(level_key, nodes, node_types, parent_of_node)
             self.levels.append(level)
+
+    def _given_types(self, frees: Sequence[Mapping[str, Amount]]) -> list[int]:
+        type_ids: dict[tuple[tuple[str, Amount], ...], int] = {}
+        by_object: dict[int, int] = {}
+        node_types = []
+        for free in frees:
+            type_id = by_object.get(id(free))
+            if type_id is None:
+                key = clean_free(free)
+                type_id = type_ids.get(key)
+                if type_id is None:
+                    type_id = type_ids[key] = len(self.types)
+                    self.types.append(dict(key))
+                by_object[id(free)] = type_id
+            node_types.append(type_id)
+        return node_types
 
     def _node_types(self, nodes: list[Node]) -> list[int]:
         """The type id of each node, filling :attr:`types` with one free vector per distinct type."""

@@ -10,7 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..labels import KAI_TOPOLOGY_REQUIRED, KUEUE_GROUP_NAME, KUEUE_REQUIRED
+from ..labels import (
+    KAI_TOPOLOGY_PREFERRED,
+    KAI_TOPOLOGY_REQUIRED,
+    KUEUE_GROUP_NAME,
+    KUEUE_PREFERRED,
+    KUEUE_REQUIRED,
+)
 from ..quantities import format_resources
 from ..tree import Component, PodGroup, PodSet, WorkloadTree
 from .packing import Shape, merge_shapes
@@ -24,6 +30,7 @@ __all__ = [
     "subgroup_pod_sets",
     "shapes_of",
     "annotation_required",
+    "annotation_preferred",
     "describe_shapes",
 ]
 
@@ -114,6 +121,41 @@ def annotation_required(
         (value,) = values
         return value or None
     return None
+
+
+def annotation_preferred(
+    tree: WorkloadTree, pod_sets: Sequence[PodSet], paths: Mapping[str, Component], *, root: bool
+) -> str | None:
+    """A preferred level already written on the workload for these pods.
+
+    The counterpart of :func:`annotation_required`: KAI's ``topology-preferred-placement`` on the
+    top owner for PodGroups, on a pod template for that template's SubGroup; Kueue's
+    ``podset-preferred-topology`` when the group's pods all come from that template (or from
+    templates sharing one ``podset-group-name`` and the same level).
+    """
+    components = _components_of(pod_sets, paths)
+    if root and tree.topology_annotations.get(KAI_TOPOLOGY_PREFERRED):
+        return tree.topology_annotations[KAI_TOPOLOGY_PREFERRED]
+    if not root and len(components) == 1 and components[0].topology_annotations.get(KAI_TOPOLOGY_PREFERRED):
+        return components[0].topology_annotations[KAI_TOPOLOGY_PREFERRED]
+    if not components:
+        return None
+    values = {component.topology_annotations.get(KUEUE_PREFERRED) for component in components}
+    group_names = {component.topology_annotations.get(KUEUE_GROUP_NAME) for component in components}
+    one_unit = len(components) == 1 or (len(group_names) == 1 and None not in group_names)
+    if one_unit and len(values) == 1:
+        (value,) = values
+        return value or None
+    return None
+
+
+def _components_of(pod_sets: Sequence[PodSet], paths: Mapping[str, Component]) -> list[Component]:
+    keys: list[str] = []
+    for pod_set in pod_sets:
+        key = find_path(paths, pod_set.component)
+        if key is not None and key not in keys:
+            keys.append(key)
+    return [paths[key] for key in keys]
 
 
 def describe_shapes(shapes: Sequence[Shape]) -> str:

@@ -10,11 +10,14 @@ from ..tree import WorkloadRef
 from ..values import JsonForm
 
 __all__ = [
+    "NodePods",
+    "Assignment",
     "TopologyRef",
     "LevelFit",
     "GroupPlacement",
     "SliceFit",
     "PlacementReport",
+    "JointPlacement",
     "ClusterFit",
     "ClusterUnfit",
     "ClusterRanking",
@@ -38,6 +41,35 @@ class LevelFit(JsonForm):
     fitting: int
 
 
+@dataclass
+class NodePods(JsonForm):
+    """How many of a group's pods one node gets."""
+
+    name: str
+    pods: int
+
+
+@dataclass(kw_only=True)
+class Assignment(JsonForm):
+    """Where the scheduler puts a group: Kueue's ``TopologyAssignment`` shape, with the domain it chose.
+
+    Attributes:
+        domain: the domain the group was placed in (its label value, or the path of values when
+            the value repeats under other parents); None when it spans the whole cluster.
+        level: the level of ``domain``.
+        nodes: pods per node, in topology order.
+    """
+
+    domain: str | None = None
+    level: str | None = None
+    nodes: list[NodePods] = field(default_factory=list)
+
+    @property
+    def pods(self) -> int:
+        """Pods assigned in total."""
+        return sum(node.pods for node in self.nodes)
+
+
 @dataclass(kw_only=True)
 class GroupPlacement(JsonForm):
     """Placement of one PodGroup or SubGroup.
@@ -48,6 +80,12 @@ class GroupPlacement(JsonForm):
         required_source: where the required level comes from: ``option``, ``annotation`` or ``auto``.
         candidates: the best-fit domains at the preferred level, tightest first.
         approximate: a mixed-shape search ran out of budget and assumed a fit.
+        assignment: where the scheduler's choice rule puts the group's pods, when it fits.
+        preferred_source: where the preferred level comes from: ``option``, ``annotation`` or
+            ``fit`` (the narrowest level with a domain that holds the group).
+
+    ``fits`` is the scheduler's verdict, after the groups placed before this one took their
+    nodes; ``levels`` and ``candidates`` describe the cluster as given, for this group alone.
     """
 
     name: str
@@ -64,6 +102,8 @@ class GroupPlacement(JsonForm):
     reason: str | None = None
     approximate: bool = False
     sub_groups: list[GroupPlacement] = field(default_factory=list)
+    assignment: Assignment | None = None
+    preferred_source: str | None = None
 
 
 @dataclass(kw_only=True)
@@ -94,6 +134,10 @@ class PlacementReport(JsonForm):
     Attributes:
         slices: components whose replicas are several pods each, and where one replica fits (the
             auto policy requires an accelerator domain for a slice that fits one).
+        policy: the scheduler whose choice rule made the assignments: ``kueue`` or ``kai``.
+        notes: what the verdict rests on that a reader may not expect (nodes left out, requests
+            the chosen scheduler does not read).
+        placed_before: workloads placed first on the same cluster, whose pods took capacity.
     """
 
     workload: WorkloadRef
@@ -102,12 +146,38 @@ class PlacementReport(JsonForm):
     reason: str | None = None
     pod_groups: list[GroupPlacement]
     slices: list[SliceFit] = field(default_factory=list)
+    policy: str = "kueue"
+    notes: list[str] = field(default_factory=list)
+    placed_before: list[WorkloadRef] = field(default_factory=list)
 
     def groups(self) -> Iterator[GroupPlacement]:
         """Yield every PodGroup and SubGroup placement, parents first."""
         for group in self.pod_groups:
             yield group
             yield from group.sub_groups
+
+
+@dataclass(kw_only=True)
+class JointPlacement(JsonForm):
+    """Several workloads placed on one cluster in turn, each taking capacity the next cannot use.
+
+    Attributes:
+        groups: gangs (and pod sets without a gang) in all the workloads.
+        fitting: how many of them fit.
+        unfit: the ones that do not, as ``Kind/name group``.
+    """
+
+    topology: TopologyRef
+    policy: str
+    reports: list[PlacementReport]
+    groups: int
+    fitting: int
+    unfit: list[str] = field(default_factory=list)
+
+    @property
+    def fits(self) -> bool:
+        """Whether every workload fits."""
+        return all(report.fits for report in self.reports)
 
 
 @dataclass(kw_only=True)

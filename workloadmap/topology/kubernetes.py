@@ -15,6 +15,7 @@ from ..errors import InputError, QuantityError, TopologyError
 from ..labels import HOSTNAME, TOPOLOGY_OBJECT_API_VERSIONS
 from ..quantities import parse_quantity
 from ..resources import pod_demand
+from ..scheduling import parse_taints
 from .levels import detect_levels, label_keys
 from .model import Cluster, Node, validate_levels
 
@@ -145,9 +146,11 @@ def nodes_from_documents(documents: Sequence[Any], *, file: str = "-") -> list[N
       when absent (the kubelet always sets it);
     * allocatable from ``status.allocatable`` (``status.capacity`` when there is none), every
       resource name kept (cpu, memory, pods, ``nvidia.com/gpu``, ``amd.com/gpu``, extended);
-    * ready when the ``Ready`` condition's status is ``"True"`` and ``spec.unschedulable`` is not
-      true (a cordoned node is not usable); a node with no ``status.conditions`` at all (a
-      hand-written fixture) counts as ready, one whose conditions lack ``Ready`` does not.
+    * ready when the ``Ready`` condition's status is ``"True"``; a node with no
+      ``status.conditions`` at all (a hand-written fixture) counts as ready, one whose conditions
+      lack ``Ready`` does not;
+    * cordoned (``unschedulable``) from ``spec.unschedulable``, and ``spec.taints``; only a ready,
+      uncordoned node takes pods (:attr:`~workloadmap.topology.Node.usable`).
 
     Raises:
         TopologyError: wrong kinds or shapes, a bad quantity, a duplicate node name, no nodes.
@@ -185,9 +188,20 @@ def nodes_from_documents(documents: Sequence[Any], *, file: str = "-") -> list[N
                 if isinstance(condition, dict) and condition.get("type") == "Ready":
                     ready = condition.get("status") == "True"
                     break
-        if spec.get("unschedulable") is True:
-            ready = False
-        nodes.append(Node(name=name, labels=labels, allocatable=allocatable, ready=ready))
+        try:
+            taints = parse_taints(spec.get("taints"), "spec.taints")
+        except InputError as error:
+            raise TopologyError(error.message, file=file, document=label, field=error.field) from None
+        nodes.append(
+            Node(
+                name=name,
+                labels=labels,
+                allocatable=allocatable,
+                ready=ready,
+                unschedulable=spec.get("unschedulable") is True,
+                taints=taints,
+            )
+        )
     if not nodes:
         raise TopologyError("no Node objects found", file=file)
     return nodes

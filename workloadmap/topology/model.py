@@ -25,6 +25,7 @@ from ..errors import QuantityError, TopologyError
 from ..labels import HOSTNAME, NVIDIA_GPU
 from ..quantities import format_quantity, parse_quantity
 from ..resources import DEFAULT_GPU_RESOURCES, count_gpus
+from ..scheduling import Taint
 
 __all__ = [
     "MAX_LEVELS",
@@ -50,8 +51,12 @@ class Node:
         name: the node name.
         labels: node labels (topology levels are looked up here).
         allocatable: allocatable resources, exact (``cpu``, ``memory``, ``pods``, ``nvidia.com/gpu`` ...).
-        ready: whether the node is Ready and schedulable (not cordoned); unready nodes hold nothing.
-        used: requests of the running pods bound to the node, exact.
+        ready: whether the node's ``Ready`` condition is true (a node that is not holds nothing).
+        used: requests of the pods bound to the node that have not terminated, exact; ``pods``
+            counts them.
+        unschedulable: ``spec.unschedulable``: the node is cordoned and takes no new pods.
+        taints: ``spec.taints``; pods without a matching toleration stay off ``NoSchedule`` and
+            ``NoExecute`` taints.
     """
 
     name: str
@@ -59,10 +64,17 @@ class Node:
     allocatable: dict[str, Fraction] = field(default_factory=dict)
     ready: bool = True
     used: dict[str, Fraction] = field(default_factory=dict)
+    unschedulable: bool = False
+    taints: tuple[Taint, ...] = ()
+
+    @property
+    def usable(self) -> bool:
+        """Ready and not cordoned: the node can take new pods (Kueue and KAI skip the others)."""
+        return self.ready and not self.unschedulable
 
     def free(self) -> dict[str, Fraction]:
-        """Allocatable minus used, per resource (never below zero); empty for an unready node."""
-        if not self.ready:
+        """Allocatable minus used, per resource (never below zero); empty for a node not :attr:`usable`."""
+        if not self.usable:
             return {}
         return {
             name: max(Fraction(0), amount - self.used.get(name, Fraction(0)))
@@ -74,8 +86,8 @@ class Node:
         return count_gpus(self.allocatable, gpu_resources)
 
     def free_gpus(self, gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES) -> Fraction:
-        """GPUs not requested by running pods; zero for an unready node."""
-        if not self.ready:
+        """GPUs not requested by running pods; zero for a node not :attr:`usable`."""
+        if not self.usable:
             return _ZERO
         total = _ZERO
         for name in gpu_resources:
@@ -227,7 +239,7 @@ class Domain:
         path: the label values from the widest level down to this one; the domain's identity.
         nodes: every node in the domain (its whole subtree).
         children: the domains one level down, keyed by their value within this domain.
-        ready_nodes: how many of :attr:`nodes` are Ready and schedulable.
+        ready_nodes: how many of :attr:`nodes` are Ready and schedulable (:attr:`Node.usable`).
         gpus_total: allocatable GPUs of all nodes.
         gpus_free: GPUs not used by running pods on ready nodes.
     """
@@ -310,7 +322,7 @@ def _node_gpus(node: Node, gpu_resources: Sequence[str]) -> tuple[int | Fraction
         if amount is None:
             continue
         total += _whole(amount)
-        if node.ready:
+        if node.usable:
             left = amount - node.used.get(name, _ZERO) if node.used else amount
             if left > 0:
                 free += _whole(left)
@@ -375,7 +387,7 @@ def domain_tree(
             domain.nodes.append(node)
         stats = leaf_stats.setdefault(id(domain), [0, 0, 0])
         total, free = _node_gpus(node, gpu_resources)
-        stats[0] += 1 if node.ready else 0
+        stats[0] += 1 if node.usable else 0
         stats[1] += total
         stats[2] += free
     _roll_up(root, leaf_stats, {})

@@ -1,0 +1,326 @@
+"""The standalone analysis of each gang: how it fits the cluster as given, per level, and what it requires.
+
+For every PodGroup and SubGroup (or, without gangs, every component's pods), per topology level:
+how many domains exist and how many hold the whole group, the narrowest level that holds it,
+the required level (option, workload annotations or the auto NVLink policy), the preferred
+level (option, annotations, else the narrowest fitting one) and the best-fit candidate domains.
+Nodes count when they pass the group's node filters (taints, nodeSelector, required affinity).
+The scheduler's own verdict and assignment come after, from :mod:`.schedule`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..labels import KUEUE_SLICE_CONSTRAINTS, KUEUE_SLICE_REQUIRED, KUEUE_SLICE_SIZE
+from ..resources import count_gpus
+from ..scheduling import PodScheduling
+from ..topology import Cluster, accelerator_level, resolve_level
+from ..tree import PodGroup, PodSet, SubGroup, WorkloadTree
+from .index import ClusterIndex, Evaluation, evaluate
+from .packing import Shape, merge_shapes, pack_types
+from .policy import (
+    LevelRequest,
+    annotation_preferred,
+    annotation_required,
+    component_paths,
+    describe_shapes,
+    find_path,
+    group_pod_sets,
+    shapes_of,
+    subgroup_pod_sets,
+)
+from .report import GroupPlacement, LevelFit, SliceFit
+
+__all__ = ["Analysis", "all_shapes"]
+
+_ZERO = Fraction(0)
+
+IndexFor = Callable[[Sequence[PodScheduling]], ClusterIndex]
+"""The index of the nodes that pass at least one of the given pod templates' node filters."""
+
+
+@dataclass
+class _Gang:
+    """One PodGroup, SubGroup or slice to place, with its pods."""
+
+    name: str
+    min_member: int
+    pods: int
+    shapes: list[Shape]
+    pod_sets: Sequence[PodSet]
+    root: bool
+    parent: str | None = None
+    parent_required: str | None = None
+    gang: bool = True
+    annotated: str | None = None  # a slice's own Kueue slice level, when its template states one
+
+
+class Analysis:
+    """The standalone analysis of one workload's gangs on one cluster."""
+
+    def __init__(
+        self, tree: WorkloadTree, cluster: Cluster, request: LevelRequest, auto: bool, limit: int, index_for: IndexFor
+    ) -> None:
+        self.tree = tree
+        self.cluster = cluster
+        self.index_for = index_for
+        self.levels = list(cluster.levels)
+        self.request = request
+        self.auto = auto
+        self.limit = limit
+        self.paths = component_paths(tree)
+        self.accelerator = accelerator_level(self.levels)
+
+    def resolve(self, value: str | None, what: str) -> str | None:
+        """The cluster level a user-given level names (see :func:`~workloadmap.topology.resolve_level`)."""
+        return None if value is None else resolve_level(value, self.levels, what=what)
+
+    def required(self, gang: _Gang, levels: list[LevelFit]) -> tuple[str | None, str | None]:
+        """The level the gang must fit in and where that comes from: option, annotation or auto."""
+        option = self.request.lookup(self.request.required, gang.name, root=gang.root)
+        if option is not None:
+            return self.resolve(option, "required"), "option"
+        if gang.annotated is not None:
+            return gang.annotated, "annotation"
+        annotated = annotation_required(self.tree, gang.pod_sets, self.paths, root=gang.root)
+        if annotated is not None:
+            return annotated, "annotation"
+        if self.auto and not gang.root and gang.gang and self.accelerator is not None:
+            # A SubGroup that fits one NVLink domain is required to stay in one, unless its
+            # parent already requires something at least as narrow.
+            depth = self.levels.index(self.accelerator)
+            parent = gang.parent_required
+            parent_depth = self.levels.index(parent) if parent in self.levels else -1
+            if levels[depth].fitting and parent_depth < depth:
+                return self.accelerator, "auto"
+        return None, None
+
+    def schedulings(self, gang: _Gang) -> list[PodScheduling]:
+        """The node filters of the gang's pod templates."""
+        found: list[PodScheduling] = []
+        for pod_set in gang.pod_sets:
+            key = find_path(self.paths, pod_set.component)
+            scheduling = self.paths[key].scheduling if key is not None else PodScheduling()
+            if scheduling not in found:
+                found.append(scheduling)
+        return found or [PodScheduling()]
+
+    def preferred(self, gang: _Gang, narrowest: str | None) -> tuple[str | None, str | None]:
+        """The preferred level and its source: the option, an annotation, else the narrowest fitting level."""
+        option = self.request.lookup(self.request.preferred, gang.name, root=gang.root)
+        if option:
+            return self.resolve(option, "preferred"), "option"
+        annotated = annotation_preferred(self.tree, gang.pod_sets, self.paths, root=gang.root)
+        if annotated is not None:
+            return annotated, "annotation"
+        return narrowest, "fit" if narrowest else None
+
+    def group(self, gang: _Gang) -> GroupPlacement:
+        """The gang on the cluster as given: per level, its requirement, preference and candidates."""
+        index = self.index_for(self.schedulings(gang))
+        evaluation = evaluate(index, gang.shapes)
+        levels = [
+            LevelFit(level=level.key, domains=len(level.domains), fitting=evaluation.level_fitting[depth])
+            for depth, level in enumerate(index.levels)
+        ]
+        narrowest = next((fit.level for fit in reversed(levels) if fit.fitting), None)
+        required, source = self.required(gang, levels)
+        preferred, preferred_source = self.preferred(gang, narrowest)
+        reason = None
+        for level, what, origin in ((required, "required", source), (preferred, "preferred", preferred_source)):
+            if level is not None and level not in self.levels and reason is None:
+                reason = f"{what} level {level!r} ({origin}) is not a level of topology {self.cluster.name!r}"
+        if reason is not None:
+            fits = False
+        elif required is not None:
+            fits = levels[self.levels.index(required)].fitting > 0
+        else:
+            fits = evaluation.cluster_fits
+        if not gang.gang:
+            # Pods without a gang spread freely: the cluster must hold them all, one anywhere.
+            every_pod = [(gang.shapes[0][0], gang.pods)] if gang.shapes else []
+            fits = fits and self.pack(index, every_pod) is not False
+        if not fits and reason is None:
+            reason = self.reason(index, gang, evaluation, required)
+        return GroupPlacement(
+            name=gang.name,
+            min_member=gang.min_member,
+            pods=gang.pods,
+            gang=gang.gang,
+            parent=gang.parent,
+            fits=fits,
+            preferred_level=preferred,
+            required_level=required,
+            required_source=source,
+            candidates=self.candidates(index, preferred, evaluation, gang.shapes) if fits else [],
+            levels=levels,
+            reason=reason,
+            approximate=evaluation.approximate,
+            preferred_source=preferred_source,
+        )
+
+    def pack(self, index: ClusterIndex, shapes: list[Shape]) -> bool | None:
+        """Whether ``shapes`` fit the whole cluster at once."""
+        return pack_types(shapes, index.composition(index.whole), gpu_resources=self.tree.gpu_resources)
+
+    def candidates(
+        self, index: ClusterIndex, level_key: str | None, evaluation: Evaluation, shapes: list[Shape]
+    ) -> list[str]:
+        """Fitting domains at ``level_key``, least leftover GPUs (then cpu) first, names breaking ties."""
+        if level_key is None or level_key not in self.levels or not shapes:
+            return []
+        depth = self.levels.index(level_key)
+        level = index.levels[depth]
+        need_gpus = sum((count_gpus(request, self.tree.gpu_resources) * count for request, count in shapes), _ZERO)
+        need_cpu = sum((request.get("cpu", _ZERO) * count for request, count in shapes), _ZERO)
+        by_leftover: dict[tuple[Fraction, Fraction], list[int]] = {}
+        for signature_id, ok in enumerate(evaluation.signature_fits[depth]):
+            if ok:
+                signature = level.signatures[signature_id]
+                leftover = (index.gpus(signature) - need_gpus, index.resource(signature, "cpu") - need_cpu)
+                by_leftover.setdefault(leftover, []).extend(level.signature_domains[signature_id])
+        chosen: list[str] = []
+        # Domains of one signature leave the same leftover: rank signatures, names break ties.
+        for leftover in sorted(by_leftover):
+            names = sorted(index.display(depth, domain_id) for domain_id in by_leftover[leftover])
+            chosen.extend(names[: self.limit - len(chosen)])
+            if len(chosen) >= self.limit:
+                break
+        return chosen
+
+    def reason(self, index: ClusterIndex, gang: _Gang, evaluation: Evaluation, required: str | None) -> str:
+        """Why the gang does not fit the cluster as given."""
+        offered = {name for free in index.types for name, amount in free.items() if amount > 0}
+        missing = sorted({name for request, _ in gang.shapes for name in request} - offered)
+        if not index.types:
+            return f"topology {self.cluster.name!r} has no node these pods may use"
+        if missing:
+            return f"no node these pods may use offers {', '.join(missing)}"
+        demand = describe_shapes(gang.shapes)
+        if required is not None:
+            depth = self.levels.index(required)
+            text = f"no {required} domain holds all {gang.pods} pods ({demand})"
+            if evaluation.best_capacity is not None:
+                text += f"; the largest holds {evaluation.best_capacity[depth]}"
+            return text
+        if not gang.gang:
+            return f"the cluster cannot hold all {gang.pods} pods ({demand})"
+        text = f"the whole cluster cannot hold the {gang.pods} pods ({demand})"
+        if evaluation.cluster_capacity is not None:
+            text += f"; it holds {evaluation.cluster_capacity}"
+        return text
+
+    def pod_group(self, group: PodGroup) -> GroupPlacement:
+        """A PodGroup and its SubGroups, parents before children."""
+        pod_sets = group_pod_sets(group)
+        shapes = shapes_of(pod_sets)
+        pods = group.pods or sum(count for _, count in shapes)
+        report = self.group(_Gang(group.name, group.min_member, pods, shapes, pod_sets, root=True))
+        required_of: dict[str, str | None] = {}
+        subgroups = []
+        # Parents before children, so a child knows its parent's requirement.
+        for sub in _parents_first(group.sub_groups):
+            sub_sets = subgroup_pod_sets(group, sub.name)
+            parent_required = required_of.get(sub.parent) if sub.parent else report.required_level
+            sub_report = self.group(
+                _Gang(
+                    sub.name,
+                    sub.min_member,
+                    sub.pods or sum(pod_set.count for pod_set in sub_sets),
+                    shapes_of(sub_sets),
+                    sub_sets,
+                    root=False,
+                    parent=sub.parent,
+                    parent_required=parent_required,
+                )
+            )
+            required_of[sub.name] = sub_report.required_level or parent_required
+            subgroups.append(sub_report)
+        order = {sub.name: i for i, sub in enumerate(group.sub_groups)}
+        report.sub_groups = sorted(subgroups, key=lambda sub: order[sub.name])
+        return report
+
+    def slices(self) -> list[SliceFit]:
+        """One :class:`SliceFit` per component with several pods per replica and several replicas."""
+        fits = []
+        for path, component in self.paths.items():
+            size = component.pods_per_replica
+            if not component.has_pod_template or size <= 1 or component.pods <= size:
+                continue
+            pod_set = PodSet(component=path, count=size, pod_resources=component.pod_resources)
+            shapes = merge_shapes([(component.pod_resources, size)])
+            annotated = _slice_level(component.topology_annotations, size)
+            report = self.group(_Gang(f"{path}[slice]", size, size, shapes, [pod_set], root=False, annotated=annotated))
+            fits.append(
+                SliceFit(
+                    component=path,
+                    size=size,
+                    count=component.pods // size,
+                    fits=report.fits,
+                    preferred_level=report.preferred_level,
+                    required_level=report.required_level,
+                    required_source=report.required_source,
+                )
+            )
+        return fits
+
+    def independent(self) -> list[GroupPlacement]:
+        """Each component's pods, without a gang."""
+        reports = []
+        for path, component in self.paths.items():
+            if not component.has_pod_template or component.pods <= 0:
+                continue
+            pod_set = PodSet(component=path, count=1, pod_resources=component.pod_resources)
+            shapes = merge_shapes([(component.pod_resources, 1)])
+            reports.append(self.group(_Gang(path, 1, component.pods, shapes, [pod_set], root=True, gang=False)))
+        return reports
+
+
+def _slice_level(annotations: dict[str, str], size: int) -> str | None:
+    """The Kueue slice level a template states for slices of ``size`` pods (validated later, with the PodSet)."""
+    if annotations.get(KUEUE_SLICE_SIZE) == str(size) and annotations.get(KUEUE_SLICE_REQUIRED):
+        return annotations[KUEUE_SLICE_REQUIRED]
+    try:
+        layers = json.loads(annotations.get(KUEUE_SLICE_CONSTRAINTS, "[]"))
+        first = layers[0] if isinstance(layers, list) and layers else {}
+    except ValueError:
+        return None
+    if isinstance(first, dict) and first.get("size") == size and isinstance(first.get("topology"), str):
+        return str(first["topology"])
+    return None
+
+
+def _parents_first(sub_groups: Sequence[SubGroup]) -> list[SubGroup]:
+    names = {sub.name for sub in sub_groups}
+    done: set[str] = set()
+    ordered: list[SubGroup] = []
+    pending = list(sub_groups)
+    while pending:
+        progressed = False
+        for sub in list(pending):
+            if sub.parent is None or sub.parent not in names or sub.parent in done:
+                ordered.append(sub)
+                done.add(sub.name)
+                pending.remove(sub)
+                progressed = True
+        if not progressed:  # a cycle: keep the declared order rather than loop
+            ordered.extend(pending)
+            break
+    return ordered
+
+
+def all_shapes(tree: WorkloadTree) -> list[Shape]:
+    """Every pod of the workload: the gangs' pods, or each component's pods without gangs."""
+    if tree.pod_groups:
+        return merge_shapes([shape for group in tree.pod_groups for shape in shapes_of(group_pod_sets(group))])
+    return merge_shapes(
+        [
+            (component.pod_resources, component.pods)
+            for component in component_paths(tree).values()
+            if component.has_pod_template and component.pods > 0
+        ]
+    )
