@@ -238,7 +238,6 @@ def test_the_json_form_describes_the_change_without_the_objects():
 
 def test_a_kind_defined_by_a_karta_is_refused_with_the_reason():
     from helpers import FIXTURES_DIR
-
     from workloadmap.catalog import Catalog, load_definitions
 
     catalog = Catalog(load_definitions(FIXTURES_DIR / "karta" / "trainer-karta.yaml"))
