@@ -143,9 +143,10 @@ def test_an_existing_different_exclusive_topology_is_not_overwritten():
         _pin(lws)
 
 
-def test_gangs_that_chose_one_domain_but_do_not_fit_it_together_are_refused():
-    # JobSet InOrder: one PodGroup per replicatedJob; each (12 nodes) picks the tightest domain
-    # nvl-001 on its own, and 24 nodes do not fit its 18.
+def test_gangs_of_one_workload_are_pinned_where_the_scheduler_put_them_one_after_another():
+    # JobSet InOrder: one PodGroup per replicatedJob of 12 nodes. Each alone would pick the
+    # tightest domain nvl-001, but 24 nodes do not fit its 18: placement assigns the gangs in turn
+    # (Kueue's BestFit on what the first left), so b lands in another NVL72 rack and both pin.
     jobset = yaml_doc(
         """
         apiVersion: jobset.x-k8s.io/v1alpha2
@@ -168,8 +169,13 @@ def test_gangs_that_chose_one_domain_but_do_not_fit_it_together_are_refused():
                   template: {spec: {containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 4}}}]}}
         """
     )
-    with pytest.raises(PlacementError, match="all chose nvl-001, which cannot hold them together"):
-        _pin(jobset)
+    report, [pinned] = _pin(jobset)
+    assert [group.assignment.domain for group in report.pod_groups] == ["nvl-001", "nvl-002"]
+    domains = [
+        _terms(job["template"]["spec"]["template"])[0]["matchExpressions"][-1]["values"]
+        for job in pinned["spec"]["replicatedJobs"]
+    ]
+    assert domains == [["nvl-001"], ["nvl-002"]]
 
 
 def test_refusals():
@@ -177,8 +183,17 @@ def test_refusals():
         _pin(load_fixture("deployment-inference.yaml"))
     with pytest.raises(PlacementError, match="cannot be pinned"):
         _pin(load_fixture("leaderworkerset.yaml"))  # 24 GPUs per worker: does not fit the example cluster
-    with pytest.raises(PlacementError, match="requires accelerator.topograph.run/domain, narrower than"):
-        _pin(load_fixture("jobset-leader-workers.yaml"), required=DOMAIN, preferred="fabric.topograph.run/tier-0")
+
+
+def test_the_scheduler_s_assignment_is_pinned_not_the_preferred_level_s_candidate():
+    # Required in an NVLink domain, preferred at the leaf: the scheduler assigns a domain (its
+    # choice rule at the required level), and that is the place pinned, not a whole leaf.
+    report, [pinned] = _pin(
+        load_fixture("jobset-leader-workers.yaml"), required=DOMAIN, preferred="fabric.topograph.run/tier-0"
+    )
+    assert report.pod_groups[0].assignment.level == DOMAIN
+    templates = [job["template"]["spec"]["template"] for job in pinned["spec"]["replicatedJobs"]]
+    assert {_terms(template)[0]["matchExpressions"][-1]["key"] for template in templates} == {DOMAIN}
 
 
 def test_the_pinned_export_is_plain_yaml():

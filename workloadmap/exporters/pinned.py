@@ -32,12 +32,18 @@ __all__ = ["chosen_domain", "domain_requirements", "export_pinned"]
 
 
 def chosen_domain(group: GroupPlacement) -> tuple[str, str] | None:
-    """The level and the domain placement chose for a gang: its first (tightest) candidate today.
+    """The level and the domain placement chose for a gang.
 
-    Candidates are listed at the gang's preferred level (the narrowest that holds it, or the one
-    asked for); None when there is none.
+    The scheduler's own choice (the report's ``assignment``, made by the policy's rule on what
+    earlier gangs left) when there is one; else the first (tightest) candidate at the gang's
+    preferred level. None when the gang does not fit.
     """
-    if not group.fits or not group.candidates or group.preferred_level is None:
+    if not group.fits:
+        return None
+    assignment = group.assignment
+    if assignment is not None and assignment.domain is not None and assignment.level is not None:
+        return assignment.level, assignment.domain
+    if not group.candidates or group.preferred_level is None:
         return None
     return group.preferred_level, group.candidates[0]
 
