@@ -24,6 +24,7 @@ from .expand import ExpandedComponent, Expander
 from .gangs import form_pod_groups
 from .phases import evaluate_phase
 from .references import ChainedObjects, ObjectIndex, RelatedObjects, resolve_references
+from .scheduling import apply_kai_metadata, gang_warnings, grouping
 
 __all__ = ["inspect", "inspect_documents", "inspect_file", "InspectResult", "default_catalog"]
 
@@ -162,20 +163,27 @@ def inspect(
             "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
         )
     phase, phases = evaluate_phase(definition.status, resource)
+    totals = _totals(nodes, gpu_resources)
+    pod_groups = form_pod_groups(definition, resource, workload.name, nodes, refs)
+    apply_kai_metadata(pod_groups, definition, resource, nodes)
+    warnings.extend(gang_warnings(definition, resource, pod_groups, refs))
+    how, count = grouping(definition, pod_groups, totals.pods)
     return WorkloadTree(
         workload=workload,
         definition=definition.name,
         phase=phase,
         phases=phases,
-        totals=_totals(nodes, gpu_resources),
+        totals=totals,
         components=[_component(node, gpu_resources) for node in nodes],
-        pod_groups=form_pod_groups(definition, resource, workload.name, nodes, refs),
+        pod_groups=pod_groups,
         gang_policy=definition.gang.policy or ("none" if not definition.gang.pod_groups else ""),
         topology_annotations=topology_annotations(resource.get("metadata")),
         warnings=warnings,
         source=source,
         gpu_resources=gpu_resources,
         export_hints=_export_hints(definition),
+        grouping=how,
+        pod_group_count=count,
     )
 
 

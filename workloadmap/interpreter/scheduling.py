@@ -1,0 +1,137 @@
+"""KAI metadata of PodGroups (queue, priority, preemptibility), their count, and gang warnings.
+
+Besides the gang, KAI's pod-grouper sets a queue, a priority class and a preemptibility on every
+PodGroup; wmap also says how many PodGroups it makes and warns where it refuses or a gang can
+never form.
+
+The rules are those of KAI's default grouper (``pkg/podgrouper/podgrouper/plugins/defaultgrouper/
+default_grouper.go``), which every plugin starts from:
+
+- queue: the ``kai.scheduler/queue`` label of the workload, then of the pod, then the ``project``
+  label (workload, then pod; ``<project>-<node-pool>`` when the pod carries
+  ``kai.scheduler/node-pool``), then ``default-queue`` (``CalcPodGroupQueue``);
+- priority class: the ``priorityClassName`` label of the workload, then of the pod, then the pod's
+  ``spec.priorityClassName``, then the plugin's default: ``train``; ``inference`` for Deployments,
+  Knative and SPOTRequests; ``build`` for Notebooks (``calcPodGroupPriorityClass``);
+- preemptibility: the ``kai.scheduler/preemptibility`` label of the workload, then of the pod; else
+  what the scheduler derives from the priority: non-preemptible at KAI's build priority (100) or
+  above (``pkg/common/podgroup`` ``CalculatePreemptibility``). A class KAI does not install has a
+  value wmap cannot know offline; its preemptibility stays unset.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from .. import labels
+from ..definitions import Definition
+from ..tree import Grouping, PodGroup, PodSet, Preemptibility
+from ..values import mapping_at, truthy
+from .expand import ExpandedComponent
+
+__all__ = ["apply_kai_metadata", "grouping", "gang_warnings"]
+
+
+def _label(metadata: Mapping[str, Any], key: str) -> str | None:
+    value = mapping_at(metadata, "labels").get(key)
+    return str(value) if value not in (None, "") else None
+
+
+def _templates(nodes: Sequence[ExpandedComponent], pod_sets: Iterable[PodSet]) -> list[Mapping[str, Any]]:
+    """The pod templates of the components whose pods are in ``pod_sets`` (all of them when none)."""
+    by_path = {node.path: node for root in nodes for node in root.walk() if node.template is not None}
+    paths = [pod_set.component for pod_set in pod_sets]
+    chosen = [by_path[path] for path in paths if path in by_path] or list(by_path.values())
+    return [node.template for node in chosen if isinstance(node.template, Mapping)]
+
+
+def _first(values: Iterable[str | None]) -> str | None:
+    return next((value for value in values if value), None)
+
+
+def _queue(owner: Mapping[str, Any], pods: list[Mapping[str, Any]]) -> str:
+    queue = _first([_label(owner, labels.KAI_QUEUE), *(_label(pod, labels.KAI_QUEUE) for pod in pods)])
+    if queue:
+        return queue
+    project = _first([_label(owner, labels.KAI_PROJECT), *(_label(pod, labels.KAI_PROJECT) for pod in pods)])
+    if project:
+        pool = _first(_label(pod, labels.KAI_NODE_POOL) for pod in pods)
+        return f"{project}-{pool}" if pool else project
+    return labels.KAI_DEFAULT_QUEUE
+
+
+def _priority(owner: Mapping[str, Any], templates: list[Mapping[str, Any]], default: str) -> str:
+    pods = [mapping_at(template, "metadata") for template in templates]
+    specs = [mapping_at(template, "spec") for template in templates]
+    named = _first(
+        [
+            _label(owner, labels.KAI_PRIORITY_CLASS),
+            *(_label(pod, labels.KAI_PRIORITY_CLASS) for pod in pods),
+            *(str(spec.get("priorityClassName") or "") for spec in specs),
+        ]
+    )
+    return named or default
+
+
+def _preemptibility(owner: Mapping[str, Any], pods: list[Mapping[str, Any]], priority: str) -> Preemptibility | None:
+    for metadata in (owner, *pods):
+        value = _label(metadata, labels.KAI_PREEMPTIBILITY)
+        if value in {item.value for item in Preemptibility}:
+            return Preemptibility(value)
+    number = labels.KAI_PRIORITY_VALUES.get(priority)
+    if number is None:
+        return None
+    return (
+        Preemptibility.NON_PREEMPTIBLE if number >= labels.KAI_NON_PREEMPTIBLE_PRIORITY else Preemptibility.PREEMPTIBLE
+    )
+
+
+def apply_kai_metadata(
+    groups: Sequence[PodGroup], definition: Definition, resource: Mapping[str, Any], nodes: Sequence[ExpandedComponent]
+) -> None:
+    """Set queue, priority class and preemptibility on each PodGroup, from the pods it holds."""
+    owner = mapping_at(resource, "metadata")
+    for group in groups:
+        pod_sets = list(group.pod_sets) or [pod_set for sub in group.sub_groups for pod_set in sub.pod_sets]
+        templates = _templates(nodes, pod_sets)
+        pods = [mapping_at(template, "metadata") for template in templates]
+        group.queue = _queue(owner, pods)
+        group.priority_class = _priority(owner, templates, definition.gang.priority_class)
+        group.preemptibility = _preemptibility(owner, pods, group.priority_class)
+
+
+def grouping(definition: Definition, groups: Sequence[PodGroup], pods: int) -> tuple[Grouping, int]:
+    """How KAI groups the pods, and how many PodGroups it makes (one per pod for ``perPod`` kinds)."""
+    if definition.gang.per_pod:
+        return Grouping.PER_POD, pods
+    return Grouping.GANG, len(groups)
+
+
+def gang_warnings(
+    definition: Definition, resource: Mapping[str, Any], groups: Sequence[PodGroup], refs: Mapping[str, Any]
+) -> list[str]:
+    """The definition's warnings that hold, the kinds KAI has no plugin for, and gangs that cannot form."""
+    warnings = []
+    for rule in definition.gang.warnings:
+        expression = rule.compiled("when")
+        if expression is not None and truthy(expression.search(resource, root=resource, refs=refs)):
+            warnings.append(rule.message)
+    if definition.gang.operator_gang and groups:
+        warnings.append(
+            f"KAI has no pod-grouper plugin for {definition.kind}: its default grouper makes one PodGroup of "
+            f"minMember 1; the PodGroups shown are {definition.gang.operator_gang}"
+        )
+    for group in groups:
+        if group.min_member > group.pods:
+            warnings.append(
+                f"PodGroup {group.name}: minMember {group.min_member} is more than its {group.pods} pods; "
+                "the gang can never form"
+            )
+        for sub in group.sub_groups:
+            if sub.pods and sub.min_member > sub.pods:
+                warnings.append(
+                    f"SubGroup {sub.name} of PodGroup {group.name}: minMember {sub.min_member} is more than its "
+                    f"{sub.pods} pods; the gang can never form"
+                )
+    return warnings
