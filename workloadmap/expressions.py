@@ -67,6 +67,22 @@ class _WmapFunctions(jmespath.functions.Functions):
     def _func_root(self) -> Any:
         return self._root
 
+    @jmespath.functions.signature({"types": ["string"]}, {"types": ["array"]})
+    def _func_join(self, separator: str, items: list[Any]) -> str:
+        # A YAML scalar such as an unquoted `tag: 1.8` is a number here but a string to the operator
+        # (Go's typed decoding): join takes it as the text it was written as.
+        parts = []
+        for item in items:
+            if isinstance(item, str):
+                parts.append(item)
+            elif isinstance(item, bool):
+                parts.append(str(item).lower())
+            elif isinstance(item, (int, float)):
+                parts.append(str(int(item)) if isinstance(item, float) and item.is_integer() else str(item))
+            else:
+                raise jmespath.exceptions.JMESPathTypeError("join", item, type(item).__name__, ["string", "number"])
+        return separator.join(parts)
+
     @jmespath.functions.signature({"types": ["string"]})
     def _func_ref(self, name: str) -> Any:
         return self._refs.get(name)

@@ -263,11 +263,30 @@ def test_lws_replicas_default_to_one(inspect_builtin):
 # ----------------------------------------------------------------------------- no gang / default gang
 
 
-def test_job_and_deployment_have_no_gang(inspect_builtin):
-    for name in ("job-parallel.yaml", "deployment-inference.yaml"):
-        tree = inspect_builtin(load_fixture(name))
-        assert tree.pod_groups == [], name
-        assert tree.gang_policy  # says why (one PodGroup per pod)
+def test_deployment_is_grouped_per_pod(inspect_builtin):
+    # KAI's deployment grouper names each PodGroup after its pod (deployment_grouper.go GetPodGroupMetadata:
+    # pg-<pod>-<podUID>, minMember 1): no PodGroups in the tree, one per pod counted.
+    tree = inspect_builtin(load_fixture("deployment-inference.yaml"))
+    assert tree.pod_groups == []
+    assert (tree.grouping, tree.pod_group_count) == ("perPod", tree.totals.pods)
+    assert tree.gang_policy  # says why (one PodGroup per pod)
+
+
+def test_batch_job_pods_share_one_podgroup(inspect_builtin):
+    # KAI v0.15+ job grouper: one PodGroup for the Job (pg-<job>-<jobUID>), minMember 1
+    # (job_grouper_test.go TestGetPodGroupMetadata_MultiPodJobSharesPodGroup) ...
+    job = load_fixture("job-parallel.yaml")
+    tree = inspect_builtin(job)
+    assert groups(tree) == [("eval", 1, 2)]
+    assert (tree.grouping, tree.pod_group_count) == ("gang", 1)
+    # ... or the kai.scheduler/batch-min-member annotation (TestGetPodGroupMetadata_MinMemberOverride: "3" -> 3)
+    job["metadata"]["annotations"] = {"kai.scheduler/batch-min-member": "2"}
+    assert groups(inspect_builtin(job)) == [("eval", 2, 2)]
+    # TestGetPodGroupMetadata_MinMemberOverrideInvalid: KAI refuses; wmap keeps minMember 1 and warns
+    job["metadata"]["annotations"] = {"kai.scheduler/batch-min-member": "invalid"}
+    tree = inspect_builtin(job)
+    assert groups(tree) == [("eval", 1, 2)]
+    assert any("batch-min-member" in warning and "refuses" in warning for warning in tree.warnings)
 
 
 def test_pod_and_statefulset_default_grouper(inspect_builtin):

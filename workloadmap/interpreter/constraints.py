@@ -55,9 +55,17 @@ def _text(rule: TopologyRule, part: str, scope: Any, resource: Mapping[str, Any]
 
 
 def evaluate_constraint(
-    rule: TopologyRule | None, scope: Any, resource: Mapping[str, Any], refs: Mapping[str, Any]
+    rule: TopologyRule | None,
+    scope: Any,
+    resource: Mapping[str, Any],
+    refs: Mapping[str, Any],
+    *,
+    need_level: bool = False,
 ) -> TopologyConstraint:
     """A constraint rule evaluated on ``scope`` (``root()`` is the resource); empty without a rule.
+
+    With ``need_level`` a topology name without a required or preferred level is no constraint
+    (KAI's plugins set a SubGroup constraint only when a level is given).
 
     Raises:
         ExpressionError: an expression failed on this resource (located at its field).
@@ -65,8 +73,9 @@ def evaluate_constraint(
     """
     if rule is None:
         return TopologyConstraint()
-    return TopologyConstraint(
+    constraint = TopologyConstraint(
         topology=_text(rule, "topology", scope, resource, refs),
         required_level=_text(rule, "required", scope, resource, refs),
         preferred_level=_text(rule, "preferred", scope, resource, refs),
     )
+    return constraint if constraint or not need_level else TopologyConstraint()

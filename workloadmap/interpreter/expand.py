@@ -19,9 +19,13 @@ from ..errors import ExpressionError, InputError, NoDefinitionError, format_path
 from ..resources import PodDemand, pod_demand
 from ..values import mapping_at, truthy
 
-__all__ = ["ExpandedComponent", "Expander", "Parent", "evaluate_count", "to_count"]
+__all__ = ["ExpandedComponent", "Expander", "Parent", "evaluate_count", "to_count", "INDEX_REF"]
 
 _MAX_REPLICAS = 10_000_000
+
+INDEX_REF = "$index"
+"""``ref('$index')`` in an ``instanceName`` expression: the element's position in its list (KAI names a Ray
+worker group without ``groupName`` ``worker-group-<index>``)."""
 
 
 @dataclass
@@ -206,14 +210,17 @@ class Expander:
         self._paths: dict[int, list[str | int]] | None = None
 
     # -- evaluation helpers --------------------------------------------------------------
-    def _evaluate(self, model: Any, field_name: str, scope: Any) -> Any:
+    def _evaluate(self, model: Any, field_name: str, scope: Any, index: int | None = None) -> Any:
+        """Evaluate a field; ``index`` (an instance's position) is what ``ref('$index')`` gives."""
         expression = model.compiled(field_name)
         if expression is None:
             return None
+        refs = self.refs if index is None else {**self.refs, INDEX_REF: index}
         try:
-            return expression.search(scope, root=self.resource, refs=self.refs)
+            return expression.search(scope, root=self.resource, refs=refs)
         except ExpressionError as error:
-            raise error.located(field=expression.source) from None
+            # Name the field the expression read (the instance element's path), not only the expression.
+            raise error.located(field=self._field_path(scope, expression.source)) from None
 
     @overload
     def _count(self, component: ComponentDefinition, field_name: str, scope: Any, default: int) -> int: ...
@@ -324,7 +331,7 @@ class Expander:
             for index, element in enumerate(result):
                 name = None
                 if component.instance_name:
-                    name = self._evaluate(component, "instance_name", element)
+                    name = self._evaluate(component, "instance_name", element, index)
                 elif isinstance(element, Mapping):
                     name = element.get("name")
                 pairs.append((str(name) if name not in (None, "") else str(index), element))

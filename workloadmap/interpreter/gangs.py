@@ -242,7 +242,7 @@ def _subgroups(rules: list[SubGroupRule], scope: _Scope, group: _GroupContext) -
                 pods=pods,
                 pod_sets=counting.pod_sets(members),
                 topology_constraint=evaluate_constraint(
-                    rule.topology_constraint, member_scope, group.resource, group.refs
+                    rule.topology_constraint, member_scope, group.resource, group.refs, need_level=True
                 ),
             )
             if rule.min_member == "remainder":
@@ -270,7 +270,9 @@ def _subgroups(rules: list[SubGroupRule], scope: _Scope, group: _GroupContext) -
             continue
         if not rule.segments_replace:
             result.append(subgroup)
-        constraint = evaluate_constraint(rule.segment_topology_constraint, member_scope, group.resource, group.refs)
+        constraint = evaluate_constraint(
+            rule.segment_topology_constraint, member_scope, group.resource, group.refs, need_level=True
+        )
         result.extend(_segments(subgroup, rule, size, counting, constraint))
     return result
 
