@@ -13,7 +13,14 @@ from collections.abc import Iterable
 from .catalog import Catalog
 from .definitions import PHASE_PRECEDENCE, ComponentDefinition, Definition, PodGroupRule
 
-__all__ = ["render_catalog_table", "render_catalog_document", "component_tree", "gang_summary", "REGENERATE_COMMAND"]
+__all__ = [
+    "render_catalog_table",
+    "render_catalog_document",
+    "render_gang_sections",
+    "component_tree",
+    "gang_summary",
+    "REGENERATE_COMMAND",
+]
 
 REGENERATE_COMMAND = "python -m workloadmap.catalog_docs > docs/catalog.md"
 
@@ -119,9 +126,42 @@ def render_catalog_table(catalog: Iterable[Definition]) -> str:
     return "\n".join(lines) + "\n"
 
 
+_GANGS_INTRO = """
+## Gangs per kind
+
+For each kind: the gang policy in full (whose rules the PodGroups follow), how KAI groups the
+pods (`grouping` and `podGroupCount` in `wmap inspect -o json`), KAI's default priority class,
+the shapes KAI's pod-grouper refuses or where a gang can never form (each one a warning in the
+tree), and the known differences and semantics worth knowing.
+"""
+
+
+def render_gang_sections(catalog: Iterable[Definition]) -> str:
+    """One Markdown section per definition: gang policy, grouping, refusals and known differences."""
+    lines = [_GANGS_INTRO]
+    for definition in sorted(catalog, key=lambda item: (item.group, item.kind)):
+        gang = definition.gang
+        lines.append(f"### {definition.kind} ({definition.group or 'core'})\n")
+        lines.append(f"- **Gang policy**: {_cell(gang.policy) or 'none'}")
+        grouping = "one PodGroup per pod (`perPod`)" if gang.per_pod else "the PodGroups shown (`gang`)"
+        lines.append(f"- **Grouping**: {grouping}; default priority class `{gang.priority_class}`")
+        if gang.operator_gang:
+            lines.append(
+                f"- **No KAI plugin**: the PodGroups are {_cell(gang.operator_gang)}; KAI's default grouper "
+                "would make one PodGroup of minMember 1"
+            )
+        for warning in gang.warnings:
+            lines.append(f"- **Warning**: {_cell(warning.message)}")
+        for note in definition.notes:
+            lines.append(f"- {_cell(note)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def render_catalog_document(catalog: Iterable[Definition]) -> str:
-    """The whole ``docs/catalog.md`` page: the introduction and the table."""
-    return _INTRO + render_catalog_table(catalog)
+    """The whole ``docs/catalog.md`` page: the introduction, the table and the gang sections."""
+    definitions = list(catalog)
+    return _INTRO + render_catalog_table(definitions) + render_gang_sections(definitions)
 
 
 def main() -> None:
