@@ -341,7 +341,7 @@ class Reference(_Compiled):
     description: str = ""
 
 
-class GangDefinition(_Strict):
+class GangDefinition(_Compiled):
     """Gang rules. ``podGroups: []`` (or no gang section) means the kind is not gang scheduled."""
 
     policy: str = Field(default="", description="Whose semantics these rules follow (e.g. the KAI pod-grouper plugin).")
@@ -352,6 +352,9 @@ class GangDefinition(_Strict):
         default=None, alias="operatorGang", description="Whose gang the PodGroups are where KAI has no plugin."
     )
     warnings: list[GangWarning] = Field(default_factory=list)
+    priority_class_name: str | None = Field(
+        default=None, alias="priorityClassName", description="Expression: the gang's own class (Grove's PodGang)."
+    )
 
 
 class ExportsDefinition(_Strict):
@@ -496,6 +499,8 @@ class Definition(_Strict):
                 )
         for index, warning in enumerate(self.gang.warnings):
             yield f"gang.warnings[{index}]", warning, "when", warning.when
+        if self.gang.priority_class_name is not None:
+            yield "gang", self.gang, "priority_class_name", self.gang.priority_class_name
         for index, reference in enumerate(self.references):
             for field_name in ("kind_expression", "name_expression"):
                 value = getattr(reference, field_name)

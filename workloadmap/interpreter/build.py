@@ -165,7 +165,7 @@ def inspect(
     phase, phases = evaluate_phase(definition.status, resource)
     totals = _totals(nodes, gpu_resources)
     pod_groups = form_pod_groups(definition, resource, workload.name, nodes, refs)
-    apply_kai_metadata(pod_groups, definition, resource, nodes)
+    apply_kai_metadata(pod_groups, definition, resource, nodes, refs)
     warnings.extend(gang_warnings(definition, resource, pod_groups, refs))
     how, count = grouping(definition, pod_groups, totals.pods)
     return WorkloadTree(

@@ -61,12 +61,24 @@ def _queue(owner: Mapping[str, Any], pods: list[Mapping[str, Any]]) -> str:
     return labels.KAI_DEFAULT_QUEUE
 
 
-def _priority(owner: Mapping[str, Any], templates: list[Mapping[str, Any]], default: str) -> str:
+def _gang_priority(definition: Definition, resource: Mapping[str, Any], refs: Mapping[str, Any]) -> str | None:
+    """The class the operator puts on the gang itself (Grove: the PodGang's ``spec.priorityClassName``)."""
+    expression = definition.gang.compiled("priority_class_name")
+    if expression is None:
+        return None
+    value = expression.search(resource, root=resource, refs=refs)
+    return str(value) if isinstance(value, (str, int)) and value != "" else None
+
+
+def _priority(
+    owner: Mapping[str, Any], templates: list[Mapping[str, Any]], default: str, gang: str | None = None
+) -> str:
     pods = [mapping_at(template, "metadata") for template in templates]
     specs = [mapping_at(template, "spec") for template in templates]
     named = _first(
         [
             _label(owner, labels.KAI_PRIORITY_CLASS),
+            gang,
             *(_label(pod, labels.KAI_PRIORITY_CLASS) for pod in pods),
             *(str(spec.get("priorityClassName") or "") for spec in specs),
         ]
@@ -88,16 +100,25 @@ def _preemptibility(owner: Mapping[str, Any], pods: list[Mapping[str, Any]], pri
 
 
 def apply_kai_metadata(
-    groups: Sequence[PodGroup], definition: Definition, resource: Mapping[str, Any], nodes: Sequence[ExpandedComponent]
+    groups: Sequence[PodGroup],
+    definition: Definition,
+    resource: Mapping[str, Any],
+    nodes: Sequence[ExpandedComponent],
+    refs: Mapping[str, Any],
 ) -> None:
-    """Set queue, priority class and preemptibility on each PodGroup, from the pods it holds."""
+    """Set queue, priority class and preemptibility on each PodGroup, from the pods it holds.
+
+    Raises:
+        ExpressionError: the definition's ``gang.priorityClassName`` failed on this resource.
+    """
     owner = mapping_at(resource, "metadata")
+    gang = _gang_priority(definition, resource, refs)
     for group in groups:
         pod_sets = list(group.pod_sets) or [pod_set for sub in group.sub_groups for pod_set in sub.pod_sets]
         templates = _templates(nodes, pod_sets)
         pods = [mapping_at(template, "metadata") for template in templates]
         group.queue = _queue(owner, pods)
-        group.priority_class = _priority(owner, templates, definition.gang.priority_class)
+        group.priority_class = _priority(owner, templates, definition.gang.priority_class, gang)
         group.preemptibility = _preemptibility(owner, pods, group.priority_class)
 
 
