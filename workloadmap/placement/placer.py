@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import PlacementError
 from ..resources import count_gpus
 from ..topology import Cluster, accelerator_level, resolve_level
-from ..tree import PodGroup, PodSet, SubGroup, WorkloadTree
+from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint, WorkloadTree
 from .index import ClusterIndex, Evaluation, evaluate
 from .packing import Shape, merge_shapes, pack_types
 from .policy import (
@@ -30,6 +30,7 @@ from .policy import (
     LevelRequest,
     annotation_required,
     component_paths,
+    constraint_preferred,
     describe_shapes,
     group_pod_sets,
     shapes_of,
@@ -64,6 +65,7 @@ class _Gang:
     parent: str | None = None
     parent_required: str | None = None
     gang: bool = True
+    constraint: TopologyConstraint | None = None
 
 
 class _Placer:
@@ -86,7 +88,9 @@ class _Placer:
         option = self.request.lookup(self.request.required, gang.name, root=gang.root)
         if option is not None:
             return self.resolve(option, "required"), "option"
-        annotated = annotation_required(self.tree, gang.pod_sets, self.paths, root=gang.root)
+        annotated = annotation_required(
+            self.tree, gang.pod_sets, self.paths, root=gang.root, constraint=gang.constraint, levels=self.levels
+        )
         if annotated is not None:
             return annotated, "annotation"
         if self.auto and not gang.root and gang.gang and self.accelerator is not None:
@@ -120,7 +124,11 @@ class _Placer:
             every_pod = [(gang.shapes[0][0], gang.pods)] if gang.shapes else []
             fits = fits and self.pack(every_pod) is not False
         preferred_option = self.request.lookup(self.request.preferred, gang.name, root=gang.root)
-        preferred = self.resolve(preferred_option, "preferred") if preferred_option else narrowest
+        preferred = (
+            self.resolve(preferred_option, "preferred")
+            if preferred_option
+            else constraint_preferred(gang.constraint, self.levels) or narrowest
+        )
         if not fits and reason is None:
             reason = self.reason(gang, evaluation, required)
         return GroupPlacement(
@@ -191,7 +199,9 @@ class _Placer:
         pod_sets = group_pod_sets(group)
         shapes = shapes_of(pod_sets)
         pods = group.pods or sum(count for _, count in shapes)
-        report = self.group(_Gang(group.name, group.min_member, pods, shapes, pod_sets, root=True))
+        report = self.group(
+            _Gang(group.name, group.min_member, pods, shapes, pod_sets, root=True, constraint=group.topology_constraint)
+        )
         required_of: dict[str, str | None] = {}
         subgroups = []
         # Parents before children, so a child knows its parent's requirement.
@@ -208,6 +218,7 @@ class _Placer:
                     root=False,
                     parent=sub.parent,
                     parent_required=parent_required,
+                    constraint=sub.topology_constraint,
                 )
             )
             required_of[sub.name] = sub_report.required_level or parent_required
