@@ -153,6 +153,7 @@ def place(
     rankings = [placement.ranking for placement, _ in placed if placement.ranking is not None]
     if targets:
         objects: list[dict[str, Any]] = []
+        notes: list[str] = []
         for (placement, body), (tree, _) in zip(placed, collected.trees, strict=True):
             if placement.report is None:
                 continue
@@ -166,8 +167,11 @@ def place(
                         obj=body,
                         topology=topology_name,
                         queue=queue,
+                        notes=notes,
                     )  # fmt: skip
                 )
+        for note in dict.fromkeys(notes):
+            output.warn(f"note: {note}")
         _write_objects(_unique(objects), output_format)
     elif rankings:
         _write_rankings(rankings, output_format)

@@ -355,6 +355,9 @@ class GangDefinition(_Compiled):
     priority_class_name: str | None = Field(
         default=None, alias="priorityClassName", description="Expression: the gang's own class (Grove's PodGang)."
     )
+    standalone_pod_groups: bool = Field(
+        default=False, alias="standalonePodGroups", description="A PodGroup of one's own takes effect (bare pods)."
+    )
 
 
 class ExportsDefinition(_Strict):

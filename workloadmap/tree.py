@@ -274,10 +274,13 @@ class ExportHints:
         kueue_pod_set_group: the pod templates of one PodGroup form one Kueue PodSet group.
         volcano_network_topology: where the workload itself takes a Volcano ``networkTopology``
             block (keys from the top of the object), if it does.
+        kai_pod_groups: standalone KAI PodGroups take effect for the kind (an ownerless pod with a
+            ``pod-group-name`` annotation; KAI's pod-grouper regroups every owned pod itself).
     """
 
     kueue_pod_set_group: bool = False
     volcano_network_topology: tuple[str, ...] | None = None
+    kai_pod_groups: bool = False
 
 
 @dataclass

@@ -62,4 +62,5 @@ def test_policy_helpers_without_constraint_keep_the_annotation_rules():
     workload = gang()
     assert annotation_required(workload, [], {}, root=True, constraint=TopologyConstraint()) is None
     assert constraint_preferred(None) is None
-    assert constraint_preferred(TopologyConstraint(preferred_level="unknown-level"), [RACK]) == "unknown-level"
+    # a preferred level the cluster lacks cannot be preferred there: the narrowest fitting level is reported
+    assert constraint_preferred(TopologyConstraint(preferred_level="unknown-level"), [RACK]) is None

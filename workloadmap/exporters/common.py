@@ -10,7 +10,7 @@ import copy
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..labels import MANAGED_BY
@@ -52,6 +52,8 @@ class ExportRequest:
         topology: the name of emitted Topology objects (default: from the cluster name).
         queue: the queue of emitted PodGroups.
         template_paths: where each component's pod template sits in ``obj`` (default: the tree's).
+        notes: what an exporter tells the user besides the objects (how to use them, what it left
+            out); exporters append to it, the command line prints it.
     """
 
     tree: WorkloadTree
@@ -61,6 +63,7 @@ class ExportRequest:
     topology: str | None = None
     queue: str | None = None
     template_paths: TemplatePaths | None = None
+    notes: list[str] = field(default_factory=list)
 
     @property
     def topology_name(self) -> str:

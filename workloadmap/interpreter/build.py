@@ -102,7 +102,11 @@ def _identity(resource: Mapping[str, Any]) -> WorkloadRef:
 def _export_hints(definition: Definition) -> ExportHints:
     exports = definition.exports
     path = tuple(exports.volcano_network_topology.split(".")) if exports.volcano_network_topology else None
-    return ExportHints(kueue_pod_set_group=exports.kueue_pod_set_group, volcano_network_topology=path)
+    return ExportHints(
+        kueue_pod_set_group=exports.kueue_pod_set_group,
+        volcano_network_topology=path,
+        kai_pod_groups=definition.gang.standalone_pod_groups,
+    )
 
 
 def _totals(nodes: Iterable[ExpandedComponent], gpu_resources: Sequence[str]) -> Totals:

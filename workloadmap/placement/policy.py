@@ -93,10 +93,11 @@ def _constraint_level(level: str, levels: Sequence[str]) -> str:
 
 
 def constraint_preferred(constraint: TopologyConstraint | None, levels: Sequence[str] = ()) -> str | None:
-    """The preferred level of a gang's own ``topologyConstraint``, if it has one."""
+    """The preferred level of a gang's own ``topologyConstraint``, if it names a level of ``levels``."""
     if constraint is None or not constraint.preferred_level:
         return None
-    return _constraint_level(constraint.preferred_level, levels)
+    level = _constraint_level(constraint.preferred_level, levels)
+    return level if level in levels else None
 
 
 def annotation_required(
