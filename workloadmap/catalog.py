@@ -76,6 +76,8 @@ NON_WORKLOAD_KINDS = frozenset(
         "ResourceClaim",
         "ResourceClaimTemplate",
         "DeviceClass",
+        "ResourceSlice",
+        "ComputeDomain",  # NVIDIA DRA driver: its IMEX daemons are the driver's pods, not the workload's
         "MutatingWebhookConfiguration",
         "ValidatingWebhookConfiguration",
         "Certificate",

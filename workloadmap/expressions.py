@@ -137,6 +137,26 @@ class _WmapFunctions(jmespath.functions.Functions):
     def _func_object(self, key: str, value: Any) -> dict[str, Any]:
         return {key: value}
 
+    @jmespath.functions.signature({"types": ["string", "null"]})
+    def _func_image_tag(self, image: str | None) -> str | None:
+        # registry:5000/ns/name:tag -> tag; no tag (or a digest only) -> null
+        if not image:
+            return None
+        reference = image.split("@", 1)[0]
+        name, _, tag = reference.rpartition(":")
+        return tag if name and "/" not in tag else None
+
+    @jmespath.functions.signature({"types": ["string", "number", "null"]})
+    def _func_semver(self, version: str | float | None) -> list[int] | None:
+        # Tolerant like blang/semver ParseTolerant: v-prefix, missing parts as 0; anything else null.
+        if version is None or isinstance(version, bool):
+            return None
+        text = str(version).strip().lstrip("vV").split("-", 1)[0].split("+", 1)[0]
+        parts = text.split(".")
+        if not 1 <= len(parts) <= 3 or not all(part.isdigit() for part in parts):
+            return None
+        return [int(part) for part in parts] + [0] * (3 - len(parts))
+
     @jmespath.functions.signature({"types": []})
     def _func_int(self, value: Any) -> int | None:
         if isinstance(value, bool) or value is None:

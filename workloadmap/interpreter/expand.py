@@ -8,6 +8,7 @@ is what the gangs (:mod:`.gangs`) and the tree (:mod:`.build`) are made from.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -22,6 +23,8 @@ from ..values import mapping_at, truthy
 __all__ = ["ExpandedComponent", "Expander", "Parent", "evaluate_count", "to_count", "INDEX_REF"]
 
 _MAX_REPLICAS = 10_000_000
+
+_PLAIN_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 INDEX_REF = "$index"
 """``ref('$index')`` in an ``instanceName`` expression: the element's position in its list (KAI names a Ray
@@ -243,11 +246,19 @@ class Expander:
         return default if count is None else count
 
     def _field_path(self, scope: Any, source: str) -> str:
-        """An expression's field, made absolute when it runs inside an instance element."""
+        """An expression's field, made absolute when it runs inside an instance element.
+
+        A plain path (``numOfHosts``) joins the element's path; for an expression the element's path
+        is the field (the message names the expression).
+        """
         if scope is self.path_root:
             return source
         prefix = self._template_path(scope)
-        return f"{format_path(prefix)}.{source}" if prefix else source
+        if not prefix:
+            return source
+        if _PLAIN_PATH.fullmatch(source):
+            return f"{format_path(prefix)}.{source}"
+        return format_path(prefix)
 
     def _template_path(self, template: Any) -> list[str | int] | None:
         """Where a pod template sits inside the resource, found by identity (works for any language)."""
