@@ -292,3 +292,41 @@ def test_priority_from_labels_and_pod_spec(inspect_builtin):
 def test_per_kind_default_priority(inspect_builtin, fixture, priority):
     tree = inspect_builtin(load_fixture(fixture))
     assert {group.priority_class for group in tree.pod_groups} == {priority}
+
+
+# ------------------------------------------------------------------------------------ the JSON contract
+
+
+def test_inspect_json_has_grouping_count_and_constraints(wmap):
+    import json
+
+    from helpers import FIXTURES_DIR
+
+    result = wmap("inspect", str(FIXTURES_DIR / "deployment-inference.yaml"), "-o", "json")
+    data = json.loads(result.stdout)
+    # deployment_grouper.go: one PodGroup per pod
+    assert (data["grouping"], data["podGroupCount"], data["podGroups"]) == ("perPod", data["totals"]["pods"], [])
+    result = wmap("inspect", str(FIXTURES_DIR / "grove" / "podcliqueset-topology.yaml"), "-o", "json")
+    data = json.loads(result.stdout)
+    assert (data["grouping"], data["podGroupCount"]) == ("gang", 2)
+    base = data["podGroups"][0]
+    assert base["topologyConstraint"] == {
+        "topology": "test-topology",
+        "requiredLevel": "zone",
+        "preferredLevel": "rack",
+    }
+    assert (base["queue"], base["priorityClass"], base["preemptibility"]) == ("default-queue", "train", "preemptible")
+    assert base["subGroups"][0]["topologyConstraint"]["requiredLevel"] == "rack"
+    # the JSON reads back into the same tree
+    from workloadmap import WorkloadTree
+
+    assert WorkloadTree.from_dict(data).to_dict() == data
+
+
+def test_human_view_shows_per_pod_count_and_constraints(wmap):
+    from helpers import FIXTURES_DIR
+
+    out = wmap("inspect", str(FIXTURES_DIR / "deployment-inference.yaml")).stdout
+    assert "one per pod" in out
+    out = wmap("inspect", str(FIXTURES_DIR / "grove" / "podcliqueset-topology.yaml")).stdout
+    assert "required zone, preferred rack (topology test-topology)" in out
