@@ -33,6 +33,7 @@ __all__ = [
     "PodGroupRule",
     "GangDefinition",
     "GangWarning",
+    "SpecBase",
     "TopologyRule",
     "Reference",
     "ReferenceKind",
@@ -379,6 +380,12 @@ class ExportsDefinition(_Strict):
     )
 
 
+class SpecBase(_Compiled):
+    """An object whose ``spec`` lies beneath the resource's (a KServe LLMInferenceServiceConfig)."""
+
+    object: str = Field(description="Expression (refs allowed) for the object; null: nothing merged.")
+
+
 class Definition(_Strict):
     """A workload-type definition."""
 
@@ -394,6 +401,9 @@ class Definition(_Strict):
     references: list[Reference] = Field(default_factory=list)
     exports: ExportsDefinition = Field(default_factory=ExportsDefinition)
     notes: list[str] = Field(default_factory=list, description="Semantics worth knowing, shown by `catalog show`.")
+    bases: list[SpecBase] = Field(
+        default_factory=list, description="Specs merged beneath the resource's, in order (the resource's wins)."
+    )
 
     _source: str | None = PrivateAttr(default=None)
 
@@ -502,6 +512,8 @@ class Definition(_Strict):
                 )
         for index, warning in enumerate(self.gang.warnings):
             yield f"gang.warnings[{index}]", warning, "when", warning.when
+        for index, base in enumerate(self.bases):
+            yield f"bases[{index}]", base, "object", base.object
         if self.gang.priority_class_name is not None:
             yield "gang", self.gang, "priority_class_name", self.gang.priority_class_name
         for index, reference in enumerate(self.references):

@@ -97,3 +97,38 @@ def test_cli_exit_code_is_zero_with_companions(wmap):
     result = wmap("inspect", str(FIXTURES_DIR / "companions" / "jobset-computedomain.yaml"))
     assert result.exit_code == 0, result.output
     assert "skipped ComputeDomain" in result.stderr
+
+
+def test_llminferenceservice_base_refs_and_presets_are_merged_when_given():
+    from workloadmap import ObjectIndex
+
+    service = str(FIXTURES_DIR / "serving" / "llmisvc-baserefs" / "service.yaml")
+    configs = str(FIXTURES_DIR / "serving" / "llmisvc-baserefs" / "configs.yaml")
+    # Without the configs: the main pods' template is unknown (0 pods counted) and warnings say what is missing.
+    [alone] = [result.tree for result in inspect_file(service)]
+    assert any("LLMInferenceServiceConfig/vllm-gpu" in warning for warning in alone.warnings)
+    assert "main" not in {component.name for component in alone.walk()}
+    # With them (--related): KServe's merge gives the main template (2 replicas: the service's own wins over the
+    # config's 1) and the scheduler preset's pod (cpu 256m).
+    [tree] = [result.tree for result in inspect_file(service, related=ObjectIndex.from_paths([configs]))]
+    components = {component.name: component for component in tree.walk()}
+    assert (components["main"].pods, components["main"].gpus) == (2, 2)
+    assert components["router-scheduler"].pods == 1
+    assert str(components["router-scheduler"].pod_resources["cpu"]) == "32/125"  # 256m
+    assert not any("LLMInferenceServiceConfig" in warning for warning in tree.warnings)
+
+
+def test_strategic_merge_of_named_lists():
+    from workloadmap.interpreter.merge import strategic_merge
+
+    base = {"containers": [{"name": "main", "image": "a", "args": ["x"]}, {"name": "side", "image": "s"}], "n": 1}
+    override = {"containers": [{"name": "main", "image": "b"}, {"name": "new", "image": "c"}], "n": 2}
+    assert strategic_merge(base, override) == {
+        "containers": [
+            {"name": "main", "image": "b", "args": ["x"]},
+            {"name": "side", "image": "s"},
+            {"name": "new", "image": "c"},
+        ],
+        "n": 2,
+    }
+    assert strategic_merge({"args": ["a", "b"]}, {"args": ["c"]}) == {"args": ["c"]}  # unnamed lists are replaced

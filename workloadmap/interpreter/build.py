@@ -22,6 +22,7 @@ from ..resources import DEFAULT_GPU_RESOURCES, add_resources
 from ..tree import Component, ExportHints, Totals, WorkloadRef, WorkloadTree
 from .expand import ExpandedComponent, Expander
 from .gangs import form_pod_groups
+from .merge import merge_bases
 from .phases import evaluate_phase
 from .references import ChainedObjects, ObjectIndex, RelatedObjects, resolve_references
 from .scheduling import apply_kai_metadata, gang_warnings, grouping
@@ -161,6 +162,7 @@ def inspect(
     definition = lookup.definition
     warnings = [lookup.warning] if lookup.warning else []
     refs = resolve_references(definition, resource, related or _NO_RELATED, workload.namespace, warnings)
+    resource = merge_bases(definition, resource, refs)
     nodes = Expander(definition, resource, catalog=catalog, refs=refs).expand()
     if any(node.definition.per_node for root in nodes for node in root.walk()):
         warnings.append(
