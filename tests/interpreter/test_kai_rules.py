@@ -330,3 +330,12 @@ def test_human_view_shows_per_pod_count_and_constraints(wmap):
     assert "one per pod" in out
     out = wmap("inspect", str(FIXTURES_DIR / "grove" / "podcliqueset-topology.yaml")).stdout
     assert "required zone, preferred rack (topology test-topology)" in out
+
+
+def test_pytorch_more_than_10000_segments_is_refused(inspect_builtin):
+    # pytorch_grouper_test.go TestGetPodGroupMetadata_Segments_ExceedsMaxAllowedSegmentation: 10001 workers, size 1
+    job = pytorch_segmented(**{"segment-size": "1"})
+    job["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] = 10001
+    assert any("more than 10000 segments" in warning for warning in inspect_builtin(job).warnings)
+    job["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] = 10000
+    assert not any("more than 10000 segments" in warning for warning in inspect_builtin(job).warnings)
