@@ -194,6 +194,10 @@ class TopologyConstraint(JsonForm):
     def __bool__(self) -> bool:
         return bool(self.required_level or self.preferred_level)
 
+    def copy(self) -> TopologyConstraint:
+        """An equal constraint of its own (each gang holds its own)."""
+        return TopologyConstraint(self.topology, self.required_level, self.preferred_level)
+
 
 @dataclass
 class SubGroup(JsonForm):

@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, overload
 
 from ..catalog import Catalog
@@ -25,6 +26,12 @@ __all__ = ["ExpandedComponent", "Expander", "Parent", "evaluate_count", "to_coun
 _MAX_REPLICAS = 10_000_000
 
 _PLAIN_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+@lru_cache(maxsize=1024)
+def _is_plain_path(source: str) -> bool:
+    return _PLAIN_PATH.fullmatch(source) is not None
+
 
 INDEX_REF = "$index"
 """``ref('$index')`` in an ``instanceName`` expression: the element's position in its list (KAI names a Ray
@@ -256,7 +263,7 @@ class Expander:
         prefix = self._template_path(scope)
         if not prefix:
             return source
-        if _PLAIN_PATH.fullmatch(source):
+        if _is_plain_path(source):
             return f"{format_path(prefix)}.{source}"
         return format_path(prefix)
 

@@ -27,6 +27,7 @@ from typing import Any
 
 from ..definitions import Definition, PodGroupRule, SubGroupRule
 from ..errors import InputError
+from ..expressions import Expression
 from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint
 from ..values import truthy
 from .constraints import annotation_constraint, evaluate_constraint
@@ -203,8 +204,7 @@ def _member_scope(members: list[ExpandedComponent], group: _GroupContext) -> Any
     return members[0].scope if members else group.scope_value
 
 
-def _subgroup_when(rule: SubGroupRule, scope: Any, group: _GroupContext) -> bool:
-    expression = rule.compiled("when")
+def _subgroup_when(expression: Expression | None, scope: Any, group: _GroupContext) -> bool:
     if expression is None:
         return True
     return truthy(expression.search(scope, root=group.resource, refs=group.refs))
@@ -225,9 +225,10 @@ def _subgroups(rules: list[SubGroupRule], scope: _Scope, group: _GroupContext) -
     for rule in rules:
         if group.scaled and not rule.in_scaled_groups:
             continue
+        when = rule.compiled("when") if rule.when else None
         for values, members, counting in _subgroup_plans(rule, scope):
             member_scope = _member_scope(members, group)
-            if not _subgroup_when(rule, member_scope, group):
+            if not _subgroup_when(when, member_scope, group):
                 continue
             base = scope.base or group.name
             values = {"group": group.name, "base": base, "component": rule.component, **values}
@@ -334,9 +335,7 @@ def _segments(
         segments.append(SubGroup(name=name, min_member=count, parent=parent, pods=count, pod_sets=pod_sets))
     for segment in segments:
         if segment.parent == parent:  # the segments themselves, not the leader/rest split of segment 0
-            segment.topology_constraint = TopologyConstraint(
-                constraint.topology, constraint.required_level, constraint.preferred_level
-            )
+            segment.topology_constraint = constraint.copy()
     return segments
 
 
@@ -349,8 +348,12 @@ def _pod_group(
     refs: Mapping[str, Any],
     *,
     scaled: TopologyConstraint | None = None,
+    annotated: TopologyConstraint | None = None,
 ) -> PodGroup | None:
-    """One PodGroup; ``scaled`` (the constraint it takes) marks the PodGroup of a scaled replica."""
+    """One PodGroup; ``scaled`` (the constraint it takes) marks the PodGroup of a scaled replica.
+
+    ``annotated`` is the workload's annotation constraint, worked out once for all its PodGroups.
+    """
     pods = sum(scope.pods(node) for node in scope.roots)
     if pods == 0:
         return None
@@ -366,7 +369,7 @@ def _pod_group(
     elif rule.topology_constraint is not None:
         constraint = evaluate_constraint(rule.topology_constraint, scope_value, resource, refs)
     else:
-        constraint = annotation_constraint(resource)
+        constraint = annotation_constraint(resource) if annotated is None else annotated.copy()
     context = _GroupContext(name, scope_value, resource, refs, min_member, scaled=scaled is not None)
     return PodGroup(
         name=name,
@@ -455,8 +458,9 @@ def form_pod_groups(
     else:
         plans.append((base, _Scope(list(nodes)), resource))
     groups: list[PodGroup] = []
+    annotated = annotation_constraint(resource) if rule.topology_constraint is None else None
     for name, scope, scope_value in plans:
-        group = _pod_group(name, rule, scope, scope_value, resource, refs)
+        group = _pod_group(name, rule, scope, scope_value, resource, refs, annotated=annotated)
         if group is None:
             continue
         groups.append(group)

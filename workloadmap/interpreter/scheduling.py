@@ -32,64 +32,64 @@ from .expand import ExpandedComponent
 
 __all__ = ["apply_kai_metadata", "grouping", "gang_warnings"]
 
-
-def _label(metadata: Mapping[str, Any], key: str) -> str | None:
-    value = mapping_at(metadata, "labels").get(key)
-    return str(value) if value not in (None, "") else None
+_PREEMPTIBILITY_VALUES = frozenset(item.value for item in Preemptibility)
 
 
-def _templates(nodes: Sequence[ExpandedComponent], pod_sets: Iterable[PodSet]) -> list[Mapping[str, Any]]:
+def _labels(metadata: Mapping[str, Any]) -> Mapping[str, Any]:
+    return mapping_at(metadata, "labels")
+
+
+def _value(label_maps: Iterable[Mapping[str, Any]], key: str) -> str | None:
+    """The first non-empty value of ``key`` among the label maps, in order."""
+    for label_map in label_maps:
+        value = label_map.get(key)
+        if value not in (None, ""):
+            return str(value)
+    return None
+
+
+def _templates(by_path: Mapping[str, ExpandedComponent], pod_sets: Iterable[PodSet]) -> list[Mapping[str, Any]]:
     """The pod templates of the components whose pods are in ``pod_sets`` (all of them when none)."""
-    by_path = {node.path: node for root in nodes for node in root.walk() if node.template is not None}
-    paths = [pod_set.component for pod_set in pod_sets]
+    paths = dict.fromkeys(pod_set.component for pod_set in pod_sets)
     chosen = [by_path[path] for path in paths if path in by_path] or list(by_path.values())
     return [node.template for node in chosen if isinstance(node.template, Mapping)]
 
 
-def _first(values: Iterable[str | None]) -> str | None:
-    return next((value for value in values if value), None)
-
-
 def _queue(owner: Mapping[str, Any], pods: list[Mapping[str, Any]]) -> str:
-    queue = _first([_label(owner, labels.KAI_QUEUE), *(_label(pod, labels.KAI_QUEUE) for pod in pods)])
+    queue = _value([owner, *pods], labels.KAI_QUEUE)
     if queue:
         return queue
-    project = _first([_label(owner, labels.KAI_PROJECT), *(_label(pod, labels.KAI_PROJECT) for pod in pods)])
+    project = _value([owner, *pods], labels.KAI_PROJECT)
     if project:
-        pool = _first(_label(pod, labels.KAI_NODE_POOL) for pod in pods)
+        pool = _value(pods, labels.KAI_NODE_POOL)
         return f"{project}-{pool}" if pool else project
     return labels.KAI_DEFAULT_QUEUE
 
 
 def _gang_priority(definition: Definition, resource: Mapping[str, Any], refs: Mapping[str, Any]) -> str | None:
     """The class the operator puts on the gang itself (Grove: the PodGang's ``spec.priorityClassName``)."""
-    expression = definition.gang.compiled("priority_class_name")
-    if expression is None:
+    if definition.gang.priority_class_name is None:
         return None
-    value = expression.search(resource, root=resource, refs=refs)
+    expression = definition.gang.compiled("priority_class_name")
+    value = expression.search(resource, root=resource, refs=refs) if expression is not None else None
     return str(value) if isinstance(value, (str, int)) and value != "" else None
 
 
 def _priority(
-    owner: Mapping[str, Any], templates: list[Mapping[str, Any]], default: str, gang: str | None = None
+    owner: Mapping[str, Any],
+    pods: list[Mapping[str, Any]],
+    specs: list[Mapping[str, Any]],
+    default: str,
+    gang: str | None,
 ) -> str:
-    pods = [mapping_at(template, "metadata") for template in templates]
-    specs = [mapping_at(template, "spec") for template in templates]
-    named = _first(
-        [
-            _label(owner, labels.KAI_PRIORITY_CLASS),
-            gang,
-            *(_label(pod, labels.KAI_PRIORITY_CLASS) for pod in pods),
-            *(str(spec.get("priorityClassName") or "") for spec in specs),
-        ]
-    )
-    return named or default
+    named = _value([owner], labels.KAI_PRIORITY_CLASS) or gang or _value(pods, labels.KAI_PRIORITY_CLASS)
+    return named or _value(specs, "priorityClassName") or default
 
 
 def _preemptibility(owner: Mapping[str, Any], pods: list[Mapping[str, Any]], priority: str) -> Preemptibility | None:
-    for metadata in (owner, *pods):
-        value = _label(metadata, labels.KAI_PREEMPTIBILITY)
-        if value in {item.value for item in Preemptibility}:
+    for label_map in (owner, *pods):
+        value = label_map.get(labels.KAI_PREEMPTIBILITY)
+        if value in _PREEMPTIBILITY_VALUES:
             return Preemptibility(value)
     number = labels.KAI_PRIORITY_VALUES.get(priority)
     if number is None:
@@ -111,15 +111,23 @@ def apply_kai_metadata(
     Raises:
         ExpressionError: the definition's ``gang.priorityClassName`` failed on this resource.
     """
-    owner = mapping_at(resource, "metadata")
+    if not groups:
+        return
+    owner = _labels(mapping_at(resource, "metadata"))
     gang = _gang_priority(definition, resource, refs)
+    by_path = {node.path: node for root in nodes for node in root.walk() if node.template is not None}
+    # Groups made of the same components get the same metadata: work it out once per set of components.
+    known: dict[tuple[str, ...], tuple[str, str, Preemptibility | None]] = {}
     for group in groups:
         pod_sets = list(group.pod_sets) or [pod_set for sub in group.sub_groups for pod_set in sub.pod_sets]
-        templates = _templates(nodes, pod_sets)
-        pods = [mapping_at(template, "metadata") for template in templates]
-        group.queue = _queue(owner, pods)
-        group.priority_class = _priority(owner, templates, definition.gang.priority_class, gang)
-        group.preemptibility = _preemptibility(owner, pods, group.priority_class)
+        key = tuple(dict.fromkeys(pod_set.component for pod_set in pod_sets))
+        if key not in known:
+            templates = _templates(by_path, pod_sets)
+            pods = [_labels(mapping_at(template, "metadata")) for template in templates]
+            specs = [mapping_at(template, "spec") for template in templates]
+            priority = _priority(owner, pods, specs, definition.gang.priority_class, gang)
+            known[key] = (_queue(owner, pods), priority, _preemptibility(owner, pods, priority))
+        group.queue, group.priority_class, group.preemptibility = known[key]
 
 
 def grouping(definition: Definition, groups: Sequence[PodGroup], pods: int) -> tuple[Grouping, int]:
