@@ -96,3 +96,17 @@ def test_existing_fixture_scaled_podgang_name(inspect_builtin):
     # the first scaled PodGang, grove-sg-0-prefill-0 (CreatePodGangNameFromPCSGFQN(pcsgFQN, 0)).
     tree = inspect_builtin(load_fixture("grove/podcliqueset-scaling-group.yaml"))
     assert [group.name for group in tree.pod_groups] == ["grove-sg-0", "grove-sg-0-prefill-0"]
+
+
+def test_dynamo_constraints_reach_the_gangs(inspect_builtin):
+    # Dynamo's DynamoGraphDeployment spec.topologyConstraint goes to the PodCliqueSet, a service's to its clique
+    # (Dynamo design: DynamoGraphDeploymentSpec.TopologyConstraint, ServiceSpec.TopologyConstraint {packDomain}).
+    dgd = load_fixture("grove/dynamo-v1beta1.yaml")
+    dgd["spec"]["topologyConstraint"] = {"packDomain": "block"}
+    services = dgd["spec"].get("components") or dgd["spec"].get("services")
+    first = services[0] if isinstance(services, list) else next(iter(services.values()))
+    first["topologyConstraint"] = {"packDomain": "rack"}
+    tree = inspect_builtin(dgd)
+    base = tree.pod_groups[0]
+    assert constraint(base)[1] == "block"
+    assert "rack" in [constraint(sub)[1] for sub in base.sub_groups]
