@@ -339,3 +339,19 @@ def test_pytorch_more_than_10000_segments_is_refused(inspect_builtin):
     assert any("more than 10000 segments" in warning for warning in inspect_builtin(job).warnings)
     job["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"] = 10000
     assert not any("more than 10000 segments" in warning for warning in inspect_builtin(job).warnings)
+
+
+@pytest.mark.parametrize(
+    ("fixture", "path"),
+    [("ray/rayjob-k8sjob.yaml", ("spec", "rayClusterSpec")), ("ray/rayservice.yaml", ("spec", "rayClusterConfig"))],
+)
+def test_rayjob_and_rayservice_unnamed_groups_by_index(inspect_builtin, fixture, path):
+    # rayjob_grouper.go / rayservice_grouper.go group through the same ray_grouper.go getWorkerGroupName.
+    obj = load_fixture(fixture)
+    cluster = obj[path[0]][path[1]]
+    for group in cluster["workerGroupSpecs"]:
+        group.pop("groupName", None)
+    [group] = inspect_builtin(obj).pod_groups
+    names = [sub.name for sub in group.sub_groups]
+    assert names[0] == "headgroup"
+    assert names[1:] == [f"worker-group-{index}" for index in range(len(names) - 1)]
