@@ -365,7 +365,7 @@ def _pod_group(
     )
     min_member = default if explicit is None else explicit
     if scaled is not None:
-        constraint = scaled
+        constraint = scaled.copy()
     elif rule.topology_constraint is not None:
         constraint = evaluate_constraint(rule.topology_constraint, scope_value, resource, refs)
     else:
