@@ -180,6 +180,7 @@ def place(
     rankings = [placement.ranking for placement, _, _ in placed if placement.ranking is not None]
     if targets:
         objects: list[dict[str, Any]] = []
+        notes: list[str] = []
         for placement, body, tree in placed:
             if placement.report is None:
                 continue
@@ -194,8 +195,11 @@ def place(
                         topology=topology_name,
                         queue=queue,
                         catalog=catalog,
+                        notes=notes,
                     )  # fmt: skip
                 )
+        for note in dict.fromkeys(notes):
+            output.warn(f"note: {note}")
         _write_objects(_unique(objects), output_format)
     elif rankings:
         _write_rankings(rankings, output_format)

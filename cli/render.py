@@ -10,7 +10,7 @@ from workloadmap.lint import LintFinding
 from workloadmap.placement import Assignment, ClusterRanking, GroupPlacement, JointPlacement, PlacementReport
 from workloadmap.quantities import format_quantity, format_resources
 from workloadmap.topology import Cluster, Domain, Node, SimulationSpec
-from workloadmap.tree import Component, PodGroup, WorkloadTree
+from workloadmap.tree import Component, Grouping, PodGroup, TopologyConstraint, WorkloadTree
 from workloadmap.values import as_number
 
 from .output import table, tree_lines
@@ -63,8 +63,22 @@ def _component_label(component: Component, gpu_names: Sequence[str]) -> str:
     return "  ".join(parts)
 
 
+def _constraint_text(constraint: TopologyConstraint) -> str:
+    """``  required rack, preferred host (topology t)`` for a gang's constraint; empty without one."""
+    if not constraint:
+        return ""
+    parts = [
+        f"{what} {level}"
+        for what, level in (("required", constraint.required_level), ("preferred", constraint.preferred_level))
+        if level
+    ]
+    topology = f" (topology {constraint.topology})" if constraint.topology else ""
+    return "  " + ", ".join(parts) + topology
+
+
 def _group_lines(group: PodGroup) -> list[str]:
     header = f"{group.name}  minMember {group.min_member} of {_plural(group.pods, 'pod')}"
+    header += _constraint_text(group.topology_constraint)
     lines = [f"  {header}"]
     by_parent: dict[str | None, list] = {}
     for subgroup in group.sub_groups:
@@ -72,7 +86,10 @@ def _group_lines(group: PodGroup) -> list[str]:
     lines.extend(
         tree_lines(
             by_parent.get(None, []),
-            lambda sub: f"subgroup {sub.name}  minMember {sub.min_member} of {_plural(sub.pods, 'pod')}",
+            lambda sub: (
+                f"subgroup {sub.name}  minMember {sub.min_member} of {_plural(sub.pods, 'pod')}"
+                + _constraint_text(sub.topology_constraint)
+            ),
             lambda sub: by_parent.get(sub.name, []),
             prefix="  ",
         )
@@ -116,6 +133,8 @@ def render_tree(tree: WorkloadTree) -> str:
             lines.extend(_group_lines(group))
         if len(tree.pod_groups) > _MAX_GROUPS_SHOWN:
             lines.append(f"  ... and {len(tree.pod_groups) - _MAX_GROUPS_SHOWN} more alike (see -o json)")
+    elif tree.grouping is Grouping.PER_POD:
+        lines.append(f"PodGroups: {tree.pod_group_count}, one per pod ({tree.gang_policy})")
     else:
         lines.append(f"PodGroups: none, pods are scheduled one by one ({tree.gang_policy})")
     return "\n".join(lines) + "\n"

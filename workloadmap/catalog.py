@@ -87,6 +87,11 @@ NON_WORKLOAD_KINDS = frozenset(
         "ResourceClaim",
         "ResourceClaimTemplate",
         "DeviceClass",
+        "ResourceSlice",
+        "ComputeDomain",  # NVIDIA DRA driver: its IMEX daemons are the driver's pods, not the workload's
+        "PodGang",  # Grove's gang objects: derived from a PodCliqueSet, whose pods they only reference
+        "ClusterTopology",
+        "ClusterTopologyBinding",
         "MutatingWebhookConfiguration",
         "ValidatingWebhookConfiguration",
         "Certificate",

@@ -18,6 +18,7 @@ __all__ = [
     "render_catalog_table",
     "render_suspend_table",
     "render_catalog_document",
+    "render_gang_sections",
     "component_tree",
     "gang_summary",
     "REGENERATE_COMMAND",
@@ -170,10 +171,48 @@ def render_suspend_table(catalog: Iterable[Definition]) -> str:
     return "\n".join(lines) + "\n"
 
 
+_GANGS_INTRO = """
+## Gangs per kind
+
+For each kind: the gang policy in full (whose rules the PodGroups follow), how KAI groups the
+pods (`grouping` and `podGroupCount` in `wmap inspect -o json`), KAI's default priority class,
+the shapes KAI's pod-grouper refuses or where a gang can never form (each one a warning in the
+tree), and the known differences and semantics worth knowing.
+"""
+
+
+def render_gang_sections(catalog: Iterable[Definition]) -> str:
+    """One Markdown section per definition: gang policy, grouping, refusals and known differences."""
+    lines = [_GANGS_INTRO]
+    for definition in sorted(catalog, key=lambda item: (item.group, item.kind)):
+        gang = definition.gang
+        lines.append(f"### {definition.kind} ({definition.group or 'core'})\n")
+        lines.append(f"- **Gang policy**: {_cell(gang.policy) or 'none'}")
+        grouping = "one PodGroup per pod (`perPod`)" if gang.per_pod else "the PodGroups shown (`gang`)"
+        lines.append(f"- **Grouping**: {grouping}; default priority class `{gang.priority_class}`")
+        if gang.operator_gang:
+            lines.append(
+                f"- **No KAI plugin**: the PodGroups are {_cell(gang.operator_gang)}; KAI's default grouper "
+                "would make one PodGroup of minMember 1"
+            )
+        for warning in gang.warnings:
+            lines.append(f"- **Warning**: {_cell(warning.message)}")
+        for note in definition.notes:
+            lines.append(f"- {_cell(note)}")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def render_catalog_document(catalog: Iterable[Definition]) -> str:
-    """The whole ``docs/catalog.md`` page: the introduction, the table, and the suspend table."""
+    """The whole ``docs/catalog.md`` page: introduction, table, suspend table and gang sections."""
     definitions = list(catalog)
-    return _INTRO + render_catalog_table(definitions) + _SUSPEND_INTRO + render_suspend_table(definitions)
+    return (
+        _INTRO
+        + render_catalog_table(definitions)
+        + _SUSPEND_INTRO
+        + render_suspend_table(definitions)
+        + render_gang_sections(definitions)
+    )
 
 
 def main() -> None:

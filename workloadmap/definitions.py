@@ -32,6 +32,9 @@ __all__ = [
     "SubGroupRule",
     "PodGroupRule",
     "GangDefinition",
+    "GangWarning",
+    "SpecBase",
+    "TopologyRule",
     "Reference",
     "ReferenceKind",
     "ExportsDefinition",
@@ -245,6 +248,21 @@ class ComponentDefinition(_Compiled):
             yield from child.walk()
 
 
+class TopologyRule(_Compiled):
+    """A gang's topology constraint: one expression per part, evaluated like the rule holding it."""
+
+    topology: str | None = Field(default=None, description="Expression for the topology name.")
+    required: str | None = Field(default=None, description="Expression for the required level.")
+    preferred: str | None = Field(default=None, description="Expression for the preferred level.")
+
+
+class GangWarning(_Compiled):
+    """A shape KAI's pod-grouper refuses, or where the gang can never form: ``message`` when ``when`` holds."""
+
+    when: str
+    message: str
+
+
 class SubGroupRule(_Compiled):
     """A SubGroup of a PodGroup: the pods of one component (or of each of its instances)."""
 
@@ -291,6 +309,10 @@ class SubGroupRule(_Compiled):
         "gets two children, the leader's pods (named after that component) and the rest (this subgroup's name). "
         "When this component's pods divide evenly into segments, the leader is added on top of segment 0.",
     )
+    when: str | None = Field(default=None, description="Expression on the component's instance element.")
+    topology_constraint: TopologyRule | None = Field(default=None, alias="topologyConstraint")
+    segment_topology_constraint: TopologyRule | None = Field(default=None, alias="segmentTopologyConstraint")
+    in_scaled_groups: bool = Field(default=True, alias="inScaledGroups", description="false: base PodGroups only.")
 
 
 class PodGroupRule(_Compiled):
@@ -312,6 +334,12 @@ class PodGroupRule(_Compiled):
         description="Expression or constant; null result falls back to the members' pods at minimum scale.",
     )
     sub_groups: list[SubGroupRule] = Field(default_factory=list, alias="subGroups")
+    topology_constraint: TopologyRule | None = Field(
+        default=None, alias="topologyConstraint", description="Default: KAI's topology annotations on the workload."
+    )
+    scaled_topology_constraint: TopologyRule | None = Field(
+        default=None, alias="scaledTopologyConstraint", description="On a scaled replica's element; else the base's."
+    )
 
     @model_validator(mode="after")
     def _one_scope(self) -> "PodGroupRule":
@@ -345,11 +373,23 @@ class Reference(_Compiled):
     description: str = ""
 
 
-class GangDefinition(_Strict):
+class GangDefinition(_Compiled):
     """Gang rules. ``podGroups: []`` (or no gang section) means the kind is not gang scheduled."""
 
     policy: str = Field(default="", description="Whose semantics these rules follow (e.g. the KAI pod-grouper plugin).")
     pod_groups: list[PodGroupRule] = Field(default_factory=list, alias="podGroups")
+    per_pod: bool = Field(default=False, alias="perPod", description="KAI makes one PodGroup per pod.")
+    priority_class: str = Field(default="train", alias="priorityClass", description="KAI's default for the kind.")
+    operator_gang: str | None = Field(
+        default=None, alias="operatorGang", description="Whose gang the PodGroups are where KAI has no plugin."
+    )
+    warnings: list[GangWarning] = Field(default_factory=list)
+    priority_class_name: str | None = Field(
+        default=None, alias="priorityClassName", description="Expression: the gang's own class (Grove's PodGang)."
+    )
+    standalone_pod_groups: bool = Field(
+        default=False, alias="standalonePodGroups", description="A PodGroup of one's own takes effect (bare pods)."
+    )
 
 
 class ExportsDefinition(_Strict):
@@ -403,6 +443,12 @@ class SuspendDefinition(_Strict):
     source: str = Field(default="", description="Where the operator defines the field (API type, controller).")
 
 
+class SpecBase(_Compiled):
+    """An object whose ``spec`` lies beneath the resource's (a KServe LLMInferenceServiceConfig)."""
+
+    object: str = Field(description="Expression (refs allowed) for the object; null: nothing merged.")
+
+
 class Definition(_Strict):
     """A workload-type definition."""
 
@@ -419,6 +465,9 @@ class Definition(_Strict):
     exports: ExportsDefinition = Field(default_factory=ExportsDefinition)
     notes: list[str] = Field(default_factory=list, description="Semantics worth knowing, shown by `catalog show`.")
     suspend: SuspendDefinition | None = Field(default=None, description="None: the kind cannot be suspended.")
+    bases: list[SpecBase] = Field(
+        default_factory=list, description="Specs merged beneath the resource's, in order (the resource's wins)."
+    )
 
     _source: str | None = PrivateAttr(default=None)
 
@@ -452,7 +501,7 @@ class Definition(_Strict):
                     )
                 subgroup_names.add(sub.name or sub.component)
             for sub_index, sub in enumerate(rule.sub_groups):
-                if sub.parent and sub.parent not in subgroup_names:
+                if sub.parent and "{" not in sub.parent and sub.parent not in subgroup_names:
                     raise ValueError(
                         f"gang.podGroups[{index}].subGroups[{sub_index}].parent names unknown subgroup {sub.parent!r}"
                     )
@@ -516,11 +565,21 @@ class Definition(_Strict):
                 value = getattr(rule, field_name)
                 if isinstance(value, str):
                     yield path, rule, field_name, value
+            yield from _topology_fields(path, rule, ("topology_constraint", "scaled_topology_constraint"))
             for sub_index, sub in enumerate(rule.sub_groups):
-                for field_name in ("min_member", "segment_size"):
+                for field_name in ("min_member", "segment_size", "when"):
                     value = getattr(sub, field_name)
                     if isinstance(value, str):
                         yield f"{path}.subGroups[{sub_index}]", sub, field_name, value
+                yield from _topology_fields(
+                    f"{path}.subGroups[{sub_index}]", sub, ("topology_constraint", "segment_topology_constraint")
+                )
+        for index, warning in enumerate(self.gang.warnings):
+            yield f"gang.warnings[{index}]", warning, "when", warning.when
+        for index, base in enumerate(self.bases):
+            yield f"bases[{index}]", base, "object", base.object
+        if self.gang.priority_class_name is not None:
+            yield "gang", self.gang, "priority_class_name", self.gang.priority_class_name
         for index, reference in enumerate(self.references):
             for field_name in ("kind_expression", "name_expression"):
                 value = getattr(reference, field_name)
@@ -539,6 +598,14 @@ class Definition(_Strict):
             for index, matcher in enumerate(matchers):
                 if matcher.expression is not None:
                     yield f"status.rules.{phase.value}[{index}]", matcher, "expression", matcher.expression
+
+
+def _topology_fields(path: str, model: _Compiled, names: tuple[str, ...]) -> Iterator[tuple[str, _Compiled, str, str]]:
+    for name in names:
+        rule = getattr(model, name)
+        for part in ("topology", "required", "preferred") if rule is not None else ():
+            if isinstance(getattr(rule, part), str):
+                yield f"{path}.{type(model).model_fields[name].alias}", rule, part, getattr(rule, part)
 
 
 def definition_json_schema() -> dict[str, Any]:

@@ -67,6 +67,22 @@ class _WmapFunctions(jmespath.functions.Functions):
     def _func_root(self) -> Any:
         return self._root
 
+    @jmespath.functions.signature({"types": ["string"]}, {"types": ["array"]})
+    def _func_join(self, separator: str, items: list[Any]) -> str:
+        # A YAML scalar such as an unquoted `tag: 1.8` is a number here but a string to the operator
+        # (Go's typed decoding): join takes it as the text it was written as.
+        parts = []
+        for item in items:
+            if isinstance(item, str):
+                parts.append(item)
+            elif isinstance(item, bool):
+                parts.append(str(item).lower())
+            elif isinstance(item, (int, float)):
+                parts.append(str(int(item)) if isinstance(item, float) and item.is_integer() else str(item))
+            else:
+                raise jmespath.exceptions.JMESPathTypeError("join", item, type(item).__name__, ["string", "number"])
+        return separator.join(parts)
+
     @jmespath.functions.signature({"types": ["string"]})
     def _func_ref(self, name: str) -> Any:
         return self._refs.get(name)
@@ -120,6 +136,26 @@ class _WmapFunctions(jmespath.functions.Functions):
     @jmespath.functions.signature({"types": ["string"]}, {"types": []})
     def _func_object(self, key: str, value: Any) -> dict[str, Any]:
         return {key: value}
+
+    @jmespath.functions.signature({"types": ["string", "null"]})
+    def _func_image_tag(self, image: str | None) -> str | None:
+        # registry:5000/ns/name:tag -> tag; no tag (or a digest only) -> null
+        if not image:
+            return None
+        reference = image.split("@", 1)[0]
+        name, _, tag = reference.rpartition(":")
+        return tag if name and "/" not in tag else None
+
+    @jmespath.functions.signature({"types": ["string", "number", "null"]})
+    def _func_semver(self, version: str | float | None) -> list[int] | None:
+        # Tolerant like blang/semver ParseTolerant: v-prefix, missing parts as 0; anything else null.
+        if version is None or isinstance(version, bool):
+            return None
+        text = str(version).strip().lstrip("vV").split("-", 1)[0].split("+", 1)[0]
+        parts = text.split(".")
+        if not 1 <= len(parts) <= 3 or not all(part.isdigit() for part in parts):
+            return None
+        return [int(part) for part in parts] + [0] * (3 - len(parts))
 
     @jmespath.functions.signature({"types": []})
     def _func_int(self, value: Any) -> int | None:

@@ -85,6 +85,20 @@ KAI_TOPOLOGY_PREFERRED = "kai.scheduler/topology-preferred-placement"
 KAI_SEGMENT_PREFIX = "kai.scheduler/segment"
 KAI_TOPOLOGY_API_VERSION = "kai.scheduler/v1alpha1"
 KAI_PODGROUP_API_VERSION = "scheduling.run.ai/v2alpha2"
+KAI_SEGMENT_TOPOLOGY_REQUIRED = "kai.scheduler/segment-topology-required-placement"
+KAI_SEGMENT_TOPOLOGY_PREFERRED = "kai.scheduler/segment-topology-preferred-placement"
+KAI_QUEUE = "kai.scheduler/queue"
+KAI_NODE_POOL = "kai.scheduler/node-pool"
+KAI_PROJECT = "project"
+KAI_PRIORITY_CLASS = "priorityClassName"
+KAI_PREEMPTIBILITY = "kai.scheduler/preemptibility"
+KAI_DEFAULT_QUEUE = "default-queue"
+KAI_POD_GROUP_NAME = "pod-group-name"
+KAI_SUBGROUP_NAME = "kai.scheduler/subgroup-name"
+KAI_PRIORITY_VALUES = {"train": 50, "build-preemptible": 75, "build": 100, "inference": 125}
+"""Values of the PriorityClasses KAI installs (``deployments/kai-scheduler/templates/priorityclasses``)."""
+KAI_NON_PREEMPTIBLE_PRIORITY = 100
+"""KAI's ``PriorityBuildNumber``: a PodGroup at this priority or above is non-preemptible unless labelled."""
 
 # -- Kueue ----------------------------------------------------------------------------------
 KUEUE_PODSET_PREFIX = "kueue.x-k8s.io/podset-"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from fractions import Fraction
 from typing import Any
 
@@ -24,6 +25,9 @@ __all__ = [
     "WorkloadRef",
     "Component",
     "PodSet",
+    "TopologyConstraint",
+    "Grouping",
+    "Preemptibility",
     "SubGroup",
     "PodGroup",
     "Totals",
@@ -33,6 +37,20 @@ __all__ = [
 
 Resources = dict[str, Fraction]
 """Exact amounts per resource name (``cpu``, ``memory``, ``nvidia.com/gpu`` ...)."""
+
+
+class Grouping(str, Enum):
+    """How KAI groups a workload's pods: into the tree's PodGroups, or one PodGroup per pod."""
+
+    GANG = "gang"
+    PER_POD = "perPod"
+
+
+class Preemptibility(str, Enum):
+    """KAI's preemptibility of a PodGroup (``kai.scheduler/preemptibility``)."""
+
+    PREEMPTIBLE = "preemptible"
+    NON_PREEMPTIBLE = "non-preemptible"
 
 
 def _resources(data: Mapping[str, Any] | None) -> Resources:
@@ -158,6 +176,34 @@ class PodSet(JsonForm):
 
 
 @dataclass
+class TopologyConstraint(JsonForm):
+    """A gang's topology constraint, as KAI's pod-grouper sets it on the PodGroup or SubGroup.
+
+    Attributes:
+        topology: the KAI ``Topology`` (or Grove ClusterTopologyBinding) the levels belong to.
+        required_level: the level every pod of the gang must share a domain of.
+        preferred_level: the level the scheduler tries to keep the gang in.
+    """
+
+    topology: str | None = None
+    required_level: str | None = None
+    preferred_level: str | None = None
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> TopologyConstraint:
+        """A constraint from its JSON form (absent: no constraint)."""
+        data = data or {}
+        return cls(data.get("topology"), data.get("requiredLevel"), data.get("preferredLevel"))
+
+    def __bool__(self) -> bool:
+        return bool(self.required_level or self.preferred_level)
+
+    def copy(self) -> TopologyConstraint:
+        """An equal constraint of its own (each gang holds its own)."""
+        return TopologyConstraint(self.topology, self.required_level, self.preferred_level)
+
+
+@dataclass
 class SubGroup(JsonForm):
     """A KAI-style SubGroup: a gang within the PodGroup (``parent`` names the enclosing one)."""
 
@@ -166,6 +212,7 @@ class SubGroup(JsonForm):
     parent: str | None = None
     pods: int = 0
     pod_sets: list[PodSet] = field(default_factory=list)
+    topology_constraint: TopologyConstraint = field(default_factory=TopologyConstraint)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SubGroup:
@@ -176,18 +223,31 @@ class SubGroup(JsonForm):
             parent=data.get("parent"),
             pods=data.get("pods", 0),
             pod_sets=[PodSet.from_dict(item) for item in data.get("podSets") or []],
+            topology_constraint=TopologyConstraint.from_dict(data.get("topologyConstraint")),
         )
 
 
 @dataclass
 class PodGroup(JsonForm):
-    """A gang: the pods a gang scheduler places together, with its ``min_member`` threshold."""
+    """A gang: the pods a gang scheduler places together, with its ``min_member`` threshold.
+
+    Attributes:
+        topology_constraint: the constraint KAI's pod-grouper puts on the PodGroup.
+        queue: the KAI queue (label ``kai.scheduler/queue`` on the workload, then the pod
+            template, then the ``project`` label, then ``default-queue``).
+        priority_class: the priority class KAI gives the PodGroup.
+        preemptibility: ``preemptible`` or ``non-preemptible`` (the label, else from the priority).
+    """
 
     name: str
     min_member: int
     pods: int = 0
     sub_groups: list[SubGroup] = field(default_factory=list)
     pod_sets: list[PodSet] = field(default_factory=list)
+    topology_constraint: TopologyConstraint = field(default_factory=TopologyConstraint)
+    queue: str | None = None
+    priority_class: str | None = None
+    preemptibility: Preemptibility | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PodGroup:
@@ -198,6 +258,10 @@ class PodGroup(JsonForm):
             pods=data.get("pods", 0),
             sub_groups=[SubGroup.from_dict(item) for item in data.get("subGroups") or []],
             pod_sets=[PodSet.from_dict(item) for item in data.get("podSets") or []],
+            topology_constraint=TopologyConstraint.from_dict(data.get("topologyConstraint")),
+            queue=data.get("queue"),
+            priority_class=data.get("priorityClass"),
+            preemptibility=Preemptibility(data["preemptibility"]) if data.get("preemptibility") else None,
         )
 
 
@@ -218,10 +282,13 @@ class ExportHints:
         kueue_pod_set_group: the pod templates of one PodGroup form one Kueue PodSet group.
         volcano_network_topology: where the workload itself takes a Volcano ``networkTopology``
             block (keys from the top of the object), if it does.
+        kai_pod_groups: standalone KAI PodGroups take effect for the kind (an ownerless pod with a
+            ``pod-group-name`` annotation; KAI's pod-grouper regroups every owned pod itself).
     """
 
     kueue_pod_set_group: bool = False
     volcano_network_topology: tuple[str, ...] | None = None
+    kai_pod_groups: bool = False
 
 
 @dataclass
@@ -234,6 +301,9 @@ class WorkloadTree(JsonForm):
         source: the file the object was read from, if any.
         gpu_resources: the resource names counted as GPUs in this tree (placement and the
             exporters count the same ones).
+        grouping: ``gang`` when ``pod_groups`` holds every PodGroup KAI makes; ``perPod`` when KAI
+            makes one PodGroup of minMember 1 per pod (``pod_groups`` is then empty).
+        pod_group_count: how many PodGroups KAI makes for the workload at its declared scale.
     """
 
     workload: WorkloadRef
@@ -249,6 +319,8 @@ class WorkloadTree(JsonForm):
     source: str | None = None
     gpu_resources: tuple[str, ...] = field(default=DEFAULT_GPU_RESOURCES, metadata=OMIT)
     export_hints: ExportHints = field(default_factory=ExportHints, metadata=OMIT)
+    grouping: Grouping = Grouping.GANG
+    pod_group_count: int = 0
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, gpu_resources: tuple[str, ...] | None = None) -> WorkloadTree:
@@ -270,6 +342,8 @@ class WorkloadTree(JsonForm):
             topology_annotations=dict(data.get("topologyAnnotations") or {}),
             warnings=list(data.get("warnings") or []),
             source=data.get("source"),
+            grouping=Grouping(data.get("grouping", Grouping.GANG.value)),
+            pod_group_count=data.get("podGroupCount", len(data.get("podGroups") or [])),
         )
         if gpu_resources is not None:
             tree.gpu_resources = tuple(gpu_resources)

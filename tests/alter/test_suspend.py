@@ -54,6 +54,9 @@ SWITCHES = [
     ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", GATE, "wmap.dev/suspend", None),
     ("apps/v1", "StatefulSet", GATE, "wmap.dev/suspend", None),
     ("v1", "Pod", GATE, "wmap.dev/suspend", None),
+    ("batch.volcano.sh/v1alpha1", "CronJob", "spec.suspend", True, False),
+    ("sparkoperator.k8s.io/v1beta2", "ScheduledSparkApplication", "spec.suspend", True, False),
+    ("argoproj.io/v1alpha1", "Workflow", "spec.suspend", True, False),
 ]
 
 
@@ -82,6 +85,11 @@ NOT_SUSPENDABLE = {
     "podcliqueset": "Grove PodCliqueSet has no suspend field",
     "clustertrainingruntime": "a template for TrainJobs; it runs nothing itself",
     "trainingruntime": "a template for TrainJobs; it runs nothing itself",
+    "nimpipeline": "NIMPipelineSpec has no suspend field (it wraps NIMServices, which have none either)",
+    "pipelinerun": "spec.status PipelineRunPending only holds a run that has not started; Cancelled ends it",
+    "taskrun": "spec.status TaskRunCancelled ends the run; no suspend",
+    "seldondeployment": "no suspend field in SeldonDeploymentSpec",
+    "virtualmachineinstance": "KubeVirt pauses a VMI through its pause subresource (virtctl pause), not a spec field",
 }
 
 

@@ -167,8 +167,9 @@ def segmented_tree():
 def test_kai_topology_and_podgroups_validate_and_carry_the_report():
     workload = segmented_tree()
     report = place(workload, clique_cluster("nvl cluster"))
-    objects = export("kai", workload, report, topology="gpu-topology", queue="team-a")
-    topology, podgroup = objects
+    # kai_podgroups builds the PodGroups; export("kai") emits them only for bare pods (test_kai_emit.py)
+    topology = kai_topology([RACK, CLIQUE, HOST], "gpu-topology")
+    (podgroup,) = kai_podgroups(workload, report, topology="gpu-topology", queue="team-a")
     validate(topology, "kai-topology")
     assert_hostname_last(topology)
     assert [level["nodeLabel"] for level in topology["spec"]["levels"]] == [RACK, CLIQUE, HOST]
@@ -419,7 +420,8 @@ def test_export_dispatch():
     workload = segmented_tree()
     cluster = clique_cluster("nvl cluster")
     report = place(workload, cluster)
-    assert [obj["kind"] for obj in export("kai", workload, report)] == ["Topology", "PodGroup"]
+    owner = {"apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob", "metadata": {"name": "train"}}
+    assert [obj["kind"] for obj in export("kai", workload, report, obj=owner)] == ["Topology", "PyTorchJob"]
     assert export("volcano", workload, report, cluster=cluster)[-1]["kind"] == "PodGroup"
     with pytest.raises(ValueError, match="unknown export target"):
         export("slurm", workload, report)

@@ -127,7 +127,9 @@ def test_job_min_parallelism_completions(inspect_builtin, parallelism, completio
     tree = inspect_builtin(job)
     assert tree.totals.pods == pods
     assert tree.totals.gpus == pods  # one amd.com/gpu per pod, counted as a GPU
-    assert tree.pod_groups == []  # batch Jobs are not gang scheduled
+    # KAI's job grouper (v0.15+): the Job's pods share one PodGroup of minMember 1
+    # (job_grouper_test.go TestGetPodGroupMetadata_MultiPodJobSharesPodGroup); a Job running no pods has none.
+    assert [(group.min_member, group.pods) for group in tree.pod_groups] == ([(1, pods)] if pods else [])
     assert tree.phase == "Undefined"
 
 

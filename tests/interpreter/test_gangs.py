@@ -263,11 +263,30 @@ def test_lws_replicas_default_to_one(inspect_builtin):
 # ----------------------------------------------------------------------------- no gang / default gang
 
 
-def test_job_and_deployment_have_no_gang(inspect_builtin):
-    for name in ("job-parallel.yaml", "deployment-inference.yaml"):
-        tree = inspect_builtin(load_fixture(name))
-        assert tree.pod_groups == [], name
-        assert tree.gang_policy  # says why (one PodGroup per pod)
+def test_deployment_is_grouped_per_pod(inspect_builtin):
+    # KAI's deployment grouper names each PodGroup after its pod (deployment_grouper.go GetPodGroupMetadata:
+    # pg-<pod>-<podUID>, minMember 1): no PodGroups in the tree, one per pod counted.
+    tree = inspect_builtin(load_fixture("deployment-inference.yaml"))
+    assert tree.pod_groups == []
+    assert (tree.grouping, tree.pod_group_count) == ("perPod", tree.totals.pods)
+    assert tree.gang_policy  # says why (one PodGroup per pod)
+
+
+def test_batch_job_pods_share_one_podgroup(inspect_builtin):
+    # KAI v0.15+ job grouper: one PodGroup for the Job (pg-<job>-<jobUID>), minMember 1
+    # (job_grouper_test.go TestGetPodGroupMetadata_MultiPodJobSharesPodGroup) ...
+    job = load_fixture("job-parallel.yaml")
+    tree = inspect_builtin(job)
+    assert groups(tree) == [("eval", 1, 2)]
+    assert (tree.grouping, tree.pod_group_count) == ("gang", 1)
+    # ... or the kai.scheduler/batch-min-member annotation (TestGetPodGroupMetadata_MinMemberOverride: "3" -> 3)
+    job["metadata"]["annotations"] = {"kai.scheduler/batch-min-member": "2"}
+    assert groups(inspect_builtin(job)) == [("eval", 2, 2)]
+    # TestGetPodGroupMetadata_MinMemberOverrideInvalid: KAI refuses; wmap keeps minMember 1 and warns
+    job["metadata"]["annotations"] = {"kai.scheduler/batch-min-member": "invalid"}
+    tree = inspect_builtin(job)
+    assert groups(tree) == [("eval", 1, 2)]
+    assert any("batch-min-member" in warning and "refuses" in warning for warning in tree.warnings)
 
 
 def test_pod_and_statefulset_default_grouper(inspect_builtin):
@@ -293,8 +312,20 @@ def test_gang_expression_giving_a_non_count_is_an_input_error(inspect_builtin):
 def test_podgroup_json_contract(inspect_builtin):
     data = inspect_builtin(load_fixture("leaderworkerset.yaml")).to_dict()
     group = data["podGroups"][0]
-    assert set(group) == {"name", "minMember", "pods", "subGroups", "podSets"}
-    assert set(group["subGroups"][0]) == {"name", "minMember", "parent", "pods", "podSets"}
+    assert set(group) == {
+        "name",
+        "minMember",
+        "pods",
+        "subGroups",
+        "podSets",
+        "topologyConstraint",
+        "queue",
+        "priorityClass",
+        "preemptibility",
+    }
+    assert set(group["subGroups"][0]) == {"name", "minMember", "parent", "pods", "podSets", "topologyConstraint"}
+    assert set(group["topologyConstraint"]) == {"topology", "requiredLevel", "preferredLevel"}
+    assert (data["grouping"], data["podGroupCount"]) == ("gang", len(data["podGroups"]))
     assert group["subGroups"][1]["podSets"][0]["count"] == 3
     yaml.safe_dump(data)  # plain data, no custom types
 
@@ -354,10 +385,12 @@ def scaled_tree(tmp_path, replicas, min_replicas):
 
 def test_scaled_pod_groups_split_replicas_beyond_the_minimum(tmp_path):
     # 3 cell replicas, minimum 1: each replica is 1 cell pod + 2 helper pods = 3 pods. The main group holds
-    # the minimum (1 replica = 3 pods); replicas 1 and 2 are PodGroups of their own, named <group>-<cell>-<index>.
+    # the minimum (1 replica = 3 pods); replicas 1 and 2 are PodGroups of their own, named <group>-<cell>-<i>
+    # with i counted from 0 over the replicas beyond the minimum: Grove's CreatePodGangNameFromPCSGFQN
+    # (ai-dynamo/grove operator/api/common/namegen.go; syncflow.go buildExpectedScaledPodGangsForPCSG).
     tree = scaled_tree(tmp_path, replicas=3, min_replicas=1)
     assert tree.totals.pods == 9
-    assert groups(tree) == [("net", 3, 3), ("net-Edge-1", 3, 3), ("net-Edge-2", 3, 3)]
+    assert groups(tree) == [("net", 3, 3), ("net-Edge-0", 3, 3), ("net-Edge-1", 3, 3)]
     # Subgroup names follow the template: {base} is the main group for every one of them, |lower lower-cases.
     assert [subgroups(group) for group in tree.pod_groups] == [
         [("net-edge-0", 3)],
@@ -369,7 +402,7 @@ def test_scaled_pod_groups_split_replicas_beyond_the_minimum(tmp_path):
 def test_scaled_pod_groups_with_minimum_two_keep_two_replicas_in_the_main_group(tmp_path):
     tree = scaled_tree(tmp_path, replicas=3, min_replicas=2)
     # main group: 2 replicas x 3 pods = 6, with one subgroup per replica; replica 2 stands alone.
-    assert groups(tree) == [("net", 6, 6), ("net-Edge-2", 3, 3)]
+    assert groups(tree) == [("net", 6, 6), ("net-Edge-0", 3, 3)]  # replica 2 is the first scaled one
     assert subgroups(tree.pod_groups[0]) == [("net-edge-0", 3), ("net-edge-1", 3)]
 
 

@@ -525,7 +525,10 @@ def test_cli_emit_and_ranking(place_cli, tmp_path):
     result = place_cli(str(small), "-t", two_racks, "--levels", f"{RACK},{HOST}", "--emit", "kai", "--emit", "demand")
     assert result.exit_code == 0, result.output
     kinds = [obj["kind"] for obj in yaml_module.safe_load_all(result.stdout)]
-    assert kinds == ["Topology", "PodGroup", "WorkloadDemand"]
+    # A JobSet's pods have an owner: KAI's pod-grouper builds their PodGroup itself, so --emit kai gives the
+    # annotated JobSet (exporters/kai.py; KAI pod_controller.go) and says why on stderr.
+    assert kinds == ["Topology", "JobSet", "WorkloadDemand"]
+    assert "no PodGroup is emitted" in result.stderr
     ranked = place_cli(str(small), "-t", two_racks, "-t", one_rack, "--levels", f"{RACK},{HOST}", "-o", "json")
     assert ranked.exit_code == 0, ranked.output
     data = json.loads(ranked.stdout)

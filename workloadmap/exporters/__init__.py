@@ -63,8 +63,11 @@ def export(
     queue: str | None = None,
     template_paths: TemplatePaths | None = None,
     catalog: Catalog | None = None,
+    notes: list[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Run the export target ``target`` (one of :func:`export_targets`) on a placed workload.
+
+    ``notes``, when given, receives what the exporter tells the user besides the objects.
 
     Raises:
         ValueError: unknown target, or the target needs ``cluster``/``obj`` and got none.
@@ -74,4 +77,7 @@ def export(
     if function is None:
         raise ValueError(f"unknown export target {target!r}; choose one of {', '.join(EXPORTERS)}")
     request = ExportRequest(tree, report, cluster, obj, topology, queue, template_paths, catalog)
-    return function(request)
+    objects = function(request)
+    if notes is not None:
+        notes.extend(request.notes)
+    return objects

@@ -10,7 +10,7 @@ import copy
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog import Catalog
@@ -54,6 +54,8 @@ class ExportRequest:
         queue: the queue of emitted PodGroups.
         template_paths: where each component's pod template sits in ``obj`` (default: the tree's).
         catalog: the definitions exports that edit ``obj`` read it with (default: the built-in catalog).
+        notes: what an exporter tells the user besides the objects (how to use them, what it left
+            out); exporters append to it, the command line prints it.
     """
 
     tree: WorkloadTree
@@ -64,6 +66,7 @@ class ExportRequest:
     queue: str | None = None
     template_paths: TemplatePaths | None = None
     catalog: Catalog | None = None
+    notes: list[str] = field(default_factory=list)
 
     @property
     def topology_name(self) -> str:

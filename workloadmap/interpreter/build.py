@@ -25,8 +25,10 @@ from ..tree import Component, ExportHints, Totals, WorkloadRef, WorkloadTree
 from .expand import ExpandedComponent, Expander
 from .gangs import form_pod_groups
 from .karta import interpret_karta
+from .merge import merge_bases
 from .phases import evaluate_phase
 from .references import ChainedObjects, ObjectIndex, RelatedObjects, resolve_references
+from .scheduling import apply_kai_metadata, gang_warnings, grouping
 
 __all__ = ["inspect", "inspect_documents", "inspect_file", "InspectResult", "default_catalog"]
 
@@ -106,7 +108,11 @@ def _identity(resource: Mapping[str, Any]) -> WorkloadRef:
 def _export_hints(definition: Definition) -> ExportHints:
     exports = definition.exports
     path = tuple(exports.volcano_network_topology.split(".")) if exports.volcano_network_topology else None
-    return ExportHints(kueue_pod_set_group=exports.kueue_pod_set_group, volcano_network_topology=path)
+    return ExportHints(
+        kueue_pod_set_group=exports.kueue_pod_set_group,
+        volcano_network_topology=path,
+        kai_pod_groups=definition.gang.standalone_pod_groups,
+    )
 
 
 def _totals(nodes: Iterable[ExpandedComponent], gpu_resources: Sequence[str]) -> Totals:
@@ -165,26 +171,34 @@ def inspect(
             definition, resource, workload, gpu_resources=gpu_resources, source=source, warnings=warnings
         )
     refs = resolve_references(definition, resource, related or _NO_RELATED, workload.namespace, warnings)
+    resource = merge_bases(definition, resource, refs)
     nodes = Expander(definition, resource, catalog=catalog, refs=refs).expand()
     if any(node.definition.per_node for root in nodes for node in root.walk()):
         warnings.append(
             "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
         )
     phase, phases = evaluate_phase(definition.status, resource)
+    totals = _totals(nodes, gpu_resources)
+    pod_groups = form_pod_groups(definition, resource, workload.name, nodes, refs)
+    apply_kai_metadata(pod_groups, definition, resource, nodes, refs)
+    warnings.extend(gang_warnings(definition, resource, pod_groups, refs))
+    how, count = grouping(definition, pod_groups, totals.pods)
     return WorkloadTree(
         workload=workload,
         definition=definition.name,
         phase=phase,
         phases=phases,
-        totals=_totals(nodes, gpu_resources),
+        totals=totals,
         components=[_component(node, gpu_resources) for node in nodes],
-        pod_groups=form_pod_groups(definition, resource, workload.name, nodes, refs),
+        pod_groups=pod_groups,
         gang_policy=definition.gang.policy or ("none" if not definition.gang.pod_groups else ""),
         topology_annotations=topology_annotations(resource.get("metadata")),
         warnings=warnings,
         source=source,
         gpu_resources=gpu_resources,
         export_hints=_export_hints(definition),
+        grouping=how,
+        pod_group_count=count,
     )
 
 

@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, overload
 
 from ..catalog import Catalog
@@ -20,10 +21,22 @@ from ..errors import ExpressionError, InputError, NoDefinitionError, format_path
 from ..resources import PodDemand, pod_demand
 from ..values import mapping_at, truthy
 
-__all__ = ["ExpandedComponent", "Expander", "Parent", "evaluate_count", "to_count"]
+__all__ = ["ExpandedComponent", "Expander", "Parent", "evaluate_count", "to_count", "INDEX_REF"]
 
 _MAX_REPLICAS = 10_000_000
 _ASCII_DIGITS = re.compile(r"\+?[0-9]+")  # Kubernetes counts are ASCII; "²" or Arabic-Indic digits are not
+
+_PLAIN_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+@lru_cache(maxsize=1024)
+def _is_plain_path(source: str) -> bool:
+    return _PLAIN_PATH.fullmatch(source) is not None
+
+
+INDEX_REF = "$index"
+"""``ref('$index')`` in an ``instanceName`` expression: the element's position in its list (KAI names a Ray
+worker group without ``groupName`` ``worker-group-<index>``)."""
 
 
 @dataclass
@@ -211,14 +224,17 @@ class Expander:
         self._paths: dict[int, list[str | int]] | None = None
 
     # -- evaluation helpers --------------------------------------------------------------
-    def _evaluate(self, model: Any, field_name: str, scope: Any) -> Any:
+    def _evaluate(self, model: Any, field_name: str, scope: Any, index: int | None = None) -> Any:
+        """Evaluate a field; ``index`` (an instance's position) is what ``ref('$index')`` gives."""
         expression = model.compiled(field_name)
         if expression is None:
             return None
+        refs = self.refs if index is None else {**self.refs, INDEX_REF: index}
         try:
-            return expression.search(scope, root=self.resource, refs=self.refs)
+            return expression.search(scope, root=self.resource, refs=refs)
         except ExpressionError as error:
-            raise error.located(field=expression.source) from None
+            # Name the field the expression read (the instance element's path), not only the expression.
+            raise error.located(field=self._field_path(scope, expression.source)) from None
 
     @overload
     def _count(self, component: ComponentDefinition, field_name: str, scope: Any, default: int) -> int: ...
@@ -241,11 +257,19 @@ class Expander:
         return default if count is None else count
 
     def _field_path(self, scope: Any, source: str) -> str:
-        """An expression's field, made absolute when it runs inside an instance element."""
+        """An expression's field, made absolute when it runs inside an instance element.
+
+        A plain path (``numOfHosts``) joins the element's path; for an expression the element's path
+        is the field (the message names the expression).
+        """
         if scope is self.path_root:
             return source
         prefix = self._template_path(scope)
-        return f"{format_path(prefix)}.{source}" if prefix else source
+        if not prefix:
+            return source
+        if _is_plain_path(source):
+            return f"{format_path(prefix)}.{source}"
+        return format_path(prefix)
 
     def _template_path(self, template: Any) -> list[str | int] | None:
         """Where a pod template sits inside the resource, found by identity (works for any language)."""
@@ -335,7 +359,7 @@ class Expander:
             for index, element in enumerate(result):
                 name = None
                 if component.instance_name:
-                    name = self._evaluate(component, "instance_name", element)
+                    name = self._evaluate(component, "instance_name", element, index)
                 elif isinstance(element, Mapping):
                     name = element.get("name")
                 pairs.append((str(name) if name not in (None, "") else str(index), element))

@@ -10,7 +10,12 @@ down the tree (the rule KAI's pod-grouper applies). SubGroups default the same w
 
 A component marked ``scaledPodGroups`` (a Grove scaling group) puts only its ``minReplicas``
 replicas in the enclosing PodGroup; each replica beyond them is a PodGroup of its own, named
-``<enclosing group>-<component instance>-<replica index>`` (Grove's scaled PodGangs).
+``<enclosing group>-<component instance>-<i>`` with ``i`` counted from 0 over the replicas beyond
+the minimum (Grove's ``CreatePodGangNameFromPCSGFQN``, ``operator/api/common/namegen.go``).
+
+Every PodGroup and SubGroup carries a topology constraint (:mod:`.constraints`). A subgroup rule
+may hold a ``when`` and a templated ``parent``; a child whose parent was not formed stands at the
+top level (Grove's per-replica scaling-group parents exist only where the group has a constraint).
 """
 
 from __future__ import annotations
@@ -22,8 +27,10 @@ from typing import Any
 
 from ..definitions import Definition, PodGroupRule, SubGroupRule
 from ..errors import InputError
-from ..tree import PodGroup, PodSet, SubGroup
+from ..expressions import Expression
+from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint
 from ..values import truthy
+from .constraints import annotation_constraint, evaluate_constraint
 from .expand import ExpandedComponent, evaluate_count
 
 __all__ = ["form_pod_groups", "rule_applies"]
@@ -167,13 +174,17 @@ def _subgroup_name(rule: SubGroupRule, values: dict[str, str]) -> str:
 
 @dataclass
 class _GroupContext:
-    """What subgroup rules evaluate against: the PodGroup's name, scope value, resource and refs."""
+    """What subgroup rules evaluate against: the PodGroup's name, scope value, resource and refs.
+
+    ``scaled`` marks the PodGroup of a scaled replica (rules with ``inScaledGroups: false`` skip it).
+    """
 
     name: str
     scope_value: Any
     resource: Mapping[str, Any]
     refs: Mapping[str, Any]
     min_member: int
+    scaled: bool = False
 
     def count(self, rule: SubGroupRule, field_name: str, what: str) -> int | None:
         return evaluate_count(rule, field_name, self.scope_value, root=self.resource, refs=self.refs, what=what)
@@ -189,19 +200,51 @@ def _fill_remainders(built: list[SubGroup], remainders: list[SubGroup], group_mi
         subgroup.min_member = max(0, group_min - others)
 
 
+def _member_scope(members: list[ExpandedComponent], group: _GroupContext) -> Any:
+    return members[0].scope if members else group.scope_value
+
+
+def _subgroup_when(expression: Expression | None, scope: Any, group: _GroupContext) -> bool:
+    if expression is None:
+        return True
+    return truthy(expression.search(scope, root=group.resource, refs=group.refs))
+
+
+def _drop_missing_parents(built: list[SubGroup]) -> None:
+    """A subgroup whose (templated) parent was not formed stands at the top level."""
+    names = {subgroup.name for subgroup in built}
+    for subgroup in built:
+        if subgroup.parent is not None and subgroup.parent not in names:
+            subgroup.parent = None
+
+
 def _subgroups(rules: list[SubGroupRule], scope: _Scope, group: _GroupContext) -> list[SubGroup]:
     built: list[SubGroup] = []
     remainders: list[SubGroup] = []
-    segmented: dict[int, tuple[SubGroupRule, _Scope]] = {}
+    segmented: dict[int, tuple[SubGroupRule, _Scope, Any]] = {}
     for rule in rules:
+        if group.scaled and not rule.in_scaled_groups:
+            continue
+        when = rule.compiled("when") if rule.when else None
         for values, members, counting in _subgroup_plans(rule, scope):
+            member_scope = _member_scope(members, group)
+            if not _subgroup_when(when, member_scope, group):
+                continue
             base = scope.base or group.name
-            name = _subgroup_name(rule, {"group": group.name, "base": base, "component": rule.component, **values})
+            values = {"group": group.name, "base": base, "component": rule.component, **values}
+            name = _subgroup_name(rule, values)
             pods = sum(counting.pods(node) for node in members)
             if pods == 0:
                 continue
             subgroup = SubGroup(
-                name=name, min_member=0, parent=rule.parent, pods=pods, pod_sets=counting.pod_sets(members)
+                name=name,
+                min_member=0,
+                parent=_render_name(rule.parent, values) if rule.parent else None,
+                pods=pods,
+                pod_sets=counting.pod_sets(members),
+                topology_constraint=evaluate_constraint(
+                    rule.topology_constraint, member_scope, group.resource, group.refs, need_level=True
+                ),
             )
             if rule.min_member == "remainder":
                 remainders.append(subgroup)
@@ -211,7 +254,8 @@ def _subgroups(rules: list[SubGroupRule], scope: _Scope, group: _GroupContext) -
                 subgroup.min_member = default if explicit is None else explicit
             built.append(subgroup)
             if rule.segment_size is not None:
-                segmented[id(subgroup)] = (rule, counting)
+                segmented[id(subgroup)] = (rule, counting, member_scope)
+    _drop_missing_parents(built)
     _fill_remainders(built, remainders, group.min_member)
     if not segmented:
         return built
@@ -220,18 +264,23 @@ def _subgroups(rules: list[SubGroupRule], scope: _Scope, group: _GroupContext) -
         if id(subgroup) not in segmented:
             result.append(subgroup)
             continue
-        rule, counting = segmented[id(subgroup)]
+        rule, counting, member_scope = segmented[id(subgroup)]
         size = group.count(rule, "segment_size", f"subgroup {subgroup.name} segmentSize")
         if not size:
             result.append(subgroup)
             continue
         if not rule.segments_replace:
             result.append(subgroup)
-        result.extend(_segments(subgroup, rule, size, counting))
+        constraint = evaluate_constraint(
+            rule.segment_topology_constraint, member_scope, group.resource, group.refs, need_level=True
+        )
+        result.extend(_segments(subgroup, rule, size, counting, constraint))
     return result
 
 
-def _segments(subgroup: SubGroup, rule: SubGroupRule, size: int, counting: _Scope) -> list[SubGroup]:
+def _segments(
+    subgroup: SubGroup, rule: SubGroupRule, size: int, counting: _Scope, constraint: TopologyConstraint
+) -> list[SubGroup]:
     """KAI segments: the subgroup's pods cut into runs of ``size`` (the last one shorter).
 
     With a ``segmentLeader`` (an LWS leader), the leader's pods join segment 0: on top of it when
@@ -284,6 +333,9 @@ def _segments(subgroup: SubGroup, rule: SubGroupRule, size: int, counting: _Scop
                 )
             continue
         segments.append(SubGroup(name=name, min_member=count, parent=parent, pods=count, pod_sets=pod_sets))
+    for segment in segments:
+        if segment.parent == parent:  # the segments themselves, not the leader/rest split of segment 0
+            segment.topology_constraint = constraint.copy()
     return segments
 
 
@@ -295,24 +347,37 @@ def _pod_group(
     resource: Mapping,
     refs: Mapping[str, Any],
     *,
-    explicit_min: bool = True,
+    scaled: TopologyConstraint | None = None,
+    annotated: TopologyConstraint | None = None,
 ) -> PodGroup | None:
+    """One PodGroup; ``scaled`` (the constraint it takes) marks the PodGroup of a scaled replica.
+
+    ``annotated`` is the workload's annotation constraint, worked out once for all its PodGroups.
+    """
     pods = sum(scope.pods(node) for node in scope.roots)
     if pods == 0:
         return None
     default = sum(scope.gang_pods(node) for node in scope.roots)
     explicit = (
         evaluate_count(rule, "min_member", scope_value, root=resource, refs=refs, what=f"PodGroup {name} minMember")
-        if explicit_min
+        if scaled is None
         else None
     )
     min_member = default if explicit is None else explicit
+    if scaled is not None:
+        constraint = scaled.copy()
+    elif rule.topology_constraint is not None:
+        constraint = evaluate_constraint(rule.topology_constraint, scope_value, resource, refs)
+    else:
+        constraint = annotation_constraint(resource) if annotated is None else annotated.copy()
+    context = _GroupContext(name, scope_value, resource, refs, min_member, scaled=scaled is not None)
     return PodGroup(
         name=name,
         min_member=min_member,
         pods=pods,
-        sub_groups=_subgroups(rule.sub_groups, scope, _GroupContext(name, scope_value, resource, refs, min_member)),
+        sub_groups=_subgroups(rule.sub_groups, scope, context),
         pod_sets=scope.pod_sets(scope.roots),
+        topology_constraint=constraint,
     )
 
 
@@ -325,16 +390,18 @@ def _scaled_groups(
         if not node.definition.scaled_pod_groups or node.replicas <= node.gang_replicas:
             continue
         copies = scope.copies(node)
+        constraint = evaluate_constraint(rule.scaled_topology_constraint, node.scope, resource, refs)
+        if not constraint:
+            constraint = main.topology_constraint
         for copy in range(copies):
             for replica in range(node.gang_replicas, node.replicas):
-                suffix = (
-                    f"{node.instance or node.name}-{replica}"
-                    if copies == 1
-                    else f"{node.instance or node.name}-{copy}-{replica}"
-                )
+                # Grove numbers scaled PodGangs from 0 over the replicas beyond minAvailable.
+                index = replica - node.gang_replicas
+                name = node.instance or node.name
+                suffix = f"{name}-{index}" if copies == 1 else f"{name}-{copy}-{index}"
                 replica_scope = _Scope([node], anchored=True, replica=replica, base=main.name)
                 group = _pod_group(
-                    f"{main.name}-{suffix}", rule, replica_scope, node.scope, resource, refs, explicit_min=False
+                    f"{main.name}-{suffix}", rule, replica_scope, node.scope, resource, refs, scaled=constraint
                 )
                 if group:
                     groups.append(group)
@@ -391,8 +458,9 @@ def form_pod_groups(
     else:
         plans.append((base, _Scope(list(nodes)), resource))
     groups: list[PodGroup] = []
+    annotated = annotation_constraint(resource) if rule.topology_constraint is None else None
     for name, scope, scope_value in plans:
-        group = _pod_group(name, rule, scope, scope_value, resource, refs)
+        group = _pod_group(name, rule, scope, scope_value, resource, refs, annotated=annotated)
         if group is None:
             continue
         groups.append(group)

@@ -50,7 +50,7 @@ __all__ = [
     "MAX_JQ_LENGTH",
 ]
 
-MAX_JQ_LENGTH = 8192
+MAX_JQ_LENGTH = 262_144
 
 # Upstream (skill cheatsheet "jq safety rules"): mutation and unbounded output.
 _UPSTREAM_FORBIDDEN = {

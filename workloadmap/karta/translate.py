@@ -185,7 +185,26 @@ _FUNCTIONS: dict[str, Callable[[list[str]], str]] = {
     ),
     "starts_with": lambda a: _bind(a, "$a0 | startswith($a1)"),
     "ends_with": lambda a: _bind(a, "$a0 | endswith($a1)"),
-    "join": lambda a: _bind(a, "$a1 | join($a0)"),
+    # wmap's join takes numbers and booleans as the text they were written as (an unquoted `tag: 1.8`).
+    "join": lambda a: _bind(
+        a,
+        '$a1 | map(if type == "string" then . elif type == "boolean" then tostring '
+        'elif type == "number" then (if . == floor then (floor | tostring) else tostring end) '
+        'else error("join: not a string") end) | join($a0)',
+    ),
+    "image_tag": lambda a: _bind(
+        a,
+        'if ($a0 // "") == "" then null else ($a0 | split("@")[0]) as $r | ($r | rindex(":")) as $i '
+        "| if $i == null then null else ($r[:$i]) as $n | ($r[$i + 1:]) as $t "
+        '| if $n != "" and ($t | contains("/") | not) then $t else null end end end',
+    ),
+    "semver": lambda a: _bind(
+        a,
+        'if $a0 == null or ($a0 | type) == "boolean" then null else ($a0 | tostring '
+        '| trim | sub("^[vV]+"; "") | split("-")[0] | split("+")[0] | split(".")) '
+        '| if length >= 1 and length <= 3 and all(.[]; test("^[0-9]+$")) then ((map(tonumber) + [0, 0, 0])[:3]) '
+        "else null end end",
+    ),
     "keys": lambda a: _bind(a, "$a0 | keys_unsorted"),
     "values": lambda a: _bind(a, "$a0 | [.[]]"),
     "reverse": lambda a: _bind(a, "$a0 | reverse"),

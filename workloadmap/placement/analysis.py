@@ -19,7 +19,7 @@ from ..labels import KUEUE_SLICE_CONSTRAINTS, KUEUE_SLICE_REQUIRED, KUEUE_SLICE_
 from ..resources import count_gpus
 from ..scheduling import PodScheduling
 from ..topology import Cluster, accelerator_level, resolve_level
-from ..tree import PodGroup, PodSet, SubGroup, WorkloadTree
+from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint, WorkloadTree
 from .index import ClusterIndex, Evaluation, evaluate
 from .packing import Shape, merge_shapes, pack_types
 from .policy import (
@@ -27,6 +27,7 @@ from .policy import (
     annotation_preferred,
     annotation_required,
     component_paths,
+    constraint_preferred,
     describe_shapes,
     find_path,
     group_pod_sets,
@@ -57,6 +58,7 @@ class _Gang:
     parent_required: str | None = None
     gang: bool = True
     annotated: str | None = None  # a slice's own Kueue slice level, when its template states one
+    constraint: TopologyConstraint | None = None  # the gang's own, as KAI's pod-grouper sets it
 
 
 class Analysis:
@@ -86,7 +88,9 @@ class Analysis:
             return self.resolve(option, "required"), "option"
         if gang.annotated is not None:
             return gang.annotated, "annotation"
-        annotated = annotation_required(self.tree, gang.pod_sets, self.paths, root=gang.root)
+        annotated = annotation_required(
+            self.tree, gang.pod_sets, self.paths, root=gang.root, constraint=gang.constraint, levels=self.levels
+        )
         if annotated is not None:
             return annotated, "annotation"
         if self.auto and not gang.root and gang.gang and self.accelerator is not None:
@@ -114,7 +118,9 @@ class Analysis:
         option = self.request.lookup(self.request.preferred, gang.name, root=gang.root)
         if option:
             return self.resolve(option, "preferred"), "option"
-        annotated = annotation_preferred(self.tree, gang.pod_sets, self.paths, root=gang.root)
+        annotated = constraint_preferred(gang.constraint, self.levels) or annotation_preferred(
+            self.tree, gang.pod_sets, self.paths, root=gang.root
+        )
         if annotated is not None:
             return annotated, "annotation"
         return narrowest, "fit" if narrowest else None
@@ -219,7 +225,9 @@ class Analysis:
         pod_sets = group_pod_sets(group)
         shapes = shapes_of(pod_sets)
         pods = group.pods or sum(count for _, count in shapes)
-        report = self.group(_Gang(group.name, group.min_member, pods, shapes, pod_sets, root=True))
+        report = self.group(
+            _Gang(group.name, group.min_member, pods, shapes, pod_sets, root=True, constraint=group.topology_constraint)
+        )
         required_of: dict[str, str | None] = {}
         subgroups = []
         # Parents before children, so a child knows its parent's requirement.
@@ -236,6 +244,7 @@ class Analysis:
                     root=False,
                     parent=sub.parent,
                     parent_required=parent_required,
+                    constraint=sub.topology_constraint,
                 )
             )
             required_of[sub.name] = sub_report.required_level or parent_required

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ..errors import PlacementError
 from ..labels import (
     KAI_TOPOLOGY_PREFERRED,
     KAI_TOPOLOGY_REQUIRED,
@@ -18,7 +19,8 @@ from ..labels import (
     KUEUE_REQUIRED,
 )
 from ..quantities import format_resources
-from ..tree import Component, PodGroup, PodSet, WorkloadTree
+from ..topology.levels import resolve_level
+from ..tree import Component, PodGroup, PodSet, TopologyConstraint, WorkloadTree
 from .packing import Shape, merge_shapes
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "shapes_of",
     "annotation_required",
     "annotation_preferred",
+    "constraint_preferred",
     "describe_shapes",
 ]
 
@@ -88,17 +91,44 @@ def group_pod_sets(group: PodGroup) -> list[PodSet]:
     return collected
 
 
+def _constraint_level(level: str, levels: Sequence[str]) -> str:
+    """A constraint's level as a level of the cluster (Grove's ``rack`` finds ``…/topology-rack``), else as written."""
+    try:
+        return resolve_level(level, levels)
+    except PlacementError:
+        return level
+
+
+def constraint_preferred(constraint: TopologyConstraint | None, levels: Sequence[str] = ()) -> str | None:
+    """The preferred level of a gang's own ``topologyConstraint``, if it names a level of ``levels``."""
+    if constraint is None or not constraint.preferred_level:
+        return None
+    level = _constraint_level(constraint.preferred_level, levels)
+    return level if level in levels else None
+
+
 def annotation_required(
-    tree: WorkloadTree, pod_sets: Sequence[PodSet], paths: Mapping[str, Component], *, root: bool
+    tree: WorkloadTree,
+    pod_sets: Sequence[PodSet],
+    paths: Mapping[str, Component],
+    *,
+    root: bool,
+    constraint: TopologyConstraint | None = None,
+    levels: Sequence[str] = (),
 ) -> str | None:
     """A requirement already written on the workload for these pods.
 
+    The gang's own ``topologyConstraint`` (what KAI's pod-grouper puts on the PodGroup or SubGroup:
+    the workload's annotations, Grove's fields, a Ray template's or a segment's annotations) comes
+    first; its level is matched to ``levels`` where it names one by its tail.
     KAI reads ``topology-required-placement`` from the top owner, so on the workload's own
     annotations it applies to PodGroups (roots); on a pod template (Ray groups, segments) it
     applies to the SubGroup made of that template's pods. Kueue's ``podset-required-topology`` constrains
     one pod template's pods, so it applies to a group only when the group's pods all come from
     that template, or from templates that share one ``podset-group-name`` and the same level.
     """
+    if constraint is not None and constraint.required_level:
+        return _constraint_level(constraint.required_level, levels)
     keys: list[str] = []
     for pod_set in pod_sets:
         key = find_path(paths, pod_set.component)
