@@ -21,6 +21,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr,
 
 from .errors import DefinitionError, ExpressionError
 from .expressions import Expression, compile_expression
+from .selectors import PodsDefinition
 
 __all__ = [
     "Phase",
@@ -29,6 +30,7 @@ __all__ = [
     "StatusMatcher",
     "StatusDefinition",
     "ComponentDefinition",
+    "PodsDefinition",
     "SubGroupRule",
     "PodGroupRule",
     "GangDefinition",
@@ -195,6 +197,9 @@ class ComponentDefinition(_Compiled):
         "definitions.",
     )
     components: list["ComponentDefinition"] = Field(default_factory=list)
+    pods: PodsDefinition | None = Field(
+        default=None, description="How the operator labels this component's pods (for `wmap describe`)."
+    )
 
     @model_validator(mode="after")
     def _one_pod_source(self) -> "ComponentDefinition":
@@ -205,6 +210,8 @@ class ComponentDefinition(_Compiled):
             raise ValueError(f"component {self.name!r}: podMetadata goes with podSpec")
         if self.instance_name and not self.instances:
             raise ValueError(f"component {self.name!r}: instanceName goes with instances")
+        if self.pods is not None and self.pods.selector is not None and not (self.pod_template or self.pod_spec):
+            raise ValueError(f"component {self.name!r}: pods.selector goes with a pod template or pod spec")
         return self
 
     def walk(self) -> Iterator[ComponentDefinition]:
@@ -392,6 +399,22 @@ class Definition(_Strict):
                     raise ValueError(
                         f"gang.podGroups[{index}].subGroups[{sub_index}].parent names unknown subgroup {sub.parent!r}"
                     )
+        return self
+
+    @model_validator(mode="after")
+    def _pod_selectors_name_ancestors(self) -> "Definition":
+        def visit(component: ComponentDefinition, ancestors: tuple[str, ...], path: str) -> None:
+            names = (*ancestors, component.name)
+            selector = component.pods.parsed_selector if component.pods else None
+            for placeholder in sorted(selector.placeholders() if selector else ()):
+                _, colon, named = placeholder.partition(":")
+                if colon and named not in names:
+                    raise ValueError(f"{path}.pods.selector: {{{placeholder}}} names no enclosing component")
+            for index, child in enumerate(component.components):
+                visit(child, names, f"{path}.components[{index}]")
+
+        for index, component in enumerate(self.components):
+            visit(component, (), f"components[{index}]")
         return self
 
     @property
