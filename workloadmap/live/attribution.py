@@ -1,0 +1,123 @@
+"""Pod attribution: the workload's pods, and which component (and instance) each one is.
+
+A pod is the workload's when its controller-owner chain reaches the workload (by UID; by kind
+and name when the workload has no UID, as in a hand-written manifest), or when it is the
+workload itself (a bare Pod). Each such pod goes to the first claim (definition order, see
+:func:`workloadmap.interpreter.pod_claims`) whose selector its labels match; pods no claim takes
+are kept apart as unattributed, never dropped. The replica index of every component on the
+claim's lineage is read from the labels that component's ``pods.replicaIndex`` names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..interpreter import ExpandedComponent, PodClaim, label_index
+from ..tree import WorkloadRef
+from ..values import mapping_at
+from .objects import PodView
+from .owners import OwnerChains
+
+__all__ = ["AttributedPod", "Attribution", "workload_pods", "attribute"]
+
+
+@dataclass
+class AttributedPod:
+    """A pod and what attribution found out about it.
+
+    Attributes:
+        claim: the component (instance) it belongs to; None for an unattributed pod.
+        replicas: the replica index of each component of the claim's lineage (by ``id()`` of the
+            expanded component), where the labels carry it.
+        pod_index: the pod's index within its replica, when a label carries it.
+        gang: wmap's PodGroup for the pod, once gang membership is known.
+        sub_groups: wmap's SubGroups the pod is in, innermost first.
+    """
+
+    pod: PodView
+    claim: PodClaim | None = None
+    replicas: dict[int, int] = field(default_factory=dict)
+    pod_index: int | None = None
+    gang: str | None = None
+    sub_groups: list[str] = field(default_factory=list)
+
+    def replica_of(self, node: ExpandedComponent) -> int | None:
+        """The pod's replica index of ``node`` (a component of its lineage), when known."""
+        index = self.replicas.get(id(node))
+        if index is None and node.replicas == 1:
+            return 0  # a single replica needs no label
+        return index
+
+
+@dataclass
+class Attribution:
+    """The workload's pods: by claim (in claim order) and those no claim takes."""
+
+    claims: list[PodClaim]
+    by_claim: dict[int, list[AttributedPod]]
+    unattributed: list[AttributedPod]
+    pods_read: bool = True
+
+    def pods_of(self, claim: PodClaim) -> list[AttributedPod]:
+        """The pods attributed to ``claim``."""
+        return self.by_claim.get(id(claim), [])
+
+    def attributed(self) -> list[AttributedPod]:
+        """Every attributed pod, in claim order."""
+        return [pod for claim in self.claims for pod in self.pods_of(claim)]
+
+
+def _owned_by(reference: Mapping[str, Any], workload: WorkloadRef, uid: str) -> bool:
+    if uid:
+        return str(reference.get("uid") or "") == uid
+    return reference.get("kind") == workload.kind and reference.get("name") == workload.name
+
+
+def workload_pods(
+    resource: Mapping[str, Any], workload: WorkloadRef, pods: Iterable[Mapping[str, Any]], chains: OwnerChains
+) -> list[PodView]:
+    """The pods among ``pods`` whose owner chain reaches the workload (or that are the workload)."""
+    uid = str(mapping_at(resource, "metadata").get("uid") or "")
+    found = []
+    for obj in pods:
+        metadata = mapping_at(obj, "metadata")
+        if workload.kind == "Pod" and workload.api_version == "v1":
+            if (uid and metadata.get("uid") == uid) or (not uid and metadata.get("name") == workload.name):
+                found.append(PodView.from_dict(obj))
+            continue
+        if workload.namespace and metadata.get("namespace") not in (None, workload.namespace):
+            continue
+        links = chains.chain(obj)
+        references = [{"uid": link.uid, "kind": link.kind, "name": link.name} for link in links]
+        if any(_owned_by(reference, workload, uid) for reference in references):
+            found.append(PodView.from_dict(obj))
+    return found
+
+
+def _indexes(pod: PodView, claim: PodClaim) -> tuple[dict[int, int], int | None]:
+    replicas: dict[int, int] = {}
+    for node in claim.lineage:
+        pods = node.definition.pods
+        if pods is not None and pods.replica_index:
+            index = label_index(pods.replica_index, pod.labels)
+            if index is not None:
+                replicas[id(node)] = index
+    own = claim.node.definition.pods
+    pod_index = label_index(own.pod_index, pod.labels) if own is not None else None
+    return replicas, pod_index
+
+
+def attribute(claims: list[PodClaim], pods: Iterable[PodView]) -> Attribution:
+    """Give each pod to the first claim whose selector matches its labels."""
+    by_claim: dict[int, list[AttributedPod]] = {}
+    unattributed: list[AttributedPod] = []
+    for pod in pods:
+        claim = next((claim for claim in claims if claim.selector.matches(pod.labels)), None)
+        if claim is None:
+            unattributed.append(AttributedPod(pod))
+            continue
+        replicas, pod_index = _indexes(pod, claim)
+        by_claim.setdefault(id(claim), []).append(AttributedPod(pod, claim, replicas, pod_index))
+    return Attribution(claims, by_claim, unattributed)
