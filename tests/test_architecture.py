@@ -19,6 +19,7 @@ RANK = {
     "errors": 0,
     "labels": 0,
     "quantities": 1,
+    "selectors": 1,
     "values": 2,
     "documents": 2,
     "expressions": 2,
@@ -33,6 +34,7 @@ RANK = {
     "lint": 8,
     "placement": 9,
     "exporters": 10,
+    "live": 10,
     "__init__": 11,
 }
 
@@ -43,7 +45,7 @@ PUBLIC = [
     "NoDefinitionError", "TopologyError", "PlacementError", "ClusterError", "RelatedObjects", "ObjectIndex",
 ]  # fmt: skip
 
-SUBPACKAGES = ["interpreter", "topology", "placement", "exporters", "lint", "kube"]
+SUBPACKAGES = ["interpreter", "topology", "placement", "exporters", "lint", "kube", "live"]
 
 
 def test_the_package_names_its_whole_public_api():
