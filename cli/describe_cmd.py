@@ -56,7 +56,7 @@ def _write(reports: list[DescribeReport], output_format: TreeFormat, pod_limit: 
 
 def _from_files(
     files: list[str], objects: Optional[str], nodes: Optional[str], options: dict[str, Any]
-) -> tuple[list[DescribeReport], int]:  # fmt: skip
+) -> tuple[list[DescribeReport], int]:
     live: LiveObjects | None = None
     if objects is not None:
         node_objects = None

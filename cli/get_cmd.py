@@ -69,31 +69,41 @@ class _Target:
     name: Optional[str] = None
 
 
-def _targets(client: Any, refs: list[str], catalog: Catalog) -> tuple[list[_Target], bool]:
-    """What to read, and whether ``all`` was asked (then only top-level objects are kept)."""
+def _parse(
+    refs: list[str], all_namespaces: bool, selector: Optional[str]
+) -> tuple[list[tuple[str, Optional[str]]], bool]:
+    """The arguments as ``(type, name or None)`` pairs, and whether ``all`` was asked; misuse exits 2."""
     if all("/" in ref for ref in refs):
-        return [
-            _Target(client.resolve(kind), name) for kind, name in (reference(ref, None, False) for ref in refs)
-        ], False
-    if any("/" in ref for ref in refs):
+        pairs = [reference(ref, None, all_namespaces) for ref in refs]
+    elif any("/" in ref for ref in refs):
         raise typer.BadParameter("use TYPE/NAME for every argument, or TYPE[,TYPE] NAME...", param_hint="TYPE")
-    types, names = [token for token in refs[0].split(",") if token], refs[1:]
-    if "all" in types:
-        if names or len(types) > 1:
+    else:
+        types, names = [token for token in refs[0].split(",") if token], refs[1:]
+        if not types:
+            raise typer.BadParameter("name a resource type", param_hint="TYPE")
+        if names and len(types) > 1:
+            raise typer.BadParameter("names go with one type: TYPE NAME...", param_hint="NAME")
+        if names and all_namespaces:
+            raise typer.BadParameter("a resource cannot be retrieved by name across all namespaces", param_hint="-A")
+        if "all" in types and (names or len(types) > 1):
             raise typer.BadParameter("all takes no names and no other types", param_hint="TYPE")
-        resources = []
-        for definition in catalog:
-            api_version = f"{definition.group}/{definition.versions[0]}" if definition.group else "v1"
-            resource = client.resolve_kind(api_version, definition.kind)
-            if resource is not None and resource not in resources:
-                resources.append(resource)
-        return [_Target(resource) for resource in resources], True
-    resources = [client.resolve(token) for token in types]
-    if names and len(resources) > 1:
-        raise typer.BadParameter("names go with one type: TYPE NAME...", param_hint="NAME")
-    if names:
-        return [_Target(resources[0], name) for name in names], False
-    return [_Target(resource) for resource in resources], False
+        pairs = [(types[0], name) for name in names] if names else [(token, None) for token in types]
+    if selector and any(name is not None for _, name in pairs):
+        raise typer.BadParameter("a selector cannot go with names", param_hint="-l")
+    return pairs, pairs == [("all", None)]
+
+
+def _targets(client: Any, pairs: list[tuple[str, Optional[str]]], everything: bool, catalog: Catalog) -> list[_Target]:
+    """The resource types (and names) to read; ``all``: every covered kind the server serves."""
+    if not everything:
+        return [_Target(client.resolve(token), name) for token, name in pairs]
+    resources = []
+    for definition in catalog:
+        api_version = f"{definition.group}/{definition.versions[0]}" if definition.group else "v1"
+        resource = client.resolve_kind(api_version, definition.kind)
+        if resource is not None and resource not in resources:
+            resources.append(resource)
+    return [_Target(resource) for resource in resources]
 
 
 def _fetch(client: Any, targets: list[_Target], namespace: Optional[str], options: dict[str, Any]) -> list[dict]:
@@ -101,8 +111,12 @@ def _fetch(client: Any, targets: list[_Target], namespace: Optional[str], option
     for target in targets:
         scope = client.scope(target.resource, namespace, options["all_namespaces"])
         if target.name is not None:
-            obj = client.get(f"{target.resource.plural}.{target.resource.group}/{target.name}" if target.resource.group
-                             else f"{target.resource.plural}/{target.name}", scope)  # fmt: skip
+            obj = client.get(
+                f"{target.resource.plural}.{target.resource.group}/{target.name}"
+                if target.resource.group
+                else f"{target.resource.plural}/{target.name}",
+                scope,
+            )
             objects.append(obj)
             continue
         items, _ = client.list_with_version(
@@ -178,8 +192,13 @@ def _print(rows: list[Any], output_format: GetFormat, options: dict[str, Any], *
     elif output_format == GetFormat.tree:
         write_trees([row.tree for row in rows], ViewFormat.tree)
     else:
-        text = render_rows(rows, wide=output_format == GetFormat.wide, namespaces=options["all_namespaces"],
-                           prefix_types=options["prefix_types"], header=header)  # fmt: skip
+        text = render_rows(
+            rows,
+            wide=output_format == GetFormat.wide,
+            namespaces=options["all_namespaces"],
+            prefix_types=options["prefix_types"],
+            header=header,
+        )
         output.write(text)
 
 
@@ -189,8 +208,9 @@ def _phase_options(phases: Optional[List[str]]) -> set[str]:
     for text in phases or []:
         for part in text.split(","):
             if part.strip().lower() not in known:
-                raise typer.BadParameter(f"{part!r} is not a phase; one of {', '.join(p.value for p in Phase)}",
-                                         param_hint="--phase")  # fmt: skip
+                raise typer.BadParameter(
+                    f"{part!r} is not a phase; one of {', '.join(p.value for p in Phase)}", param_hint="--phase"
+                )
             wanted.add(part.strip().lower())
     return wanted
 
@@ -219,22 +239,29 @@ def get(
 ) -> None:
     """List workloads of the cluster with their phase, ready pods and GPUs (read-only)."""
     phases = _phase_options(phase)
-    deadline = time.monotonic() + parse_duration(timeout) if timeout is not None else None
     if timeout is not None and not watch:
         raise typer.BadParameter("--timeout goes with --watch", param_hint="--timeout")
+    seconds = parse_duration(timeout) if timeout is not None else None
     catalog = load_catalog(catalog_dirs)
-    options = {"all_namespaces": all_namespaces, "selector": selector, "field_selector": field_selector,
-               "chunk_size": chunk_size, "prefix_types": False}  # fmt: skip
+    options = {
+        "all_namespaces": all_namespaces,
+        "selector": selector,
+        "field_selector": field_selector,
+        "chunk_size": chunk_size,
+        "prefix_types": False,
+    }
+    pairs, top_only = _parse(list(refs), all_namespaces, selector)
+    if watch and any(name is not None for _, name in pairs):
+        raise typer.BadParameter("--watch lists types; use -l or --field-selector to narrow it", param_hint="-w")
     with client_for(kubeconfig, context) as client:
-        targets, top_only = _targets(client, refs, catalog)
-        if any(target.name for target in targets) and (all_namespaces or selector):
-            raise typer.BadParameter("names cannot go with -A or -l", param_hint="NAME")
+        targets = _targets(client, pairs, top_only, catalog)
         options["prefix_types"] = len({target.resource for target in targets}) > 1
         rows_maker = _Rows(client, catalog, gpu_resources(gpu_resource), options)
         needs_pods = output_format in (GetFormat.table, GetFormat.wide)
         collected = Collected()
         if watch:
             options["top_only"] = top_only
+            deadline = time.monotonic() + seconds if seconds is not None else None
             _watch(client, targets, namespace, rows_maker, phases, output_format, options, deadline, collected)
             raise typer.Exit(0)
         objects = _fetch(client, targets, namespace, options)
@@ -257,21 +284,33 @@ def _top_level(objects: list[dict], catalog: Catalog, chains: Any) -> list[dict]
 
 
 def _watch(
-    client: Any, targets: list[_Target], namespace: Optional[str], rows_maker: _Rows, phases: set[str],
-    output_format: GetFormat, options: dict[str, Any], deadline: Optional[float], collected: Collected,
-) -> None:  # fmt: skip
+    client: Any,
+    targets: list[_Target],
+    namespace: Optional[str],
+    rows_maker: _Rows,
+    phases: set[str],
+    output_format: GetFormat,
+    options: dict[str, Any],
+    deadline: Optional[float],
+    collected: Collected,
+) -> None:
     """The initial rows, then a row per added, deleted or phase-changed workload, until the deadline or Ctrl-C."""
     from workloadmap.kube import DELETED, SYNCED, ListWatch, watch_all
 
-    if any(target.name for target in targets):
-        raise typer.BadParameter("--watch lists types; use -l or --field-selector to narrow it", param_hint="-w")
     stop = threading.Event()
     watches = [
-        ListWatch(client, target.resource, client.scope(target.resource, namespace, options["all_namespaces"]),
-                  label_selector=options["selector"], field_selector=options["field_selector"],
-                  chunk_size=options["chunk_size"], deadline=deadline, stop=stop)
+        ListWatch(
+            client,
+            target.resource,
+            client.scope(target.resource, namespace, options["all_namespaces"]),
+            label_selector=options["selector"],
+            field_selector=options["field_selector"],
+            chunk_size=options["chunk_size"],
+            deadline=deadline,
+            stop=stop,
+        )
         for target in targets
-    ]  # fmt: skip
+    ]
     needs_pods = output_format in (GetFormat.table, GetFormat.wide)
     initial: list[dict] = []
     synced, phase_of = 0, {}

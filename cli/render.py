@@ -436,8 +436,10 @@ def _audit_line(gang: Any) -> str:
     parts = [name, f"{gang.scheduled_pods}/{gang.pods} scheduled"]
     if gang.narrowest_level:
         parts.append(f"in one {gang.narrowest_level}")
-    for level, source, what in ((gang.required_level, gang.required_source, "required"),
-                                (gang.preferred_level, gang.preferred_source, "preferred")):  # fmt: skip
+    for level, source, what in (
+        (gang.required_level, gang.required_source, "required"),
+        (gang.preferred_level, gang.preferred_source, "preferred"),
+    ):
         if level:
             parts.append(f"{what} {level} ({source})")
     verdict = {True: "satisfied", False: "NOT SATISFIED", None: "not judged"}[gang.satisfied]

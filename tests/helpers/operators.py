@@ -156,26 +156,50 @@ class LiveCluster:
                     {"type": "PodScheduled", "status": "True"},
                     {"type": "Ready", "status": "True"},
                 ],
-                "containerStatuses": [{"name": c.get("name", "main"), "restartCount": 0, "ready": True,
-                                       "state": {"running": {}}} for c in spec.get("containers") or []],
-            }  # fmt: skip
+                "containerStatuses": [
+                    {"name": c.get("name", "main"), "restartCount": 0, "ready": True, "state": {"running": {}}}
+                    for c in spec.get("containers") or []
+                ],
+            }
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec, "status": status}
         self.objects.append(pod)
         return pod
 
     def event(self, about: dict, reason: str, message: str, *, kind: str = "Normal", core: bool = False) -> dict:
         metadata = about["metadata"]
-        regarding = {"apiVersion": about["apiVersion"], "kind": about["kind"], "name": metadata["name"],
-                     "namespace": metadata.get("namespace"), "uid": metadata["uid"]}  # fmt: skip
+        regarding = {
+            "apiVersion": about["apiVersion"],
+            "kind": about["kind"],
+            "name": metadata["name"],
+            "namespace": metadata.get("namespace"),
+            "uid": metadata["uid"],
+        }
         name = f"{metadata['name']}.{next(self._uids):x}"
         when = self.time()
         if core:
-            event = {"apiVersion": "v1", "kind": "Event", "involvedObject": regarding, "reason": reason,
-                     "message": message, "type": kind, "lastTimestamp": when, "firstTimestamp": when, "count": 1}  # fmt: skip
+            event = {
+                "apiVersion": "v1",
+                "kind": "Event",
+                "involvedObject": regarding,
+                "reason": reason,
+                "message": message,
+                "type": kind,
+                "lastTimestamp": when,
+                "firstTimestamp": when,
+                "count": 1,
+            }
         else:
-            event = {"apiVersion": "events.k8s.io/v1", "kind": "Event", "regarding": regarding, "reason": reason,
-                     "note": message, "type": kind, "eventTime": when.replace("Z", ".000000Z"),
-                     "reportingController": "test", "action": reason}  # fmt: skip
+            event = {
+                "apiVersion": "events.k8s.io/v1",
+                "kind": "Event",
+                "regarding": regarding,
+                "reason": reason,
+                "note": message,
+                "type": kind,
+                "eventTime": when.replace("Z", ".000000Z"),
+                "reportingController": "test",
+                "action": reason,
+            }
         event["metadata"] = {"name": name, "namespace": self.namespace, "uid": self.uid()}
         self.objects.append(event)
         return event
@@ -200,8 +224,11 @@ class LiveCluster:
                 }
                 job = self.owned("batch/v1", "Job", f"{name}-{rjob['name']}-{index}", jobset, labels)
                 for completion in range(min(parallelism, completions)):
-                    pod_labels = {**labels, "batch.kubernetes.io/job-name": job["metadata"]["name"],
-                                  "batch.kubernetes.io/job-completion-index": str(completion)}  # fmt: skip
+                    pod_labels = {
+                        **labels,
+                        "batch.kubernetes.io/job-name": job["metadata"]["name"],
+                        "batch.kubernetes.io/job-completion-index": str(completion),
+                    }
                     pod_name = f"{job['metadata']['name']}-{completion}-{_suffix(completion)}"
                     self.pod(pod_name, job, pod_labels, job_spec["template"], place)
 
@@ -210,10 +237,15 @@ class LiveCluster:
         template = lws["spec"]["leaderWorkerTemplate"]
         size = template.get("size", 1)
         base = {"leaderworkerset.sigs.k8s.io/name": name}
-        leader_sts = self.owned("apps/v1", "StatefulSet", name, lws, {**base, "leaderworkerset.sigs.k8s.io/worker-index": "0"})
+        leader_sts = self.owned(
+            "apps/v1", "StatefulSet", name, lws, {**base, "leaderworkerset.sigs.k8s.io/worker-index": "0"}
+        )
         for group in range(lws["spec"].get("replicas", 1)):
-            group_labels = {**base, "leaderworkerset.sigs.k8s.io/group-index": str(group),
-                            "leaderworkerset.sigs.k8s.io/group-key": f"key{group}"}  # fmt: skip
+            group_labels = {
+                **base,
+                "leaderworkerset.sigs.k8s.io/group-index": str(group),
+                "leaderworkerset.sigs.k8s.io/group-key": f"key{group}",
+            }
             leader = self.pod(
                 f"{name}-{group}",
                 leader_sts,
@@ -235,10 +267,17 @@ class LiveCluster:
         else:
             spec = cluster["spec"]
         base = {"ray.io/cluster": name, "ray.io/is-ray-node": "yes", "app.kubernetes.io/created-by": "kuberay-operator"}
-        self.pod(f"{name}-head-{_suffix(0)}", cluster, {**base, "ray.io/node-type": "head", "ray.io/group": "headgroup"},
-                 spec["headGroupSpec"]["template"], place)  # fmt: skip
+        self.pod(
+            f"{name}-head-{_suffix(0)}",
+            cluster,
+            {**base, "ray.io/node-type": "head", "ray.io/group": "headgroup"},
+            spec["headGroupSpec"]["template"],
+            place,
+        )
         for group in spec.get("workerGroupSpecs") or []:
-            replicas = max(min(group.get("replicas", 0), group.get("maxReplicas", 1 << 31)), group.get("minReplicas", 0))
+            replicas = max(
+                min(group.get("replicas", 0), group.get("maxReplicas", 1 << 31)), group.get("minReplicas", 0)
+            )
             hosts = group.get("numOfHosts", 1)
             for replica in range(replicas):
                 for host in range(hosts):
@@ -255,8 +294,12 @@ class LiveCluster:
         for replica_type, spec in job["spec"]["pytorchReplicaSpecs"].items():
             kind = replica_type.lower()
             for index in range(spec.get("replicas", 1)):
-                labels = {"training.kubeflow.org/job-name": name, "training.kubeflow.org/operator-name": "pytorchjob-controller",
-                          "training.kubeflow.org/replica-type": kind, "training.kubeflow.org/replica-index": str(index)}  # fmt: skip
+                labels = {
+                    "training.kubeflow.org/job-name": name,
+                    "training.kubeflow.org/operator-name": "pytorchjob-controller",
+                    "training.kubeflow.org/replica-type": kind,
+                    "training.kubeflow.org/replica-index": str(index),
+                }
                 if kind == "master":
                     labels["training.kubeflow.org/job-role"] = "master"
                 self.pod(f"{name}-{kind}-{index}", job, labels, spec["template"], place)
@@ -273,16 +316,29 @@ class LiveCluster:
             for clique_name, clique in cliques.items():
                 if clique_name in in_groups:
                     continue
-                self._clique(pcs, f"{gang}-{clique_name}", clique, {**base, "grove.io/podcliqueset-replica-index": str(replica),
-                             "grove.io/podgang": gang}, place)  # fmt: skip
+                self._clique(
+                    pcs,
+                    f"{gang}-{clique_name}",
+                    clique,
+                    {**base, "grove.io/podcliqueset-replica-index": str(replica), "grove.io/podgang": gang},
+                    place,
+                )
             for group in groups:
                 sg_name = f"{gang}-{group['name']}"
                 sg = self.owned("grove.io/v1alpha1", "PodCliqueScalingGroup", sg_name, pcs, base)
                 for sg_replica in range(group.get("replicas", 1)):
-                    podgang = gang if sg_replica < group.get("minAvailable", 1) else f"{sg_name}-{sg_replica - group.get('minAvailable', 1)}"
-                    labels = {**base, "grove.io/podcliqueset-replica-index": str(replica), "grove.io/podgang": podgang,
-                              "grove.io/podcliquescalinggroup": sg_name,
-                              "grove.io/podcliquescalinggroup-replica-index": str(sg_replica)}  # fmt: skip
+                    podgang = (
+                        gang
+                        if sg_replica < group.get("minAvailable", 1)
+                        else f"{sg_name}-{sg_replica - group.get('minAvailable', 1)}"
+                    )
+                    labels = {
+                        **base,
+                        "grove.io/podcliqueset-replica-index": str(replica),
+                        "grove.io/podgang": podgang,
+                        "grove.io/podcliquescalinggroup": sg_name,
+                        "grove.io/podcliquescalinggroup-replica-index": str(sg_replica),
+                    }
                     for clique_name in group["cliqueNames"]:
                         self._clique(sg, f"{sg_name}-{sg_replica}-{clique_name}", cliques[clique_name], labels, place)
 
@@ -296,8 +352,14 @@ class LiveCluster:
 
 def _reference(owner: dict) -> dict:
     metadata = owner["metadata"]
-    return {"apiVersion": owner["apiVersion"], "kind": owner["kind"], "name": metadata["name"],
-            "uid": metadata["uid"], "controller": True, "blockOwnerDeletion": True}  # fmt: skip
+    return {
+        "apiVersion": owner["apiVersion"],
+        "kind": owner["kind"],
+        "name": metadata["name"],
+        "uid": metadata["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
 
 
 def _suffix(index: int) -> str:

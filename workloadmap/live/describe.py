@@ -88,9 +88,7 @@ def _ordered(members: Iterable[AttributedPod]) -> list[AttributedPod]:
     return sorted(members, key=lambda member: (member.pod.health, natural_key(member.pod.name)))
 
 
-def _components(
-    tree: WorkloadTree, attribution: Attribution, pod_limit: int | None
-) -> list[ComponentStatus]:  # fmt: skip
+def _components(tree: WorkloadTree, attribution: Attribution, pod_limit: int | None) -> list[ComponentStatus]:
     by_path: dict[str, list[AttributedPod]] = {}
     for claim in attribution.claims:
         by_path.setdefault(claim.node.path, []).extend(attribution.pods_of(claim))
@@ -166,7 +164,7 @@ def _events(
 
 def _attribution(
     tree: WorkloadTree, resource: Mapping[str, Any], live: LiveObjects | None, catalog: Catalog, related: RelatedObjects
-) -> tuple[Attribution, OwnerChains | None]:  # fmt: skip
+) -> tuple[Attribution, OwnerChains | None]:
     lookup = catalog.lookup(tree.workload.api_version, tree.workload.kind)
     assert lookup is not None  # inspect found it
     definition = lookup.definition

@@ -62,9 +62,14 @@ class _Gangs:
     """The interpreter's gang rule applied to single pods."""
 
     def __init__(
-        self, definition: Definition, resource: Mapping[str, Any], refs: Mapping[str, Any], workload: str,
-        nodes: list[ExpandedComponent], groups: list[PodGroup],
-    ) -> None:  # fmt: skip
+        self,
+        definition: Definition,
+        resource: Mapping[str, Any],
+        refs: Mapping[str, Any],
+        workload: str,
+        nodes: list[ExpandedComponent],
+        groups: list[PodGroup],
+    ) -> None:
         self.resource = resource
         self.refs = refs
         self.rule: PodGroupRule | None = next(
@@ -125,9 +130,7 @@ class _Gangs:
             return f"{main}-{suffix}", position
         return None
 
-    def subgroup(
-        self, rule: SubGroupRule, pod: AttributedPod, group: str, base: str
-    ) -> str | None:  # fmt: skip
+    def subgroup(self, rule: SubGroupRule, pod: AttributedPod, group: str, base: str) -> str | None:
         """The name of the subgroup ``rule`` forms for the pod, or None when the pod is not in it."""
         assert pod.claim is not None
         lineage = pod.claim.lineage
@@ -219,9 +222,11 @@ def _segments(
     leaders = [
         pod
         for pod in attribution.attributed()
-        if rule.segment_leader and pod.gang == group.name and pod.claim is not None
+        if rule.segment_leader
+        and pod.gang == group.name
+        and pod.claim is not None
         and any(node.definition.name == rule.segment_leader for node in pod.claim.lineage)
-    ]  # fmt: skip
+    ]
     leader_ids = {id(pod) for pod in leaders}
     ordered = sorted(leaders, key=_order) + sorted((pod for pod in members if id(pod) not in leader_ids), key=_order)
     bounds, total = [], 0
