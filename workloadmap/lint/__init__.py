@@ -18,6 +18,7 @@ from ..catalog import Catalog, definition_files, load_definition
 from ..definitions import Definition
 from ..documents import Document, load_objects
 from ..errors import DefinitionError, InputError, InputNotFoundError, WorkloadMapError
+from . import pods as _pods
 from . import samples as _samples
 from . import static as _static
 from .rules import RULES, Issue, LintFinding, Rule, has_errors, render_rules_table
@@ -35,7 +36,7 @@ __all__ = [
     "render_rules_table",
 ]
 
-_REGISTERED = (_static, _samples)  # importing a rule module registers its rules
+_REGISTERED = (_static, _samples, _pods)  # importing a rule module registers its rules
 
 
 def _findings(
