@@ -50,6 +50,7 @@ class LiveCluster:
         self.namespace = namespace
         self.objects: list[dict] = []
         self.nodes: list[dict] = []
+        self.expected: dict[str, tuple[str, str | None]] = {}  # pod name -> (component, instance) it is
         self._uids = itertools.count(1)
         self._minute = itertools.count(0)
 
@@ -126,6 +127,7 @@ class LiveCluster:
         place: Place,
         *,
         annotations: dict | None = None,
+        expect: tuple[str, str | None] | None = None,
     ) -> dict:
         spec = copy.deepcopy((template or {}).get("spec") or {"containers": [{"name": "main", "image": "x"}]})
         all_labels = {**((template or {}).get("metadata") or {}).get("labels", {}), **labels}
@@ -162,6 +164,8 @@ class LiveCluster:
                 ],
             }
         pod = {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec, "status": status}
+        if expect is not None:
+            self.expected[name] = expect
         self.objects.append(pod)
         return pod
 
@@ -230,7 +234,9 @@ class LiveCluster:
                         "batch.kubernetes.io/job-completion-index": str(completion),
                     }
                     pod_name = f"{job['metadata']['name']}-{completion}-{_suffix(completion)}"
-                    self.pod(pod_name, job, pod_labels, job_spec["template"], place)
+                    self.pod(
+                        pod_name, job, pod_labels, job_spec["template"], place, expect=("replicatedJob", rjob["name"])
+                    )
 
     def run_lws(self, lws: dict, place: Place) -> None:
         name = lws["metadata"]["name"]
@@ -252,12 +258,20 @@ class LiveCluster:
                 {**group_labels, "leaderworkerset.sigs.k8s.io/worker-index": "0"},
                 template.get("leaderTemplate") or template["workerTemplate"],
                 place,
+                expect=("leader", None),
             )
             if size > 1:
                 workers = self.owned("apps/v1", "StatefulSet", f"{name}-{group}", leader, group_labels)
                 for worker in range(1, size):
                     labels = {**group_labels, "leaderworkerset.sigs.k8s.io/worker-index": str(worker)}
-                    self.pod(f"{name}-{group}-{worker}", workers, labels, template["workerTemplate"], place)
+                    self.pod(
+                        f"{name}-{group}-{worker}",
+                        workers,
+                        labels,
+                        template["workerTemplate"],
+                        place,
+                        expect=("worker", None),
+                    )
 
     def run_raycluster(self, cluster: dict, place: Place, owner: dict | None = None) -> dict:
         name = cluster["metadata"]["name"]
@@ -273,8 +287,11 @@ class LiveCluster:
             {**base, "ray.io/node-type": "head", "ray.io/group": "headgroup"},
             spec["headGroupSpec"]["template"],
             place,
+            expect=("head", None),
         )
         for group in spec.get("workerGroupSpecs") or []:
+            if group.get("suspended"):
+                continue  # KubeRay deletes a suspended group's pods
             replicas = max(
                 min(group.get("replicas", 0), group.get("maxReplicas", 1 << 31)), group.get("minReplicas", 0)
             )
@@ -286,7 +303,9 @@ class LiveCluster:
                         labels["ray.io/worker-group-replica-index"] = str(replica)
                         labels["ray.io/replica-host-index"] = str(host)
                     pod_name = f"{name}-{group['groupName']}-worker-{_suffix(replica * hosts + host)}"
-                    self.pod(pod_name, cluster, labels, group["template"], place)
+                    self.pod(
+                        pod_name, cluster, labels, group["template"], place, expect=("workerGroup", group["groupName"])
+                    )
         return cluster
 
     def run_pytorchjob(self, job: dict, place: Place) -> None:
@@ -302,7 +321,7 @@ class LiveCluster:
                 }
                 if kind == "master":
                     labels["training.kubeflow.org/job-role"] = "master"
-                self.pod(f"{name}-{kind}-{index}", job, labels, spec["template"], place)
+                self.pod(f"{name}-{kind}-{index}", job, labels, spec["template"], place, expect=(kind, None))
 
     def run_podcliqueset(self, pcs: dict, place: Place) -> None:
         name = pcs["metadata"]["name"]
@@ -322,6 +341,7 @@ class LiveCluster:
                     clique,
                     {**base, "grove.io/podcliqueset-replica-index": str(replica), "grove.io/podgang": gang},
                     place,
+                    ("clique", clique_name),
                 )
             for group in groups:
                 sg_name = f"{gang}-{group['name']}"
@@ -340,14 +360,23 @@ class LiveCluster:
                         "grove.io/podcliquescalinggroup-replica-index": str(sg_replica),
                     }
                     for clique_name in group["cliqueNames"]:
-                        self._clique(sg, f"{sg_name}-{sg_replica}-{clique_name}", cliques[clique_name], labels, place)
+                        self._clique(
+                            sg,
+                            f"{sg_name}-{sg_replica}-{clique_name}",
+                            cliques[clique_name],
+                            labels,
+                            place,
+                            ("groupClique", clique_name),
+                        )
 
-    def _clique(self, owner: dict, clique_name: str, clique: dict, labels: dict, place: Place) -> None:
+    def _clique(
+        self, owner: dict, clique_name: str, clique: dict, labels: dict, place: Place, expect: tuple[str, str]
+    ) -> None:
         clique_obj = self.owned("grove.io/v1alpha1", "PodClique", clique_name, owner, labels)
         for index in range(clique["spec"].get("replicas", 1)):
             pod_labels = {**labels, "grove.io/podclique": clique_name, "grove.io/podclique-pod-index": str(index)}
             template = {"metadata": {"labels": clique.get("labels") or {}}, "spec": clique["spec"]["podSpec"]}
-            self.pod(f"{clique_name}-{_suffix(index)}", clique_obj, pod_labels, template, place)
+            self.pod(f"{clique_name}-{_suffix(index)}", clique_obj, pod_labels, template, place, expect=expect)
 
 
 def _reference(owner: dict) -> dict:

@@ -54,13 +54,13 @@ def _synthesized(claim: PodClaim, index: str) -> dict[str, str]:
     """Labels of a pod of ``claim`` as the operator would set them (index labels set to ``index``)."""
     template = claim.node.template or {}
     labels = {str(k): str(v) for k, v in mapping_at(mapping_at(template, "metadata"), "labels").items()}
+    labels.update(claim.selector.example_labels(index))
     for node in claim.lineage:
         pods = node.definition.pods
         for key in (pods.replica_index if pods else [])[:1] + (pods.pod_index if pods and node is claim.node else [])[
             :1
         ]:
             labels[key] = index
-    labels.update(claim.selector.example_labels(index))
     return labels
 
 
