@@ -283,6 +283,10 @@ def _top_level(objects: list[dict], catalog: Catalog, chains: Any) -> list[dict]
     return [dict(obj) for obj in kept]
 
 
+def _key(row: Any) -> tuple[str, Optional[str], str]:
+    return (row.workload.kind, row.workload.namespace, row.workload.name)
+
+
 def _watch(
     client: Any,
     targets: list[_Target],
@@ -313,14 +317,14 @@ def _watch(
     ]
     needs_pods = output_format in (GetFormat.table, GetFormat.wide)
     initial: list[dict] = []
-    synced, phase_of = 0, {}
+    synced, phase_of = 0, {}  # (kind, namespace, name) -> the phase last printed
     try:
         for _index, event in watch_all(watches, stop):
             if event.type == SYNCED:
                 synced += 1
                 if synced == len(watches):
                     rows = _keep(rows_maker.rows(initial, pods=needs_pods, collected=collected), phases)
-                    phase_of.update({row.tree.workload: row.phase for row in rows})
+                    phase_of.update({_key(row): row.phase for row in rows})
                     _print(rows, output_format, options)
                 continue
             if event.object is None:
@@ -333,7 +337,7 @@ def _watch(
             rows_maker.refresh()  # pods and owners moved on: read them again for the new row
             rows = rows_maker.rows([event.object], pods=needs_pods, collected=collected)
             for row in _keep(rows, phases):
-                key = row.tree.workload
+                key = _key(row)
                 if event.type == DELETED:
                     phase_of.pop(key, None)
                 elif phase_of.get(key) == row.phase:

@@ -86,6 +86,17 @@ _SUBRESOURCES = {
 }
 
 
+class _QuietServer(ThreadingHTTPServer):
+    """A server that does not print a traceback when a client (or a test) drops a connection."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], OSError):
+            return
+        super().handle_error(request, client_address)
+
+
 def _status(code: int, reason: str, message: str, **details: Any) -> dict:
     body = {
         "kind": "Status",
@@ -108,15 +119,20 @@ class FakeApiServer:
         requests: ``(method, path_with_query)`` of every request received, in order.
         token: the bearer token required (None: no authentication).
         forbidden: resource plurals whose reads answer 403.
+        forbidden_lists: plurals (or ``group/plural``) whose lists answer 403 while GET works.
         broken_groups: ``group/version`` strings whose discovery answers 503 (an aggregated API
             that is down).
         delay: seconds to wait before answering object and list requests (to test timeouts).
     """
 
-    def __init__(self, resources: Iterable[FakeResource] = DEFAULT_RESOURCES, *, token: str | None = None) -> None:
+    def __init__(
+        self, resources: Iterable[FakeResource] = DEFAULT_RESOURCES, *, token: str | None = None, tls: bool = False
+    ) -> None:
         self.resources = list(resources)
         self.token = token
+        self.tls = tls
         self.forbidden: set[str] = set()
+        self.forbidden_lists: set[str] = set()  # plural or group/plural: LIST (and WATCH) 403, GET allowed
         self.broken_groups: set[str] = set()
         self.delay = 0.0
         self.requests: list[tuple[str, str]] = []
@@ -188,7 +204,7 @@ class FakeApiServer:
     def compact(self) -> None:
         """Forget the change history: a watch from an older resourceVersion gets 410 Gone."""
         with self._changed:
-            self.compacted = self.version + 1
+            self.compacted = self.version  # etcd compacted at the current revision
             self.events.clear()
 
     def cut_watches(self) -> int:
@@ -222,7 +238,7 @@ class FakeApiServer:
     def url(self) -> str:
         assert self._server is not None, "server not started"
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"{'https' if self.tls else 'http'}://{host}:{port}"
 
     def start(self) -> "FakeApiServer":
         fake = self
@@ -238,8 +254,14 @@ class FakeApiServer:
 
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _any
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = _QuietServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
+        if self.tls:
+            import ssl
+
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(TLS_DIR / "server.crt", TLS_DIR / "server.key")
+            self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
@@ -296,7 +318,9 @@ class FakeApiServer:
                 handler, 405, _status(405, "MethodNotAllowed", f"the fake server is read-only: {handler.command}")
             )
             return
-        if self.token is not None and handler.headers.get("Authorization") != f"Bearer {self.token}":
+        scheme, _, credential = (handler.headers.get("Authorization") or "").partition(" ")
+        # The scheme is case-insensitive, as the API server's bearer authenticator reads it.
+        if self.token is not None and (scheme.lower() != "bearer" or credential != self.token):
             self._send(handler, 401, _status(401, "Unauthorized", "Unauthorized"))
             return
         split = urlsplit(handler.path)
@@ -386,6 +410,12 @@ class FakeApiServer:
                 f'{resource.qualified} is forbidden: User "tester" cannot {verb} resource "{resource.plural}" '
                 f'in API group "{resource.group}"' + (f' in the namespace "{namespace}"' if namespace else ""),
             )
+        if len(rest) == 1 and {resource.plural, f"{resource.group}/{resource.plural}"} & self.forbidden_lists:
+            return 403, _status(
+                403,
+                "Forbidden",
+                f'{resource.qualified} is forbidden: User "tester" cannot list resource "{resource.plural}"',
+            )
         with self._lock:
             stored = dict(self.objects.get((resource.group, resource.plural), {}))
         if len(rest) == 2:
@@ -438,6 +468,7 @@ class FakeApiServer:
         handler.send_response(200)
         handler.send_header("Content-Type", "application/json")
         handler.send_header("Transfer-Encoding", "chunked")
+        handler.send_header("Connection", "close")
         handler.end_headers()
         handler.close_connection = True
         with self._changed:
@@ -536,6 +567,8 @@ def _field_selector_matches(obj: dict, selector: str) -> bool:
 
 
 TEST_TOKEN = "s3cr3t-test-token-abc123"
+TLS_DIR = Path(__file__).resolve().parent.parent / "data" / "tls"
+"""A self-signed certificate for 127.0.0.1 (see its README): the in-cluster configuration speaks HTTPS."""
 
 
 @dataclass

@@ -119,17 +119,24 @@ class ListWatch:
             self.known[_uid(obj)] = obj
             yield WatchEvent(ADDED, obj)
         yield WatchEvent(SYNCED)
-        failures = 0
+        failures = expired = 0
         while not self._done():
             try:
                 for event in self._watch_once():
-                    failures = 0
+                    failures = expired = 0
                     yield event
                     if self._done():
                         return
                 self.reconnects += 1
             except _Expired:
                 self.relists += 1
+                expired += 1
+                if expired >= _MAX_FAILURES:
+                    raise ClusterError(
+                        f"the watch of {self.resource.qualified_name} expired {expired} times in a row after listing"
+                    ) from None
+                if expired > 1:
+                    time.sleep(min(0.1 * 2**expired, 2.0))
                 yield from self._relist()
             except (_Cut, ClusterError) as error:
                 if isinstance(error, ClusterApiError):
@@ -195,6 +202,7 @@ class ListWatch:
                 if self._done():
                     return
         finally:
+            raw.close()  # a watch connection is never reused: it may have been cut mid-stream
             raw.release_conn()
 
     def _lines(self, raw: Any) -> Iterator[bytes]:
