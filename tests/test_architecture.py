@@ -43,6 +43,7 @@ PUBLIC = [
     "Definition", "Phase", "load_cluster", "Cluster", "place", "rank_clusters", "place_on", "PlacementReport",
     "export", "export_targets", "lint_path", "lint_definition", "WorkloadMapError", "InputError", "DefinitionError",
     "NoDefinitionError", "TopologyError", "PlacementError", "ClusterError", "RelatedObjects", "ObjectIndex",
+    "describe", "DescribeReport", "LiveObjects",
 ]  # fmt: skip
 
 SUBPACKAGES = ["interpreter", "topology", "placement", "exporters", "lint", "kube", "live"]

@@ -4,7 +4,8 @@ The pipeline, one subpackage per stage::
 
     documents -> catalog (definitions) -> interpreter -> tree
                                    topology -> placement -> exporters
-    lint checks definitions; kube reads a live cluster (GET only)
+    lint checks definitions; kube reads a live cluster (GET/LIST/WATCH only)
+    live: a workload's running pods attributed to its components, events, placement audit
 
 The everyday calls::
 
@@ -14,6 +15,7 @@ The everyday calls::
     cluster = workloadmap.load_cluster("preset:nvl72-4rack")
     report = workloadmap.place(tree, cluster)
     objects = workloadmap.export("kai", tree, report)
+    described = workloadmap.describe(obj, live)             # live = LiveObjects(pods, owners, events, nodes)
 """
 
 from .catalog import Catalog, load_definition, parse_definition
@@ -45,6 +47,7 @@ from .interpreter import (
     inspect_file,
 )
 from .lint import LintFinding, lint_definition, lint_path
+from .live import DescribeReport, LiveObjects, ObjectsByUid, describe, from_dumps
 from .placement import (
     ClusterRanking,
     GroupPlacement,
@@ -113,6 +116,12 @@ __all__ = [
     "export",
     "export_targets",
     "ExportRequest",
+    # live
+    "describe",
+    "DescribeReport",
+    "LiveObjects",
+    "ObjectsByUid",
+    "from_dumps",
     # lint
     "lint_path",
     "lint_definition",

@@ -430,18 +430,20 @@ class FakeApiServer:
                     kind=resource.plural,
                 )
             return 200, obj
-        items = [
-            {key: value for key, value in obj.items() if key not in ("kind", "apiVersion")}  # like the real server
-            for (obj_namespace, _), obj in sorted(stored.items())
-            if namespace is None or obj_namespace == namespace
-        ]
         if query.get("watch") in ("1", "true"):
             return _WATCH, {"resource": resource, "namespace": namespace}
-        items = [item for item in items if _field_selector_matches(item, query.get("fieldSelector", ""))]
-        items = [item for item in items if _label_selector_matches(item, query.get("labelSelector", ""))]
+        items = [
+            obj
+            for (obj_namespace, _), obj in sorted(stored.items())
+            if (namespace is None or obj_namespace == namespace)
+            and _field_selector_matches(obj, query.get("fieldSelector", ""))
+            and _label_selector_matches(obj, query.get("labelSelector", ""))
+        ]
         start = int(query.get("continue") or 0)
         limit = int(query.get("limit") or 0)
-        page = items[start : start + limit] if limit else items[start:]
+        selected = items[start : start + limit] if limit else items[start:]
+        # List items carry no kind/apiVersion, like the real server's.
+        page = [{key: value for key, value in obj.items() if key not in ("kind", "apiVersion")} for obj in selected]
         with self._lock:
             metadata: dict[str, Any] = {"resourceVersion": str(self.version)}
         if limit and start + limit < len(items):

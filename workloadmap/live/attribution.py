@@ -10,7 +10,7 @@ claim's lineage is read from the labels that component's ``pods.replicaIndex`` n
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,31 +69,26 @@ class Attribution:
         return [pod for claim in self.claims for pod in self.pods_of(claim)]
 
 
-def _owned_by(reference: Mapping[str, Any], workload: WorkloadRef, uid: str) -> bool:
-    if uid:
-        return str(reference.get("uid") or "") == uid
-    return reference.get("kind") == workload.kind and reference.get("name") == workload.name
-
-
 def workload_pods(
-    resource: Mapping[str, Any], workload: WorkloadRef, pods: Iterable[Mapping[str, Any]], chains: OwnerChains
+    resource: Mapping[str, Any], workload: WorkloadRef, pods: Sequence[Mapping[str, Any]], chains: OwnerChains
 ) -> list[PodView]:
     """The pods among ``pods`` whose owner chain reaches the workload (or that are the workload)."""
     uid = str(mapping_at(resource, "metadata").get("uid") or "")
-    found = []
-    for obj in pods:
-        metadata = mapping_at(obj, "metadata")
-        if workload.kind == "Pod" and workload.api_version == "v1":
-            if (uid and metadata.get("uid") == uid) or (not uid and metadata.get("name") == workload.name):
-                found.append(PodView.from_dict(obj))
-            continue
-        if workload.namespace and metadata.get("namespace") not in (None, workload.namespace):
-            continue
-        links = chains.chain(obj)
-        references = [{"uid": link.uid, "kind": link.kind, "name": link.name} for link in links]
-        if any(_owned_by(reference, workload, uid) for reference in references):
-            found.append(PodView.from_dict(obj))
-    return found
+    if workload.kind == "Pod" and workload.api_version == "v1":
+        return [
+            PodView.from_dict(obj)
+            for obj in pods
+            if (uid and mapping_at(obj, "metadata").get("uid") == uid)
+            or (not uid and mapping_at(obj, "metadata").get("name") == workload.name)
+        ]
+    below = chains.below(pods)
+    found = below.get(uid, []) if uid else below.get((workload.kind, workload.name), [])
+    namespace = workload.namespace
+    return [
+        PodView.from_dict(obj)
+        for obj in found
+        if not namespace or mapping_at(obj, "metadata").get("namespace") in (None, namespace)
+    ]
 
 
 def _indexes(pod: PodView, claim: PodClaim) -> tuple[dict[int, int], int | None]:

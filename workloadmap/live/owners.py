@@ -11,7 +11,7 @@ dump (:class:`ObjectsByUid`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -77,6 +77,7 @@ class OwnerChains:
         self.lookup = lookup
         self.max_depth = max_depth
         self._owners: dict[str, Mapping[str, Any] | None] = {}
+        self._indexes: dict[int, tuple[Sequence[Mapping[str, Any]], dict[Any, list[Mapping[str, Any]]]]] = {}
 
     def _owner(self, namespace: str | None, reference: Mapping[str, Any]) -> Mapping[str, Any] | None:
         uid = str(reference.get("uid") or "")
@@ -112,6 +113,23 @@ class OwnerChains:
             )
             current = owner
         return tuple(links)
+
+    def below(self, objects: Sequence[Mapping[str, Any]]) -> dict[Any, list[Mapping[str, Any]]]:
+        """``objects`` by every owner above them: by UID, and by ``(kind, name)``; built once per sequence.
+
+        ``wmap get`` asks this for every workload of a namespace: the chains are walked once.
+        """
+        cached = self._indexes.get(id(objects))
+        if cached is not None and cached[0] is objects:
+            return cached[1]
+        index: dict[Any, list[Mapping[str, Any]]] = {}
+        for obj in objects:
+            for link in self.chain(obj):
+                if link.uid:
+                    index.setdefault(link.uid, []).append(obj)
+                index.setdefault((link.kind, link.name), []).append(obj)
+        self._indexes[id(objects)] = (objects, index)
+        return index
 
     def uids(self, obj: Mapping[str, Any]) -> list[str]:
         """The UIDs of the owners above ``obj``, nearest first."""
