@@ -104,15 +104,47 @@ def _indexes(pod: PodView, claim: PodClaim) -> tuple[dict[int, int], int | None]
     return replicas, pod_index
 
 
-def attribute(claims: list[PodClaim], pods: Iterable[PodView]) -> Attribution:
-    """Give each pod to the first claim whose selector matches its labels."""
+def _embedded_in(claim: PodClaim) -> tuple[str, str] | None:
+    """``(kind, name)`` of the embedded object (an AppWrapper's) the claim's component belongs to."""
+    owner = None
+    for node in claim.lineage[:-1]:
+        if node.definition.resource:
+            owner = (node.kind or "", node.instance or node.name)
+    return owner
+
+
+def attribute(claims: list[PodClaim], pods: Iterable[PodView], chains: OwnerChains | None = None) -> Attribution:
+    """Give each pod to the first claim whose selector matches its labels.
+
+    A claim inside an embedded object (an AppWrapper's Job or Deployment) also needs that object
+    on the pod's owner chain: two wrapped objects' pods are told apart by who owns them.
+    """
+    embedded = {id(claim): _embedded_in(claim) for claim in claims}
     by_claim: dict[int, list[AttributedPod]] = {}
     unattributed: list[AttributedPod] = []
     for pod in pods:
-        claim = next((claim for claim in claims if claim.selector.matches(pod.labels)), None)
+        owners = _Owners(pod, chains)
+        claim = next((c for c in claims if c.selector.matches(pod.labels) and owners.include(embedded[id(c)])), None)
         if claim is None:
             unattributed.append(AttributedPod(pod))
             continue
         replicas, pod_index = _indexes(pod, claim)
         by_claim.setdefault(id(claim), []).append(AttributedPod(pod, claim, replicas, pod_index))
     return Attribution(claims, by_claim, unattributed)
+
+
+class _Owners:
+    """The ``(kind, name)`` of a pod's owners, read only when a claim asks."""
+
+    def __init__(self, pod: PodView, chains: OwnerChains | None) -> None:
+        self.pod = pod
+        self.chains = chains
+        self.known: set[tuple[str, str]] | None = None
+
+    def include(self, wanted: tuple[str, str] | None) -> bool:
+        if wanted is None:
+            return True
+        if self.known is None:
+            links = self.chains.chain(self.pod.raw) if self.chains is not None else ()
+            self.known = {(link.kind, link.name) for link in links}
+        return wanted in self.known

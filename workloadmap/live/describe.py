@@ -174,7 +174,7 @@ def _attribution(
     if live is None:
         return Attribution(claims, {}, [], pods_read=False), None
     chains = live.chains or OwnerChains(live.owners)
-    attribution = attribute(claims, workload_pods(resource, tree.workload, live.pods, chains))
+    attribution = attribute(claims, workload_pods(resource, tree.workload, live.pods, chains), chains)
     assign_gangs(attribution, definition, resource, refs, tree.workload.name, nodes, tree.pod_groups)
     return attribution, chains
 
