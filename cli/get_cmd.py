@@ -142,12 +142,13 @@ class _Rows:
 
     def refresh(self) -> None:
         """Forget the pods and owners read so far (a watch reads them again for each change)."""
-        from workloadmap.kube import OwnerCache
+        from workloadmap.kube import ClusterObjects, OwnerCache
         from workloadmap.live import OwnerChains
 
         self.owners = OwnerCache(self.client, chunk_size=self.options["chunk_size"])
         self.chains = OwnerChains(self.owners)
         self.live: dict[Optional[str], Any] = {}
+        self.related = ClusterObjects(self.client)  # a TrainJob's runtime, read from the cluster
 
     def pods_of(self, namespace: Optional[str]) -> Any:
         """The pods of ``namespace`` (of every namespace with -A), listed once."""
@@ -168,13 +169,13 @@ class _Rows:
         source = f"cluster (context {self.client.context})"
         documents = [Document(body=obj, file=source, index=index) for index, obj in enumerate(objects, 1)]
         start = len(collected.trees)
-        collected.add(inspect_documents(documents, catalog=self.catalog, gpu_resources=self.gpus))
+        collected.add(inspect_documents(documents, catalog=self.catalog, gpu_resources=self.gpus, related=self.related))
         rows = []
         for tree, obj in collected.trees[start:]:
             report = None
             if pods:
                 live = self.pods_of(tree.workload.namespace)
-                report = describe(obj, live, catalog=self.catalog, gpu_resources=self.gpus)
+                report = describe(obj, live, catalog=self.catalog, gpu_resources=self.gpus, related=self.related)
             rows.append(workload_row(obj, tree, report))
         return rows
 
