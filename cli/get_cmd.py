@@ -145,7 +145,9 @@ class _Rows:
         from workloadmap.kube import ClusterObjects, OwnerCache
         from workloadmap.live import OwnerChains
 
-        self.owners = OwnerCache(self.client, chunk_size=self.options["chunk_size"])
+        self.owners = OwnerCache(
+            self.client, chunk_size=self.options["chunk_size"], cluster_wide=self.options["all_namespaces"]
+        )
         self.chains = OwnerChains(self.owners)
         self.live: dict[Optional[str], Any] = {}
         self.related = ClusterObjects(self.client)  # a TrainJob's runtime, read from the cluster

@@ -44,6 +44,22 @@ def test_each_owner_kind_is_listed_once_per_namespace(fake_cluster):
     assert len(_lists(server, "jobs")) == 3  # one LIST, paged by 2: 2 + 2 + 1
 
 
+def test_for_every_namespace_each_owner_kind_is_listed_once(fake_cluster):
+    server = fake_cluster.server
+    jobs = [
+        server.add(
+            _job(f"j{index}", f"uid-j{index}")
+            | {"metadata": {"name": f"j{index}", "namespace": f"ns{index}", "uid": f"uid-j{index}"}}
+        )
+        for index in range(3)
+    ]
+    with ClusterClient(fake_cluster.kubeconfig) as client:
+        cache = OwnerCache(client, cluster_wide=True)
+        found = [cache.owner(job["metadata"]["namespace"], _ref(job)) for job in jobs]
+    assert [obj["metadata"]["namespace"] for obj in found] == ["ns0", "ns1", "ns2"]
+    assert cache.lists == [("batch/v1", "Job", None)]
+
+
 def test_gone_replaced_and_unserved_owners_are_none(fake_cluster):
     server = fake_cluster.server
     server.add(_job("j", "uid-new"))

@@ -28,14 +28,17 @@ class OwnerCache:
     Args:
         client: the :class:`~workloadmap.kube.client.ClusterClient`.
         chunk_size: page size of the lists.
+        cluster_wide: list each owner kind once across all namespaces (for pods of every
+            namespace, as ``get -A`` reads them) instead of once per namespace.
 
     Attributes:
         lists: ``(apiVersion, kind, namespace)`` of every LIST sent (for tests and figures).
     """
 
-    def __init__(self, client: ClusterClient, *, chunk_size: int | None = None) -> None:
+    def __init__(self, client: ClusterClient, *, chunk_size: int | None = None, cluster_wide: bool = False) -> None:
         self.client = client
         self.chunk_size = chunk_size
+        self.cluster_wide = cluster_wide
         self.by_uid: dict[str, dict[str, Any]] = {}
         self._listed: set[tuple[str, str, str | None]] = set()
         self._get_only: set[tuple[str, str]] = set()
@@ -60,10 +63,11 @@ class OwnerCache:
         if resource is None:
             return None
         scope = namespace if resource.namespaced else None
+        listed_scope = None if self.cluster_wide else scope
         kind_key = (resource.api_version, resource.kind)
-        if kind_key not in self._get_only and (*kind_key, scope) not in self._listed:
-            self._listed.add((*kind_key, scope))
-            self._list(resource, scope)
+        if kind_key not in self._get_only and (*kind_key, listed_scope) not in self._listed:
+            self._listed.add((*kind_key, listed_scope))
+            self._list(resource, listed_scope)
         if kind_key not in self._get_only:
             return self.by_uid.get(uid)
         obj = self.client.get_object(resource, name, scope)

@@ -31,7 +31,7 @@ def from_cluster(
     """The pods, owners, Events and nodes of ``namespace`` (None: every namespace), read from the cluster."""
     pods_resource = client.resolve("pods")
     pods, _ = client.list_with_version(pods_resource, namespace, chunk_size=chunk_size)
-    owners = OwnerCache(client, chunk_size=chunk_size)
+    owners = OwnerCache(client, chunk_size=chunk_size, cluster_wide=namespace is None)
     owners.add(pods)
     live = LiveObjects(pods=pods, owners=owners, chains=OwnerChains(owners))
     if events:
