@@ -15,7 +15,7 @@ import typer
 from workloadmap import __version__
 from workloadmap.errors import WorkloadMapError
 
-from . import alter_cmd, catalog_cmd, inspect_cmd, live_cmd, output, place_cmd, topology_cmd
+from . import alter_cmd, catalog_cmd, describe_cmd, get_cmd, inspect_cmd, live_cmd, output, place_cmd, topology_cmd
 from .common import guarded
 
 
@@ -48,8 +48,11 @@ app.command("inspect")(guarded(inspect_cmd.inspect))
 app.command("place", help="Which topology level each gang fits, and the scheduler objects that require it.")(
     guarded(place_cmd.place)
 )
-app.command("get", help="Read workloads from a live cluster (read-only) and expand them like `wmap inspect`.")(
-    guarded(live_cmd.get)
+app.command("get", help="List workloads of a live cluster: phase, ready pods, GPUs (read-only; -w watches).")(
+    guarded(get_cmd.get)
+)
+app.command("describe", help="A workload's components with their live pods, events and placement audit (read-only).")(
+    guarded(describe_cmd.describe_command)
 )
 app.command("alter", help="Change every pod template of a workload: scheduler, queue, labels, tolerations ...")(
     guarded(alter_cmd.alter_command)

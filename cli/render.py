@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime, timezone
 from typing import Any
 
 from workloadmap.labels import HOSTNAME
@@ -415,4 +416,125 @@ def render_presets(presets: Sequence[SimulationSpec], default: str) -> str:
     width = max(len(row[0]) for row in rows)
     lines = [f"{'NAME'.ljust(width)}   NODES   GPUS   DESCRIPTION"]
     lines += [f"{row[0].ljust(width)}   {str(row[1]).ljust(5)}   {str(row[2]).ljust(4)}   {row[3]}" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+# -- live ------------------------------------------------------------------------------------
+# `wmap describe` and `wmap get` (workloadmap.live results).
+
+
+def age(created: str | None, now: datetime | None = None) -> str:
+    """The AGE column as kubectl prints it: ``45s``, ``12m``, ``5h``, ``3d``, ``2y`` (``<unknown>`` without a time)."""
+    from workloadmap.live import parse_time
+
+    start = parse_time(created)
+    if start is None:
+        return "<unknown>"
+    seconds = max(0, int(((now or datetime.now(timezone.utc)) - start).total_seconds()))
+    for unit, size in (("y", 365 * 86400), ("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size * (2 if unit != "m" else 1):
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def render_rows(rows: Sequence[Any], *, wide: bool, namespaces: bool, prefix_types: bool, header: bool = True) -> str:
+    """`wmap get` rows: NAME [NAMESPACE] PHASE PODS GPUS AGE [DEFINITION GANGS]."""
+    headers = ["NAME"] + (["NAMESPACE"] if namespaces else []) + ["PHASE", "PODS", "GPUS", "AGE"]
+    headers += ["DEFINITION", "GANGS"] if wide else []
+    lines = []
+    for row in rows:
+        name = f"{row.type_name}/{row.workload.name}" if prefix_types else row.workload.name
+        ready = "?" if row.pods_ready is None else row.pods_ready
+        cells = [name] + ([row.workload.namespace or ""] if namespaces else [])
+        cells += [row.phase.value, f"{ready}/{row.pods_desired}", as_number(row.gpus), age(row.created)]
+        lines.append(cells + ([row.definition, row.gangs] if wide else []))
+    text = table(headers, lines, free_text_last=wide)
+    return text if header else text.split("\n", 1)[1]
+
+
+def _pod_line(pod: Any) -> str:
+    parts = [pod.name, pod.phase + ("" if pod.ready or pod.phase in ("Succeeded", "Pending") else " (not ready)")]
+    parts.append(pod.node or "<no node>")
+    if pod.restarts:
+        parts.append(f"restarts {pod.restarts}")
+    if pod.gang:
+        parts.append("gang " + pod.gang + (f"/{pod.gang_sub_group}" if pod.gang_sub_group else ""))
+    if pod.pod_group or pod.sub_group:
+        parts.append(f"scheduler group {pod.pod_group or '-'}" + (f"/{pod.sub_group}" if pod.sub_group else ""))
+    if pod.reason:
+        parts.append(f"{pod.reason}: {pod.message}" if pod.message else pod.reason)
+    return "  ".join(parts)
+
+
+def _live_component_label(component: Any) -> str:
+    counts = component.replicas
+    ready = f"{counts.ready}/{counts.desired} ready" if counts.ready is not None else f"{counts.desired} desired"
+    parts = [component.name, ready]
+    if counts.current is not None and counts.current != counts.desired:
+        parts.append(f"{counts.current} current")
+    if component.gpus:
+        parts.append(_plural(component.gpus, "GPU"))
+    if component.nodes:
+        shown = component.nodes[:4]
+        parts.append(",".join(shown) + (f" +{len(component.nodes) - 4}" if len(component.nodes) > 4 else ""))
+    return "  ".join(parts)
+
+
+def _audit_line(gang: Any) -> str:
+    name = gang.name + (f"/{gang.sub_group}" if gang.sub_group else "")
+    parts = [name, f"{gang.scheduled_pods}/{gang.pods} scheduled"]
+    if gang.narrowest_level:
+        parts.append(f"in one {gang.narrowest_level}")
+    for level, source, what in (
+        (gang.required_level, gang.required_source, "required"),
+        (gang.preferred_level, gang.preferred_source, "preferred"),
+    ):
+        if level:
+            parts.append(f"{what} {level} ({source})")
+    verdict = {True: "satisfied", False: "NOT SATISFIED", None: "not judged"}[gang.satisfied]
+    parts.append(verdict + (f": {gang.reason}" if gang.reason else ""))
+    if gang.accelerator_split:
+        parts.append("split across NVLink domains although one holds the gang")
+    return "  ".join(parts)
+
+
+def _describe_label(node: Any) -> str:
+    if isinstance(node, str):
+        return node
+    return _live_component_label(node) if hasattr(node, "replicas") else _pod_line(node)
+
+
+def _describe_children(node: Any) -> list[Any]:
+    if not hasattr(node, "replicas"):
+        return []
+    more = [f"... {_plural(node.pods_omitted, 'more pod')} (--pod-limit)"] if node.pods_omitted else []
+    return [*node.components, *node.pods, *more]
+
+
+def render_describe(report: Any) -> str:
+    """The `wmap describe` view: the tree with pods, unattributed pods, gangs, the audit, events."""
+    inspect_lines = render_tree(report.tree).splitlines()
+    footer = next(index for index, line in enumerate(inspect_lines) if line.startswith("Totals: "))
+    lines = inspect_lines[:1] + tree_lines(report.components, _describe_label, _describe_children)
+    if not report.pods_read:
+        lines.append("Pods: not read (describe -f without --objects)")
+    elif report.unattributed_pods:
+        lines.append(
+            f"Unattributed pods (owned by the workload, claimed by no component): {len(report.unattributed_pods)}"
+        )
+        lines.extend(f"  {_pod_line(pod)}" for pod in report.unattributed_pods)
+    lines.extend(inspect_lines[footer:])
+    if report.placement is not None:
+        lines.append(f"Placement (levels {' > '.join(report.placement.levels)}):")
+        lines.extend(f"  {_audit_line(gang)}" for gang in report.placement.pod_groups)
+        if report.placement.unknown_nodes:
+            lines.append(f"  pods on nodes not read: {', '.join(report.placement.unknown_nodes)}")
+    if report.events:
+        rows = [
+            [age(event.last_seen), event.type, event.reason, event.object, event.message] for event in report.events
+        ]
+        events = table(["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"], rows, free_text_last=True)
+        lines.append("Events (newest first):")
+        lines.extend(f"  {line}" for line in events.splitlines())
+    lines.extend(f"warning: {warning}" for warning in report.warnings)
     return "\n".join(lines) + "\n"

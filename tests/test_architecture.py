@@ -20,6 +20,7 @@ RANK = {
     "labels": 0,
     "quantities": 1,
     "loader": 1,
+    "selectors": 1,
     "values": 2,
     "documents": 2,
     "expressions": 2,
@@ -37,6 +38,7 @@ RANK = {
     "alter": 8,
     "placement": 9,
     "exporters": 10,
+    "live": 10,
     "__init__": 11,
 }
 
@@ -46,9 +48,21 @@ PUBLIC = [
     "export", "export_targets", "lint_path", "lint_definition", "WorkloadMapError", "InputError", "DefinitionError",
     "NoDefinitionError", "TopologyError", "PlacementError", "ClusterError", "RelatedObjects", "ObjectIndex",
     "alter", "Changes", "Toleration", "NodeRequirement", "Alteration", "AlterError",
+    "describe", "DescribeReport", "LiveObjects",
 ]  # fmt: skip
 
-SUBPACKAGES = ["interpreter", "topology", "placement", "exporters", "lint", "kube", "alter", "karta"]
+SUBPACKAGES = [
+    "definitions",
+    "interpreter",
+    "topology",
+    "placement",
+    "exporters",
+    "lint",
+    "kube",
+    "alter",
+    "karta",
+    "live",
+]
 
 
 def test_the_package_names_its_whole_public_api():

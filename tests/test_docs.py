@@ -62,3 +62,17 @@ def test_architecture_page_names_every_module():
         if f"`{path.stem}`" not in page and f"{path.name}" not in page:
             missing.append(str(path.relative_to(REPO)))
     assert not missing, f"docs/architecture.md does not mention {missing}"
+
+
+def test_readme_describe_example_is_what_the_command_prints(wmap):
+    """The README's describe example runs from a clone, and its lines (all but event ages) are real."""
+    readme = (REPO / "README.md").read_text()
+    start = readme.index("$ wmap describe -f ")
+    block = readme[start : readme.index("```", start)].splitlines()
+    command = block[0].removeprefix("$ wmap ").split()
+    result = wmap(*command)
+    assert result.exit_code == 0, result.stderr
+    printed = result.stdout.splitlines()
+    shown = [line for line in block[1:] if "..." not in line and not line.startswith("  5m ")]
+    assert [line for line in shown if line not in printed] == []
+    assert "NOT SATISFIED" in result.stdout and "split across NVLink domains" in result.stdout

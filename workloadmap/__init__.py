@@ -4,7 +4,9 @@ The pipeline, one subpackage per stage::
 
     documents -> catalog (definitions) -> interpreter -> tree
                                    topology -> placement -> exporters
-    lint checks definitions; alter changes pods through the catalog; kube reads a live cluster (GET only)
+    lint checks definitions; alter changes pods through the catalog; kube reads a live cluster
+    (GET/LIST/WATCH only); live: a workload's running pods attributed to its components, events,
+    placement audit
 
 The everyday calls::
 
@@ -15,6 +17,7 @@ The everyday calls::
     report = workloadmap.place(tree, cluster)
     objects = workloadmap.export("kai", tree, report)
     changed = workloadmap.alter(obj, workloadmap.Changes(scheduler_name="kai-scheduler")).object
+    described = workloadmap.describe(obj, live)             # live = LiveObjects(pods, owners, events, nodes)
 """
 
 from .alter import Alteration, Changes, NodeRequirement, Toleration, alter
@@ -51,6 +54,7 @@ from .interpreter import (
 from .karta import Karta, KartaDefinition, parse_karta
 from .karta.export import ExportedKarta, export_karta
 from .lint import LintFinding, lint_definition, lint_path
+from .live import DescribeReport, LiveObjects, ObjectsByUid, describe, from_dumps
 from .placement import (
     ClusterRanking,
     GroupPlacement,
@@ -136,6 +140,12 @@ __all__ = [
     "Toleration",
     "NodeRequirement",
     "Alteration",
+    # live
+    "describe",
+    "DescribeReport",
+    "LiveObjects",
+    "ObjectsByUid",
+    "from_dumps",
     # lint
     "lint_path",
     "lint_definition",

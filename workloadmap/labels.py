@@ -135,3 +135,39 @@ TOLERATION_EXISTS = "Exists"
 TOLERATION_EQUAL = "Equal"
 NODE_SELECTOR_IN = "In"
 """The node-selector requirement operator pinned placements use (``key In [value]``)."""
+
+# -- Live workloads: the gang a running pod joined, and the objects describe reads ---------------
+KAI_POD_GROUP_ANNOTATION = "pod-group-name"
+"""Pod annotation KAI's pod-grouper writes: the PodGroup the pod belongs to."""
+KAI_SUBGROUP_LABEL = "kai.scheduler/subgroup-name"
+"""Pod label KAI's pod-grouper writes: the SubGroup the pod belongs to."""
+VOLCANO_GROUP_NAME_ANNOTATION = "scheduling.k8s.io/group-name"
+"""Pod annotation of Volcano (``KubeGroupNameAnnotationKey``): the PodGroup the pod belongs to."""
+VOLCANO_TASK_SPEC = "volcano.sh/task-spec"
+"""Pod label of a Volcano Job's pods: the task (Volcano's unit below the PodGroup)."""
+KUEUE_POD_GROUP_NAME = "kueue.x-k8s.io/pod-group-name"
+"""Pod label of Kueue's plain-pod groups: the group the pod belongs to."""
+KUEUE_PODSET = "kueue.x-k8s.io/podset"
+"""Pod label Kueue sets when it admits a workload: the PodSet of the pod's template."""
+COSCHEDULING_POD_GROUP = "scheduling.x-k8s.io/pod-group"
+"""Pod label of the scheduler-plugins coscheduling plugin: the PodGroup the pod belongs to."""
+
+POD_GROUP_KEYS: tuple[tuple[str, str], ...] = (
+    ("annotations", KAI_POD_GROUP_ANNOTATION),
+    ("annotations", VOLCANO_GROUP_NAME_ANNOTATION),
+    ("labels", KUEUE_POD_GROUP_NAME),
+    ("labels", COSCHEDULING_POD_GROUP),
+)
+"""Where a pod names the PodGroup a scheduler put it in, first found wins: (metadata field, key)."""
+SUBGROUP_KEYS: tuple[tuple[str, str], ...] = (
+    ("labels", KAI_SUBGROUP_LABEL),
+    ("labels", KUEUE_PODSET),
+    ("labels", VOLCANO_TASK_SPEC),
+)
+"""Where a pod names the SubGroup (KAI), PodSet (Kueue) or task (Volcano) it joined, first found wins."""
+
+POD_READY = "Ready"
+POD_SCHEDULED = "PodScheduled"
+EVENTS_API_VERSION = "events.k8s.io/v1"
+"""The Events API describe prefers; the core ``v1`` Event is the fallback."""
+CORE_EVENTS_API_VERSION = "v1"

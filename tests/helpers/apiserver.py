@@ -1,9 +1,16 @@
 """A small stand-in for the Kubernetes API server, on 127.0.0.1 only, for wmap's cluster tests.
 
 It serves legacy discovery (``/api``, ``/apis``, ``/api/v1``, ``/apis/<group>/<version>``),
-objects and lists (with ``limit``/``continue`` paging and a minimal ``fieldSelector``) from an
-in-memory dict, ``Status`` objects for errors, an optional bearer-token check (401), and records
-the method and path of every request so tests can assert that a client only ever sent ``GET``.
+objects and lists (with ``limit``/``continue`` paging, a minimal ``fieldSelector`` and a
+``labelSelector`` of equality, inequality and existence terms) from an in-memory store,
+``Status`` objects for errors, an optional bearer-token check (401), and watches: every change
+made through :meth:`FakeApiServer.add`, :meth:`~FakeApiServer.update` and
+:meth:`~FakeApiServer.delete` bumps a global resourceVersion and is streamed to watchers
+(chunked, one JSON event per line, as the real server does); :meth:`~FakeApiServer.compact`
+makes older versions answer ``410 Gone`` and :meth:`~FakeApiServer.cut_watches` breaks the open
+streams off mid-connection. It records the method and path of every request; the
+``fake_cluster`` fixture fails a test whose client sent anything but ``GET`` (``writes_expected``
+opts out, for the test that proves writes are recorded).
 
 Use the ``fake_cluster`` fixture (import it into the test module) or :class:`FakeApiServer`.
 """
@@ -55,6 +62,21 @@ DEFAULT_RESOURCES: tuple[FakeResource, ...] = (
     FakeResource(
         "leaderworkerset.x-k8s.io", "v1", "leaderworkersets", "leaderworkerset", "LeaderWorkerSet", short_names=("lws",)
     ),
+    FakeResource("", "v1", "events", "event", "Event", short_names=("ev",)),
+    FakeResource("events.k8s.io", "v1", "events", "event", "Event", short_names=("ev",)),
+    FakeResource("apps", "v1", "replicasets", "replicaset", "ReplicaSet", short_names=("rs",)),
+    FakeResource("ray.io", "v1", "rayclusters", "raycluster", "RayCluster"),
+    FakeResource("ray.io", "v1", "rayjobs", "rayjob", "RayJob"),
+    FakeResource("grove.io", "v1alpha1", "podcliquesets", "podcliqueset", "PodCliqueSet", short_names=("pcs",)),
+    FakeResource("grove.io", "v1alpha1", "podcliques", "podclique", "PodClique", short_names=("pclq",)),
+    FakeResource(
+        "grove.io",
+        "v1alpha1",
+        "podcliquescalinggroups",
+        "podcliquescalinggroup",
+        "PodCliqueScalingGroup",
+        short_names=("pcsg",),
+    ),
 )
 
 # Subresources appear in real discovery documents; clients must skip them.
@@ -62,6 +84,17 @@ _SUBRESOURCES = {
     ("", "v1"): ["pods/log", "pods/status", "nodes/status"],
     ("jobset.x-k8s.io", "v1alpha2"): ["jobsets/status"],
 }
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """A server that does not print a traceback when a client (or a test) drops a connection."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], OSError):
+            return
+        super().handle_error(request, client_address)
 
 
 def _status(code: int, reason: str, message: str, **details: Any) -> dict:
@@ -86,21 +119,34 @@ class FakeApiServer:
         requests: ``(method, path_with_query)`` of every request received, in order.
         token: the bearer token required (None: no authentication).
         forbidden: resource plurals whose reads answer 403.
+        forbidden_lists: plurals (or ``group/plural``) whose lists answer 403 while GET works.
         broken_groups: ``group/version`` strings whose discovery answers 503 (an aggregated API
             that is down).
         delay: seconds to wait before answering object and list requests (to test timeouts).
     """
 
-    def __init__(self, resources: Iterable[FakeResource] = DEFAULT_RESOURCES, *, token: str | None = None) -> None:
+    def __init__(
+        self, resources: Iterable[FakeResource] = DEFAULT_RESOURCES, *, token: str | None = None, tls: bool = False
+    ) -> None:
         self.resources = list(resources)
         self.token = token
+        self.tls = tls
         self.forbidden: set[str] = set()
+        self.forbidden_lists: set[str] = set()  # plural or group/plural: LIST (and WATCH) 403, GET allowed
         self.broken_groups: set[str] = set()
         self.delay = 0.0
         self.requests: list[tuple[str, str]] = []
+        self.writes_expected = False
         # (group, plural) -> {(namespace or "", name): object}
         self.objects: dict[tuple[str, str], dict[tuple[str, str], dict]] = {}
+        self.version = 1
+        self.compacted = 0  # watches from a resourceVersion below this answer 410 Gone
+        self.expired_as_status = False  # 410 as the HTTP status instead of an ERROR event
+        self.events: list[tuple[int, str, tuple[str, str], dict]] = []  # (version, type, (group, plural), obj)
         self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._watch_sockets: list[Any] = []
+        self._stopping = False
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -114,6 +160,31 @@ class FakeApiServer:
 
     def add(self, obj: dict) -> dict:
         """Store an object (a deep copy); namespaced objects without a namespace go to ``default``."""
+        return self._store(obj, "ADDED")
+
+    def update(self, obj: dict) -> dict:
+        """Replace a stored object (its resourceVersion moves on; watchers see MODIFIED)."""
+        return self._store(obj, "MODIFIED")
+
+    def delete(self, obj: dict) -> None:
+        """Remove a stored object (watchers see DELETED)."""
+        resource = self.resource_for(obj["apiVersion"], obj["kind"])
+        metadata = obj["metadata"]
+        key = (metadata.get("namespace", "") if resource.namespaced else "", metadata["name"])
+        with self._changed:
+            stored = self.objects.get((resource.group, resource.plural), {}).pop(key)
+            self.version += 1
+            stored = json.loads(json.dumps(stored))
+            stored["metadata"]["resourceVersion"] = str(self.version)
+            self.events.append((self.version, "DELETED", (resource.group, resource.plural), stored))
+            self._changed.notify_all()
+
+    def add_all(self, objects: Iterable[dict]) -> None:
+        """Store many objects."""
+        for obj in objects:
+            self.add(obj)
+
+    def _store(self, obj: dict, kind: str) -> dict:
         obj = json.loads(json.dumps(obj))
         resource = self.resource_for(obj["apiVersion"], obj["kind"])
         metadata = obj.setdefault("metadata", {})
@@ -121,11 +192,39 @@ class FakeApiServer:
             metadata.setdefault("namespace", "default")
         else:
             metadata.pop("namespace", None)
-        metadata.setdefault("resourceVersion", "1")
         key = (metadata.get("namespace", ""), metadata["name"])
-        with self._lock:
+        with self._changed:
+            self.version += 1
+            metadata["resourceVersion"] = str(self.version)
             self.objects.setdefault((resource.group, resource.plural), {})[key] = obj
+            self.events.append((self.version, kind, (resource.group, resource.plural), obj))
+            self._changed.notify_all()
         return obj
+
+    def compact(self) -> None:
+        """Forget the change history: a watch from an older resourceVersion gets 410 Gone."""
+        with self._changed:
+            self.compacted = self.version  # etcd compacted at the current revision
+            self.events.clear()
+
+    def cut_watches(self) -> int:
+        """Break every open watch off without ending the chunked stream (a dropped connection)."""
+        import socket
+
+        with self._changed:
+            sockets, self._watch_sockets = self._watch_sockets, []
+        for sock in sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        return len(sockets)
+
+    @property
+    def watch_requests(self) -> list[str]:
+        """Paths of the watch requests received."""
+        with self._lock:
+            return [path for _, path in self.requests if "watch=" in path]
 
     @property
     def methods(self) -> set[str]:
@@ -139,7 +238,7 @@ class FakeApiServer:
     def url(self) -> str:
         assert self._server is not None, "server not started"
         host, port = self._server.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"{'https' if self.tls else 'http'}://{host}:{port}"
 
     def start(self) -> "FakeApiServer":
         fake = self
@@ -155,13 +254,23 @@ class FakeApiServer:
 
             do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_HEAD = do_OPTIONS = _any
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = _QuietServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
+        if self.tls:
+            import ssl
+
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(TLS_DIR / "server.crt", TLS_DIR / "server.key")
+            self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
 
     def stop(self) -> None:
+        with self._changed:
+            self._stopping = True
+            self._changed.notify_all()
+        self.cut_watches()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -209,12 +318,17 @@ class FakeApiServer:
                 handler, 405, _status(405, "MethodNotAllowed", f"the fake server is read-only: {handler.command}")
             )
             return
-        if self.token is not None and handler.headers.get("Authorization") != f"Bearer {self.token}":
+        scheme, _, credential = (handler.headers.get("Authorization") or "").partition(" ")
+        # The scheme is case-insensitive, as the API server's bearer authenticator reads it.
+        if self.token is not None and (scheme.lower() != "bearer" or credential != self.token):
             self._send(handler, 401, _status(401, "Unauthorized", "Unauthorized"))
             return
         split = urlsplit(handler.path)
         query = {key: values[-1] for key, values in parse_qs(split.query).items()}
         code, body = self._route([unquote(part) for part in split.path.strip("/").split("/")], query)
+        if code == _WATCH:
+            self._stream(handler, body["resource"], body["namespace"], query)
+            return
         self._send(handler, code, body)
 
     @staticmethod
@@ -296,6 +410,12 @@ class FakeApiServer:
                 f'{resource.qualified} is forbidden: User "tester" cannot {verb} resource "{resource.plural}" '
                 f'in API group "{resource.group}"' + (f' in the namespace "{namespace}"' if namespace else ""),
             )
+        if len(rest) == 1 and {resource.plural, f"{resource.group}/{resource.plural}"} & self.forbidden_lists:
+            return 403, _status(
+                403,
+                "Forbidden",
+                f'{resource.qualified} is forbidden: User "tester" cannot list resource "{resource.plural}"',
+            )
         with self._lock:
             stored = dict(self.objects.get((resource.group, resource.plural), {}))
         if len(rest) == 2:
@@ -310,16 +430,22 @@ class FakeApiServer:
                     kind=resource.plural,
                 )
             return 200, obj
+        if query.get("watch") in ("1", "true"):
+            return _WATCH, {"resource": resource, "namespace": namespace}
         items = [
-            {key: value for key, value in obj.items() if key not in ("kind", "apiVersion")}  # like the real server
+            obj
             for (obj_namespace, _), obj in sorted(stored.items())
-            if namespace is None or obj_namespace == namespace
+            if (namespace is None or obj_namespace == namespace)
+            and _field_selector_matches(obj, query.get("fieldSelector", ""))
+            and _label_selector_matches(obj, query.get("labelSelector", ""))
         ]
-        items = [item for item in items if _field_selector_matches(item, query.get("fieldSelector", ""))]
         start = int(query.get("continue") or 0)
         limit = int(query.get("limit") or 0)
-        page = items[start : start + limit] if limit else items[start:]
-        metadata: dict[str, Any] = {"resourceVersion": "7"}
+        selected = items[start : start + limit] if limit else items[start:]
+        # List items carry no kind/apiVersion, like the real server's.
+        page = [{key: value for key, value in obj.items() if key not in ("kind", "apiVersion")} for obj in selected]
+        with self._lock:
+            metadata: dict[str, Any] = {"resourceVersion": str(self.version)}
         if limit and start + limit < len(items):
             metadata["continue"] = str(start + limit)
         return 200, {
@@ -328,6 +454,105 @@ class FakeApiServer:
             "metadata": metadata,
             "items": page,
         }
+
+    def _stream(
+        self, handler: BaseHTTPRequestHandler, resource: FakeResource, namespace: str | None, query: dict[str, str]
+    ) -> None:
+        """Stream the changes after ``resourceVersion`` until ``timeoutSeconds``, a cut, or the server stops."""
+        since = int(query.get("resourceVersion") or 0)
+        deadline = time.monotonic() + float(query.get("timeoutSeconds") or 30)
+        with self._changed:
+            expired = bool(since) and since < self.compacted
+            cursor = since or self.version
+        if expired and self.expired_as_status:
+            self._send(handler, 410, _status(410, "Expired", f"too old resource version: {since} ({self.compacted})"))
+            return
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.send_header("Connection", "close")
+        handler.end_headers()
+        handler.close_connection = True
+        with self._changed:
+            self._watch_sockets.append(handler.connection)
+
+        def chunk(event: dict) -> None:
+            data = json.dumps(event).encode() + b"\n"
+            handler.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+            handler.wfile.flush()
+
+        try:
+            if expired:
+                gone = _status(410, "Expired", f"too old resource version: {since} ({self.compacted})")
+                chunk({"type": "ERROR", "object": gone})
+            else:
+                cursor = self._pump(resource, namespace, query, cursor, deadline, chunk, handler.connection)
+                if query.get("allowWatchBookmarks") == "true":
+                    bookmark = {
+                        "kind": resource.kind,
+                        "apiVersion": resource.api_version,
+                        "metadata": {"resourceVersion": str(cursor)},
+                    }
+                    chunk({"type": "BOOKMARK", "object": bookmark})
+            handler.wfile.write(b"0\r\n\r\n")
+            handler.wfile.flush()
+        except OSError:
+            pass  # cut off (cut_watches) or the client went away
+        finally:
+            with self._changed:
+                if handler.connection in self._watch_sockets:
+                    self._watch_sockets.remove(handler.connection)
+
+    def _pump(
+        self,
+        resource: FakeResource,
+        namespace: str | None,
+        query: dict[str, str],
+        cursor: int,
+        deadline: float,
+        chunk: Any,
+        connection: Any,
+    ) -> int:
+        key = (resource.group, resource.plural)
+        while True:
+            with self._changed:
+                pending = [event for event in self.events if event[0] > cursor and event[2] == key]
+                if not pending:
+                    remaining = deadline - time.monotonic()
+                    if remaining <= 0 or self._stopping or connection not in self._watch_sockets:
+                        return max(cursor, self.version)
+                    self._changed.wait(min(remaining, 0.1))
+                    continue
+            for version, kind, _, obj in pending:
+                cursor = version
+                if namespace is not None and obj["metadata"].get("namespace") != namespace:
+                    continue
+                if not _label_selector_matches(obj, query.get("labelSelector", "")):
+                    continue
+                chunk({"type": kind, "object": obj})
+
+
+_WATCH = -1
+
+
+def _label_selector_matches(obj: dict, selector: str) -> bool:
+    """``k=v``, ``k==v``, ``k!=v``, ``k`` and ``!k`` terms, comma-separated (AND); written independently of wmap."""
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    for term in filter(None, (part.strip() for part in selector.split(","))):
+        if term.startswith("!"):
+            if term[1:] in labels:
+                return False
+        elif "!=" in term:
+            key, value = term.split("!=", 1)
+            if labels.get(key) == value:
+                return False
+        elif "=" in term:
+            key, value = term.split("=", 1)
+            if labels.get(key) != value.lstrip("="):
+                return False
+        elif term not in labels:
+            return False
+    return True
 
 
 def _field_selector_matches(obj: dict, selector: str) -> bool:
@@ -344,6 +569,8 @@ def _field_selector_matches(obj: dict, selector: str) -> bool:
 
 
 TEST_TOKEN = "s3cr3t-test-token-abc123"
+TLS_DIR = Path(__file__).resolve().parent.parent / "data" / "tls"
+"""A self-signed certificate for 127.0.0.1 (see its README): the in-cluster configuration speaks HTTPS."""
 
 
 @dataclass
@@ -358,7 +585,8 @@ class FakeCluster:
 def fake_cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A started :class:`FakeApiServer` requiring ``TEST_TOKEN``, and a kubeconfig pointing at it.
 
-    Proxy variables are cleared so nothing but 127.0.0.1 is ever contacted.
+    Proxy variables are cleared so nothing but 127.0.0.1 is ever contacted. After the test,
+    every request the server received must have been a read (GET; lists and watches included).
     """
     for variable in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
         monkeypatch.delenv(variable, raising=False)
@@ -369,3 +597,6 @@ def fake_cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
         yield FakeCluster(server=server, kubeconfig=kubeconfig)
     finally:
         server.stop()
+    if not server.writes_expected:
+        writes = [f"{method} {path}" for method, path in server.requests if method != "GET"]
+        assert not writes, f"the client sent requests that are not reads: {writes}"

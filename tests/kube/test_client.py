@@ -379,6 +379,7 @@ def test_fake_server_records_every_method(fake_cluster):
     raised.value.close()  # the error holds the response (and its socket) open
     assert raised.value.code == 405
     assert fake_cluster.server.methods == {"POST"}
+    fake_cluster.server.writes_expected = True
 
 
 def test_client_only_sends_get(fake_cluster, monkeypatch):
@@ -427,7 +428,9 @@ def test_cli_get_live_jobset_matches_the_file(fake_cluster, builtin_catalog, mon
         "get", "jobset/llm-train", "-n", "research", "--kubeconfig", str(fake_cluster.kubeconfig), "-o", "json"
     )
     assert result.exit_code == 0, result.stderr
-    live = json.loads(result.stdout)
+    listed = json.loads(result.stdout)
+    assert (listed["kind"], len(listed["items"])) == ("List", 1)  # -o json is always a List, as kubectl's
+    live = listed["items"][0]
     [from_file] = [r.tree for r in inspect_file(str(FIXTURES_DIR / JOBSET_FIXTURE), catalog=builtin_catalog)]
     # The fixture documents 3 pods (1 leader + 2 workers) and 3 x 4 = 12 GPUs.
     assert (live["totals"]["pods"], live["totals"]["gpus"]) == (3, 12)
@@ -436,7 +439,9 @@ def test_cli_get_live_jobset_matches_the_file(fake_cluster, builtin_catalog, mon
     assert live["components"] == expected["components"]
     assert live["podGroups"] == expected["podGroups"]
     assert [group["minMember"] for group in live["podGroups"]] == [3]  # AnyOrder: one gang of 1 + 2
-    tree = _run("get", "jobset", "llm-train", "-n", "research", "--kubeconfig", str(fake_cluster.kubeconfig))
+    tree = _run(
+        "get", "jobset", "llm-train", "-n", "research", "--kubeconfig", str(fake_cluster.kubeconfig), "-o", "tree"
+    )
     assert tree.exit_code == 0
     assert tree.stdout.startswith("JobSet/llm-train  namespace research")
     assert "Totals: 3 pods, 12 GPUs" in tree.stdout
@@ -455,12 +460,12 @@ def test_cli_get_lists_every_object_of_a_type(fake_cluster):
         ("a", "one"),
         ("b", "two"),
     ]
-    table = _run("get", "jobsets", "-n", "a", "--kubeconfig", kubeconfig, "-o", "table")
-    assert table.exit_code == 0
-    rows = table.stdout.splitlines()
-    assert rows[0].split()[:2] == ["NAME", "WORKLOAD"]
-    assert sorted(row.split()[0] for row in rows[1:]) == ["leader", "workers"]
-    assert all(row.split()[1] == "jobset/one" for row in rows[1:])
+    table = _run("get", "jobsets", "-n", "a", "--kubeconfig", kubeconfig)
+    assert table.exit_code == 0, table.stderr
+    header, *rows = table.stdout.splitlines()
+    assert header.split() == ["NAME", "PHASE", "PODS", "GPUS", "AGE"]
+    # The fixture's status says Running; no pod exists on the fake server: 0 of its 3 pods ready, 12 GPUs.
+    assert [row.split()[:4] for row in rows] == [["one", "Running", "0/3", "12"]]
 
 
 def test_cli_get_nothing_found_is_success(fake_cluster):

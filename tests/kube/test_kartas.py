@@ -50,7 +50,7 @@ def test_wmap_get_uses_the_clusters_karta(server):
     server.add(KARTA)
     result = _get(server)
     assert result.exit_code == 0, result.output
-    tree = json.loads(result.stdout)
+    tree = json.loads(result.stdout)["items"][0]  # `get -o json` is a List of trees
     assert tree["definition"] == "example-com-trainer-v1"
     assert tree["totals"]["pods"] == 8
     assert {method for method, _ in server.requests} == {"GET"}  # read-only
@@ -101,4 +101,4 @@ def test_user_files_stay_above_cluster_kartas(server, tmp_path):
     )
     result = _get(server, "--catalog", str(tmp_path))
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["definition"] == "trainer"
+    assert json.loads(result.stdout)["items"][0]["definition"] == "trainer"

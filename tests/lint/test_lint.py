@@ -59,9 +59,11 @@ components:
     components:
       - name: leader
         podTemplate: spec.template
+        pods: {selector: "role=leader"}
       - name: worker
         podTemplate: spec.template
         replicas: "sub(spec.size, `1`)"
+        pods: {selector: "role=worker"}
 gang:
   podGroups:
     - perReplica: group
@@ -251,9 +253,11 @@ def test_optional_role_is_judged_only_on_samples_that_have_it(tmp_path):
           - name: master
             podTemplate: spec.master.template
             replicas: spec.master.replicas
+            pods: {selector: "role=master"}
           - name: worker
             podTemplate: spec.worker.template
             replicas: spec.worker.replicas
+            pods: {selector: "role=worker"}
         """,
     )
     with_master = widget(

@@ -2,13 +2,15 @@
 
 ``build`` runs the pipeline for one resource (lookup, references, expansion, totals, phase,
 gangs); ``expand`` walks the definition's components, ``gangs`` forms the PodGroups and
-SubGroups, ``phases`` maps the status, ``references`` finds the objects a workload names.
+SubGroups, ``phases`` maps the status, ``references`` finds the objects a workload names,
+``pods`` renders the components' pod selectors (which live pods are whose).
 """
 
 from .build import InspectResult, default_catalog, inspect, inspect_documents, inspect_file, topology_annotations
 from .expand import ExpandedComponent, Expander, evaluate_count, to_count
 from .gangs import form_pod_groups, rule_applies
 from .phases import evaluate_phase
+from .pods import PodClaim, label_index, lineages, pod_claims
 from .references import ChainedObjects, ObjectIndex, RelatedObjects, resolve_references
 
 __all__ = [
@@ -29,4 +31,8 @@ __all__ = [
     "ObjectIndex",
     "ChainedObjects",
     "resolve_references",
+    "PodClaim",
+    "pod_claims",
+    "lineages",
+    "label_index",
 ]

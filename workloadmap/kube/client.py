@@ -21,6 +21,7 @@ import os
 from typing import Any, Iterator
 
 from ..errors import ClusterApiError, ClusterError, UnknownResourceTypeError
+from .config import connect
 from .resources import ApiResource, parse_resource_ref
 
 __all__ = [
@@ -53,7 +54,8 @@ class ClusterClient:
     Args:
         kubeconfig: the kubeconfig file; only that file is read (kubectl's ``--kubeconfig``).
             When omitted, ``$KUBECONFIG`` (a path list, merged) or ``~/.kube/config``, read at call
-            time rather than at import of the ``kubernetes`` package.
+            time rather than at import of the ``kubernetes`` package; without any, the pod's
+            service account when wmap runs in a pod (see :mod:`.config`).
         context: the kubeconfig context; its current context when omitted.
         timeout: seconds allowed to connect, and again to read, for every request.
 
@@ -61,7 +63,8 @@ class ClusterClient:
     commands. Never pass a kubeconfig that came from untrusted input.
 
     Raises:
-        ClusterError: no kubeconfig, an unknown context, or a kubeconfig the client cannot use.
+        ClusterError: no kubeconfig (and not in a pod), an unknown context, or a kubeconfig the
+            client cannot use.
     """
 
     def __init__(
@@ -71,56 +74,17 @@ class ClusterClient:
         *,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
-        from kubernetes.client import Configuration
-        from kubernetes.config.config_exception import ConfigException
-        from kubernetes.config.kube_config import _get_kube_config_loader, new_client_from_config
-        from urllib3.util.retry import Retry
-
-        config_file = self._config_file(kubeconfig)
+        connection = connect(kubeconfig, context)
         self.timeout = float(timeout)
-        configuration = Configuration()
-        # No retries: they would multiply the timeout and make urllib3 log warnings to stderr.
-        # No redirects either: a redirect could carry the credentials elsewhere.
-        configuration.retries = Retry(total=0, connect=0, read=0, redirect=0, status=0, other=0)
-        try:
-            # The loader of the client itself, so that the context (and its namespace) is exactly
-            # the one the client will use; it reads the files without writing them.
-            current = _get_kube_config_loader(filename=config_file, active_context=context).current_context
-            if not isinstance(current, dict) or not current.get("name"):
-                raise ClusterError(f"kubeconfig {config_file} has no usable context; pass --context")
-            self._api = new_client_from_config(
-                config_file=config_file,
-                context=context,
-                persist_config=False,
-                client_configuration=configuration,
-            )
-        except ConfigException as error:
-            raise ClusterError(f"cannot use kubeconfig {config_file}: {_one_line(error)}") from None
-        except (OSError, ValueError, TypeError, KeyError, AttributeError) as error:
-            raise ClusterError(
-                f"cannot use kubeconfig {config_file}: {type(error).__name__}: {_one_line(error)}"
-            ) from None
+        self._api = connection.api
         self._api.user_agent = "wmap"
-        self.context: str = str(current.get("name", ""))
-        context_details = current.get("context") or {}
-        self.default_namespace: str = str(context_details.get("namespace") or "default")
-        self.host: str = configuration.host
+        self.context: str = connection.context
+        self.default_namespace: str = connection.default_namespace
+        self.host: str = connection.host
         self._group_versions: list[tuple[str, list[str]]] | None = None
         self._resource_lists: dict[tuple[str, str], list[ApiResource]] = {}
         self._resolved: dict[str, ApiResource] = {}
         self._failed_discovery: list[str] = []
-
-    @staticmethod
-    def _config_file(kubeconfig: str | os.PathLike | None) -> str:
-        if kubeconfig is not None:
-            path = os.path.expanduser(os.fspath(kubeconfig))
-            if not os.path.isfile(path):
-                raise ClusterError(f"kubeconfig {path} does not exist or is not a file")
-            return path
-        paths = os.environ.get("KUBECONFIG") or os.path.join("~", ".kube", "config")
-        if not any(os.path.isfile(os.path.expanduser(part)) for part in paths.split(os.pathsep) if part):
-            raise ClusterError(f"no kubeconfig found (looked at {paths}); pass --kubeconfig or set KUBECONFIG")
-        return paths
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -136,8 +100,10 @@ class ClusterClient:
 
     # -- HTTP ------------------------------------------------------------------------------------
 
-    def _request(self, path: str, query: list[tuple[str, str]] | None = None) -> tuple[int, Any]:
-        """GET ``path``; returns the status and the decoded JSON body (None when it is not JSON)."""
+    def _open(
+        self, path: str, query: list[tuple[str, str]] | None = None, *, read_timeout: float | None = None
+    ) -> tuple[int, Any]:
+        """Send ``GET path`` and return the status and the undecoded, unread urllib3 response."""
         import urllib3
         from kubernetes.client.exceptions import ApiException
         from kubernetes.config.config_exception import ConfigException
@@ -151,13 +117,8 @@ class ClusterClient:
                 auth_settings=["BearerToken"],
             )
             response = self._api.call_api(
-                method, url, header_params=headers, _request_timeout=(self.timeout, self.timeout)
+                method, url, header_params=headers, _request_timeout=(self.timeout, read_timeout or self.timeout)
             )
-            raw = response.response
-            try:
-                data = raw.read(MAX_RESPONSE_BYTES + 1)
-            finally:
-                raw.release_conn()
         except urllib3.exceptions.HTTPError as error:
             raise self._connection_error(error, path) from None
         except ApiException as error:  # the REST layer turns TLS failures into status-0 exceptions
@@ -169,13 +130,26 @@ class ClusterClient:
             raise ClusterError(f"cannot get credentials for context {self.context}: {_one_line(error)}") from None
         except OSError as error:
             raise self._connection_error(error, path) from None
+        return response.status, response.response
+
+    def _request(self, path: str, query: list[tuple[str, str]] | None = None) -> tuple[int, Any]:
+        """GET ``path``; returns the status and the decoded JSON body (None when it is not JSON)."""
+        import urllib3
+
+        status, raw = self._open(path, query)
+        try:
+            data = raw.read(MAX_RESPONSE_BYTES + 1)
+        except (urllib3.exceptions.HTTPError, OSError) as error:
+            raise self._connection_error(error, path) from None
+        finally:
+            raw.release_conn()
         if len(data) > MAX_RESPONSE_BYTES:
             raise ClusterError(f"the answer to GET {path} is larger than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB")
         try:
             body = json.loads(data) if data else None
         except (ValueError, UnicodeDecodeError):
             body = None
-        return response.status, body
+        return status, body
 
     def _connection_error(self, error: BaseException, path: str) -> ClusterError:
         """A one-line error for a failed connection; never the exception text, which names objects."""
@@ -384,7 +358,8 @@ class ClusterClient:
         all_namespaces: bool = False,
         label_selector: str | None = None,
         field_selector: str | None = None,
-    ) -> list[dict]:
+        chunk_size: int | None = None,
+    ) -> builtins.list[dict]:
         """List the objects of one type, following pagination.
 
         ``kind``/``apiVersion`` are filled in on every item (list items lack them).
@@ -396,13 +371,75 @@ class ClusterClient:
             all_namespaces: list across every namespace.
             label_selector: passed to the server as it is.
             field_selector: passed to the server as it is.
+            chunk_size: objects per page (``limit``; kubectl's ``--chunk-size``, default 500); 0 asks
+                for all at once.
         """
         resource = self.resolve(kind_ref)
+        items, _ = self.list_with_version(
+            resource,
+            self.scope(resource, namespace, all_namespaces),
+            label_selector=label_selector,
+            field_selector=field_selector,
+            chunk_size=chunk_size,
+        )
+        return items
+
+    def scope(self, resource: ApiResource, namespace: str | None, all_namespaces: bool = False) -> str | None:
+        """The namespace a request about ``resource`` goes to: None for all namespaces or cluster scope."""
         if not resource.namespaced or all_namespaces:
-            namespace = None
-        else:
-            namespace = namespace or self.default_namespace
-        return list(self._items(resource, namespace, label_selector=label_selector, field_selector=field_selector))
+            return None
+        return namespace or self.default_namespace
+
+    def list_with_version(
+        self,
+        resource: ApiResource,
+        namespace: str | None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        chunk_size: int | None = None,
+    ) -> tuple[builtins.list[dict], str]:
+        """Every object of ``resource`` in ``namespace`` (None: all), and the list's resourceVersion.
+
+        The resourceVersion is the one a watch starts from. Pages come from ``limit``/``continue``
+        as the API server hands them out, so a long list is one consistent snapshot.
+        """
+        version = ""
+        items: builtins.list[dict] = []
+        for page in self._pages(resource, namespace, label_selector, field_selector, chunk_size):
+            version = str((page.get("metadata") or {}).get("resourceVersion") or version)
+            for item in page.get("items") or []:
+                if isinstance(item, dict):
+                    item.setdefault("kind", resource.kind)
+                    item.setdefault("apiVersion", resource.api_version)
+                    items.append(item)
+        return items, version
+
+    def _pages(
+        self,
+        resource: ApiResource,
+        namespace: str | None,
+        label_selector: str | None,
+        field_selector: str | None,
+        chunk_size: int | None,
+    ) -> Iterator[dict]:
+        path = resource.path(namespace)
+        chunk_size = PAGE_SIZE if chunk_size is None else chunk_size
+        continue_token: str | None = None
+        for _page in range(MAX_PAGES):
+            query = [("limit", str(chunk_size))] if chunk_size > 0 else []
+            if label_selector:
+                query.append(("labelSelector", label_selector))
+            if field_selector:
+                query.append(("fieldSelector", field_selector))
+            if continue_token:
+                query.append(("continue", continue_token))
+            page = self._get_json(path, query)
+            yield page
+            continue_token = (page.get("metadata") or {}).get("continue") or None
+            if not continue_token:
+                return
+        raise ClusterError(f"listing {resource.qualified_name} did not finish after {MAX_PAGES} pages")
 
     def _items(
         self,
@@ -411,27 +448,40 @@ class ClusterClient:
         *,
         label_selector: str | None = None,
         field_selector: str | None = None,
-    ) -> Iterator[dict]:
-        path = resource.path(namespace)
-        continue_token: str | None = None
-        for _page in range(MAX_PAGES):
-            query = [("limit", str(PAGE_SIZE))]
-            if label_selector:
-                query.append(("labelSelector", label_selector))
-            if field_selector:
-                query.append(("fieldSelector", field_selector))
-            if continue_token:
-                query.append(("continue", continue_token))
-            page = self._get_json(path, query)
-            for item in page.get("items") or []:
-                if isinstance(item, dict):
-                    item.setdefault("kind", resource.kind)
-                    item.setdefault("apiVersion", resource.api_version)
-                    yield item
-            continue_token = (page.get("metadata") or {}).get("continue") or None
-            if not continue_token:
-                return
-        raise ClusterError(f"listing {resource.qualified_name} did not finish after {MAX_PAGES} pages")
+    ) -> builtins.list[dict]:
+        items, _ = self.list_with_version(
+            resource, namespace, label_selector=label_selector, field_selector=field_selector
+        )
+        return items
+
+    def resolve_kind(self, api_version: str, kind: str) -> ApiResource | None:
+        """The resource type of ``kind`` in ``api_version`` (an owner reference's), or None when not served.
+
+        The exact version first, then the group's other served versions (an owner written with an
+        older version of a CRD is still the same object).
+        """
+        group, _, version = api_version.rpartition("/")
+        for known_group, versions in self._groups():
+            if known_group != group:
+                continue
+            for candidate in sorted(versions, key=lambda v: v != version):
+                for resource in self._resources(known_group, candidate):
+                    if resource.kind == kind:
+                        return resource
+        return None
+
+    def get_object(self, resource: ApiResource, name: str, namespace: str | None) -> dict | None:
+        """One object by name, or None when it does not exist (404)."""
+        namespace = namespace if resource.namespaced else None
+        try:
+            obj = self._get_json(resource.path(namespace, name), what=f'{resource.qualified_name} "{name}"')
+        except ClusterApiError as error:
+            if error.status_code == 404:
+                return None
+            raise
+        obj.setdefault("kind", resource.kind)
+        obj.setdefault("apiVersion", resource.api_version)
+        return obj
 
     @staticmethod
     def _list_object(kind: str, items: builtins.list[dict[str, Any]]) -> dict[str, Any]:
@@ -440,7 +490,7 @@ class ClusterClient:
     def nodes(self, *, label_selector: str | None = None) -> dict:
         """All nodes as a ``NodeList`` dict (what ``kubectl get nodes -o yaml`` prints)."""
         resource = self.resolve("nodes")
-        return self._list_object("NodeList", list(self._items(resource, None, label_selector=label_selector)))
+        return self._list_object("NodeList", self._items(resource, None, label_selector=label_selector))
 
     def pods(self, *, field_selector: str = ACTIVE_POD_SELECTOR, label_selector: str | None = None) -> dict:
         """Pods of every namespace as a ``PodList`` dict.
@@ -449,5 +499,5 @@ class ClusterClient:
         the ones using node capacity.
         """
         resource = self.resolve("pods")
-        items = list(self._items(resource, None, label_selector=label_selector, field_selector=field_selector))
+        items = self._items(resource, None, label_selector=label_selector, field_selector=field_selector)
         return self._list_object("PodList", items)

@@ -19,6 +19,7 @@ from ..definitions import Definition
 from ..documents import Document, load_objects, load_yaml_text
 from ..errors import DefinitionError, InputError, InputNotFoundError, WorkloadMapError
 from ..karta import is_karta
+from . import pods as _pods
 from . import samples as _samples
 from . import static as _static
 from .karta import KARTA_RULES, lint_karta
@@ -39,7 +40,7 @@ __all__ = [
     "KARTA_RULES",
 ]
 
-_REGISTERED = (_static, _samples)  # importing a rule module registers its rules
+_REGISTERED = (_static, _samples, _pods)  # importing a rule module registers its rules
 
 
 def _findings(

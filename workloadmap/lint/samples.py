@@ -54,6 +54,7 @@ class _Expanded:
     nodes: list[ExpandedComponent]
     pod_groups: list[PodGroup]
     rule_index: int | None
+    resource: Mapping[str, Any] | None = None
 
 
 @dataclass
@@ -145,7 +146,7 @@ class SampleRun:
         except WorkloadMapError as error:
             self.sample_failures.append(Issue(None, f"sample {sample.label}: {error}"))
             return
-        self.expanded.append(_Expanded(sample.label, nodes, pod_groups, rule_index))
+        self.expanded.append(_Expanded(sample.label, nodes, pod_groups, rule_index, resource))
 
     def _elements(
         self, component: ComponentDefinition, path: str, scope: Any, resource: Any, refs: Any, sample: str

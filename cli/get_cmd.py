@@ -1,0 +1,353 @@
+"""``wmap get``: workloads of a live cluster as kubectl lists them, one row each (GET/LIST/WATCH only).
+
+``get TYPE[,TYPE...] [NAME...]``, ``get TYPE/NAME ...`` or ``get all`` (every kind the catalog
+covers that the server serves, top-level objects only). Rows: NAME, NAMESPACE (with ``-A``),
+PHASE, PODS ready/desired, GPUS, AGE; ``-o wide`` adds DEFINITION and GANGS; ``-o name`` prints
+``kind.group/name``; ``-o json|yaml`` is always a ``List`` of inspect trees; ``-o tree`` the
+inspect view. ``-w`` prints the rows, then a row whenever a workload's phase changes.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any, List, Optional
+
+import typer
+
+from workloadmap.catalog import Catalog
+from workloadmap.definitions import Phase
+from workloadmap.documents import Document
+from workloadmap.interpreter import inspect_documents
+
+from . import output
+from .common import (
+    Collected,
+    catalog_option,
+    context_option,
+    gpu_resource_option,
+    gpu_resources,
+    kubeconfig_option,
+    load_catalog,
+)
+from .inspect_cmd import write_trees
+from .live_cmd import add_cluster_kartas, client_for, reference
+from .output import ViewFormat
+from .render import render_rows
+
+
+class GetFormat(str, Enum):
+    """-o of `wmap get`."""
+
+    table = "table"
+    wide = "wide"
+    name = "name"
+    json = "json"
+    yaml = "yaml"
+    tree = "tree"
+
+
+_DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s?)?$")
+
+
+def parse_duration(text: str) -> float:
+    """``30s``, ``5m``, ``1h30m`` or plain seconds as seconds (kubectl's duration forms)."""
+    match = _DURATION.match(text.strip())
+    if not text.strip() or match is None or not any(match.groups()):
+        raise typer.BadParameter(f"{text!r} is not a duration such as 30s, 5m or 1h", param_hint="--timeout")
+    hours, minutes, seconds = match.groups()
+    return int(hours or 0) * 3600 + int(minutes or 0) * 60 + float(seconds or 0)
+
+
+@dataclass
+class _Target:
+    resource: Any
+    name: Optional[str] = None
+
+
+def _parse(
+    refs: list[str], all_namespaces: bool, selector: Optional[str]
+) -> tuple[list[tuple[str, Optional[str]]], bool]:
+    """The arguments as ``(type, name or None)`` pairs, and whether ``all`` was asked; misuse exits 2."""
+    if all("/" in ref for ref in refs):
+        pairs = [reference(ref, None, all_namespaces) for ref in refs]
+    elif any("/" in ref for ref in refs):
+        raise typer.BadParameter("use TYPE/NAME for every argument, or TYPE[,TYPE] NAME...", param_hint="TYPE")
+    else:
+        types, names = [token for token in refs[0].split(",") if token], refs[1:]
+        if not types:
+            raise typer.BadParameter("name a resource type", param_hint="TYPE")
+        if names and len(types) > 1:
+            raise typer.BadParameter("names go with one type: TYPE NAME...", param_hint="NAME")
+        if names and all_namespaces:
+            raise typer.BadParameter("a resource cannot be retrieved by name across all namespaces", param_hint="-A")
+        if "all" in types and (names or len(types) > 1):
+            raise typer.BadParameter("all takes no names and no other types", param_hint="TYPE")
+        pairs = [(types[0], name) for name in names] if names else [(token, None) for token in types]
+    if selector and any(name is not None for _, name in pairs):
+        raise typer.BadParameter("a selector cannot go with names", param_hint="-l")
+    return pairs, pairs == [("all", None)]
+
+
+def _targets(client: Any, pairs: list[tuple[str, Optional[str]]], everything: bool, catalog: Catalog) -> list[_Target]:
+    """The resource types (and names) to read; ``all``: every covered kind the server serves."""
+    if not everything:
+        return [_Target(client.resolve(token), name) for token, name in pairs]
+    resources = []
+    for definition in catalog:
+        api_version = f"{definition.group}/{definition.versions[0]}" if definition.group else "v1"
+        resource = client.resolve_kind(api_version, definition.kind)
+        if resource is not None and resource not in resources:
+            resources.append(resource)
+    return [_Target(resource) for resource in resources]
+
+
+def _fetch(client: Any, targets: list[_Target], namespace: Optional[str], options: dict[str, Any]) -> list[dict]:
+    objects: list[dict] = []
+    for target in targets:
+        scope = client.scope(target.resource, namespace, options["all_namespaces"])
+        if target.name is not None:
+            obj = client.get(
+                f"{target.resource.plural}.{target.resource.group}/{target.name}"
+                if target.resource.group
+                else f"{target.resource.plural}/{target.name}",
+                scope,
+            )
+            objects.append(obj)
+            continue
+        items, _ = client.list_with_version(
+            target.resource,
+            scope,
+            label_selector=options["selector"],
+            field_selector=options["field_selector"],
+            chunk_size=options["chunk_size"],
+        )
+        objects.extend(items)
+    return objects
+
+
+class _Rows:
+    """Objects to rows: inspect, then (for tables) attribute the live pods for the ready count."""
+
+    def __init__(self, client: Any, catalog: Catalog, gpus: tuple[str, ...], options: dict[str, Any]) -> None:
+        self.client = client
+        self.catalog = catalog
+        self.gpus = gpus
+        self.options = options
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Forget the pods and owners read so far (a watch reads them again for each change)."""
+        from workloadmap.kube import ClusterObjects, OwnerCache
+        from workloadmap.live import OwnerChains
+
+        self.owners = OwnerCache(
+            self.client, chunk_size=self.options["chunk_size"], cluster_wide=self.options["all_namespaces"]
+        )
+        self.chains = OwnerChains(self.owners)
+        self.live: dict[Optional[str], Any] = {}
+        self.related = ClusterObjects(self.client)  # a TrainJob's runtime, read from the cluster
+
+    def pods_of(self, namespace: Optional[str]) -> Any:
+        """The pods of ``namespace`` (of every namespace with -A), listed once."""
+        from workloadmap.live import LiveObjects
+
+        key = None if self.options["all_namespaces"] else namespace
+        if key not in self.live:
+            pods, _ = self.client.list_with_version(
+                self.client.resolve("pods"), key, chunk_size=self.options["chunk_size"]
+            )
+            self.owners.add(pods)
+            self.live[key] = LiveObjects(pods=pods, owners=self.owners, chains=self.chains)
+        return self.live[key]
+
+    def rows(self, objects: list[dict], *, pods: bool, collected: Collected) -> list[Any]:
+        from workloadmap.live import describe, workload_row
+
+        source = f"cluster (context {self.client.context})"
+        documents = [Document(body=obj, file=source, index=index) for index, obj in enumerate(objects, 1)]
+        start = len(collected.trees)
+        collected.add(inspect_documents(documents, catalog=self.catalog, gpu_resources=self.gpus, related=self.related))
+        rows = []
+        for tree, obj in collected.trees[start:]:
+            report = None
+            if pods:
+                live = self.pods_of(tree.workload.namespace)
+                report = describe(obj, live, catalog=self.catalog, gpu_resources=self.gpus, related=self.related)
+            rows.append(workload_row(obj, tree, report))
+        return rows
+
+
+def _keep(rows: list[Any], phases: set[str]) -> list[Any]:
+    return [row for row in rows if not phases or row.phase.value.lower() in phases]
+
+
+def _print(rows: list[Any], output_format: GetFormat, options: dict[str, Any], *, header: bool = True) -> None:
+    if output_format == GetFormat.name:
+        output.write("".join(f"{row.type_name}/{row.workload.name}\n" for row in rows))
+    elif output_format in (GetFormat.json, GetFormat.yaml):
+        items = [row.tree.to_dict() for row in rows]
+        output.write(output.dump({"apiVersion": "v1", "kind": "List", "items": items}, output_format.value))
+    elif output_format == GetFormat.tree:
+        write_trees([row.tree for row in rows], ViewFormat.tree)
+    else:
+        text = render_rows(
+            rows,
+            wide=output_format == GetFormat.wide,
+            namespaces=options["all_namespaces"],
+            prefix_types=options["prefix_types"],
+            header=header,
+        )
+        output.write(text)
+
+
+def _phase_options(phases: Optional[List[str]]) -> set[str]:
+    known = {phase.value.lower(): phase for phase in Phase}
+    wanted = set()
+    for text in phases or []:
+        for part in text.split(","):
+            if part.strip().lower() not in known:
+                raise typer.BadParameter(
+                    f"{part!r} is not a phase; one of {', '.join(p.value for p in Phase)}", param_hint="--phase"
+                )
+            wanted.add(part.strip().lower())
+    return wanted
+
+
+def get(
+    refs: List[str] = typer.Argument(
+        ..., help="TYPE[,TYPE...] [NAME...], TYPE/NAME..., or all: jobsets, jobset/train, lws,jobsets, all."
+    ),
+    namespace: Optional[str] = typer.Option(None, "-n", "--namespace", help="Namespace (default: the context's)."),
+    all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces", help="List across all namespaces."),
+    selector: Optional[str] = typer.Option(None, "-l", "--selector", help="Label selector, e.g. team=ml,tier!=dev."),
+    field_selector: Optional[str] = typer.Option(
+        None, "--field-selector", help="Field selector, e.g. metadata.name=x."
+    ),
+    phase: Optional[List[str]] = typer.Option(None, "--phase", help="Keep workloads in this phase (repeatable)."),
+    watch: bool = typer.Option(False, "-w", "--watch", help="After the list, print a row whenever a phase changes."),
+    timeout: Optional[str] = typer.Option(None, "--timeout", help="Stop watching after this long (30s, 5m, 1h)."),
+    chunk_size: int = typer.Option(500, "--chunk-size", min=0, help="Objects per page of a list (0: no paging)."),
+    output_format: GetFormat = typer.Option(
+        GetFormat.table, "-o", "--output", help="table, wide, name, json, yaml or tree."
+    ),
+    kubeconfig: Optional[Path] = kubeconfig_option(),
+    context: Optional[str] = context_option(),
+    catalog_dirs: Optional[List[Path]] = catalog_option(),
+    gpu_resource: Optional[List[str]] = gpu_resource_option(),
+) -> None:
+    """List workloads of the cluster with their phase, ready pods and GPUs (read-only)."""
+    phases = _phase_options(phase)
+    if timeout is not None and not watch:
+        raise typer.BadParameter("--timeout goes with --watch", param_hint="--timeout")
+    seconds = parse_duration(timeout) if timeout is not None else None
+    catalog = load_catalog(catalog_dirs)
+    options = {
+        "all_namespaces": all_namespaces,
+        "selector": selector,
+        "field_selector": field_selector,
+        "chunk_size": chunk_size,
+        "prefix_types": False,
+    }
+    pairs, top_only = _parse(list(refs), all_namespaces, selector)
+    if watch and any(name is not None for _, name in pairs):
+        raise typer.BadParameter("--watch lists types; use -l or --field-selector to narrow it", param_hint="-w")
+    with client_for(kubeconfig, context) as client:
+        add_cluster_kartas(catalog, client)
+        targets = _targets(client, pairs, top_only, catalog)
+        options["prefix_types"] = len({target.resource for target in targets}) > 1
+        rows_maker = _Rows(client, catalog, gpu_resources(gpu_resource), options)
+        needs_pods = output_format in (GetFormat.table, GetFormat.wide)
+        collected = Collected()
+        if watch:
+            options["top_only"] = top_only
+            deadline = time.monotonic() + seconds if seconds is not None else None
+            _watch(client, targets, namespace, rows_maker, phases, output_format, options, deadline, collected)
+            raise typer.Exit(0)
+        objects = _fetch(client, targets, namespace, options)
+        if top_only:
+            objects = _top_level(objects, catalog, rows_maker.chains)
+        rows = _keep(rows_maker.rows(objects, pods=needs_pods, collected=collected), phases)
+        if not rows and collected.exit_code == 0:
+            scope = "" if all_namespaces else f" in {namespace or client.default_namespace} namespace"
+            output.warn(f"No resources found{scope}.")
+            raise typer.Exit(0)
+        _print(rows, output_format, options)
+    raise typer.Exit(collected.exit_code)
+
+
+def _top_level(objects: list[dict], catalog: Catalog, chains: Any) -> list[dict]:
+    from workloadmap.live import top_level
+
+    kept = top_level(objects, lambda api_version, kind: catalog.lookup(api_version, kind) is not None, chains)
+    return [dict(obj) for obj in kept]
+
+
+def _key(row: Any) -> tuple[str, Optional[str], str]:
+    return (row.workload.kind, row.workload.namespace, row.workload.name)
+
+
+def _watch(
+    client: Any,
+    targets: list[_Target],
+    namespace: Optional[str],
+    rows_maker: _Rows,
+    phases: set[str],
+    output_format: GetFormat,
+    options: dict[str, Any],
+    deadline: Optional[float],
+    collected: Collected,
+) -> None:
+    """The initial rows, then a row per added, deleted or phase-changed workload, until the deadline or Ctrl-C."""
+    from workloadmap.kube import DELETED, SYNCED, ListWatch, watch_all
+
+    stop = threading.Event()
+    watches = [
+        ListWatch(
+            client,
+            target.resource,
+            client.scope(target.resource, namespace, options["all_namespaces"]),
+            label_selector=options["selector"],
+            field_selector=options["field_selector"],
+            chunk_size=options["chunk_size"],
+            deadline=deadline,
+            stop=stop,
+        )
+        for target in targets
+    ]
+    needs_pods = output_format in (GetFormat.table, GetFormat.wide)
+    initial: list[dict] = []
+    synced, phase_of = 0, {}  # (kind, namespace, name) -> the phase last printed
+    try:
+        for _index, event in watch_all(watches, stop):
+            if event.type == SYNCED:
+                synced += 1
+                if synced == len(watches):
+                    rows = _keep(rows_maker.rows(initial, pods=needs_pods, collected=collected), phases)
+                    phase_of.update({_key(row): row.phase for row in rows})
+                    _print(rows, output_format, options)
+                continue
+            if event.object is None:
+                continue
+            if options["top_only"] and not _top_level([event.object], rows_maker.catalog, rows_maker.chains):
+                continue
+            if synced < len(watches):
+                initial.append(event.object)
+                continue
+            rows_maker.refresh()  # pods and owners moved on: read them again for the new row
+            rows = rows_maker.rows([event.object], pods=needs_pods, collected=collected)
+            for row in _keep(rows, phases):
+                key = _key(row)
+                if event.type == DELETED:
+                    phase_of.pop(key, None)
+                elif phase_of.get(key) == row.phase:
+                    continue
+                else:
+                    phase_of[key] = row.phase
+                _print([row], output_format, options, header=False)
+    except KeyboardInterrupt:
+        stop.set()

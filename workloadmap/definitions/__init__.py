@@ -1,0 +1,56 @@
+"""The definition format: one YAML file per workload type, validated by these pydantic models.
+
+A definition says which resources it matches (``group``, ``kind``, ``versions``), the tree of
+components (roles) and where each one's pods are declared, how many replicas and pods each has,
+which gangs (PodGroups and SubGroups) a gang scheduler builds, and how the resource's status maps
+to a normalized phase. ``wmap catalog schema`` prints the JSON Schema generated from these models.
+
+Every expression field holds a JMESPath expression (or JSONPath when ``language: jsonpath``); an
+integer is accepted wherever a count is expected and means that constant. Expressions of a
+component evaluate against the resource, or against the current instance element inside a
+multi-instance component (``root()`` then reaches the resource).
+"""
+
+from ..selectors import PodsDefinition
+from .base import PHASE_PRECEDENCE, Count, FieldPathText, Phase
+from .components import ComponentDefinition, PodFieldsDefinition, PodSpecField
+from .gangs import GangDefinition, GangWarning, PodGroupRule, SubGroupRule, TopologyRule
+from .model import (
+    Definition,
+    ExportsDefinition,
+    Reference,
+    ReferenceKind,
+    SpecBase,
+    SuspendAction,
+    SuspendDefinition,
+    definition_json_schema,
+)
+from .status import ConditionFields, ConditionMatch, StatusDefinition, StatusMatcher
+
+__all__ = [
+    "Count",
+    "FieldPathText",
+    "Phase",
+    "PHASE_PRECEDENCE",
+    "ConditionMatch",
+    "ConditionFields",
+    "StatusMatcher",
+    "StatusDefinition",
+    "ComponentDefinition",
+    "PodsDefinition",
+    "PodSpecField",
+    "SubGroupRule",
+    "PodGroupRule",
+    "GangDefinition",
+    "GangWarning",
+    "SpecBase",
+    "TopologyRule",
+    "Reference",
+    "ReferenceKind",
+    "ExportsDefinition",
+    "PodFieldsDefinition",
+    "SuspendAction",
+    "SuspendDefinition",
+    "Definition",
+    "definition_json_schema",
+]

@@ -1,0 +1,84 @@
+"""The building blocks of the definition models: counts, field paths, phases and the strict base models."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated, Any, Union
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, PrivateAttr
+
+from ..errors import ExpressionError
+from ..expressions import Expression, field_path
+
+__all__ = ["Count", "FieldPathText", "Phase", "PHASE_PRECEDENCE"]
+
+
+def _count_constant(value: Any) -> Any:
+    """A count given as a whole number or a numeric string becomes an int; other text stays an expression."""
+    if isinstance(value, bool):
+        raise ValueError("a count must be a whole number or an expression, not a boolean")
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value.strip())
+    if isinstance(value, int) and value < 0:
+        raise ValueError(f"a count must not be negative, got {value}")
+    return value
+
+
+Count = Annotated[Union[int, str], BeforeValidator(_count_constant)]
+"""A whole-number constant (``3`` or ``"3"``) or an expression yielding a number or numeric string.
+
+After validation a count field holds an ``int`` (a constant) or a ``str`` (an expression)."""
+
+
+def _field_path(text: str) -> str:
+    try:
+        field_path(text)
+    except ExpressionError as error:
+        raise ValueError(error.message) from None
+    return text
+
+
+FieldPathText = Annotated[str, AfterValidator(_field_path)]
+"""A plain field path such as ``spec.runPolicy.suspend`` or ``metadata.annotations."a/b"``: read and written."""
+
+
+class Phase(str, Enum):
+    """The normalized phases a workload can be in."""
+
+    INITIALIZING = "Initializing"
+    RUNNING = "Running"
+    COMPLETED = "Completed"
+    FAILED = "Failed"
+    DEGRADED = "Degraded"
+    SUSPENDED = "Suspended"
+    SUSPENDING = "Suspending"
+    RESUMING = "Resuming"
+    UNDEFINED = "Undefined"
+
+
+# When several phases match, the first of this list wins: terminal states first, then the
+# transitions a user acts on, then health, and Initializing only when nothing else holds.
+PHASE_PRECEDENCE: tuple[Phase, ...] = (
+    Phase.FAILED,
+    Phase.COMPLETED,
+    Phase.SUSPENDED,
+    Phase.SUSPENDING,
+    Phase.RESUMING,
+    Phase.DEGRADED,
+    Phase.RUNNING,
+    Phase.INITIALIZING,
+)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class _Compiled(_Strict):
+    """A model whose expression fields are compiled once by :meth:`Definition.compile`."""
+
+    _expressions: dict[str, Expression] = PrivateAttr(default_factory=dict)
+
+    def compiled(self, field_name: str) -> Expression | None:
+        """The compiled expression of ``field_name`` (None when the field is unset or constant)."""
+        return self._expressions.get(field_name)

@@ -1,0 +1,97 @@
+"""A workload's components (roles), where their pods are declared, and how many there are."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from ..selectors import PodsDefinition
+from .base import Count, FieldPathText, _Compiled, _Strict
+
+__all__ = ["PodSpecField", "PodFieldsDefinition", "ComponentDefinition"]
+
+PodSpecField = Literal["schedulerName", "nodeSelector", "tolerations", "affinity", "priorityClassName"]
+
+
+class PodFieldsDefinition(_Strict):
+    """Where a computed pod template's fields live (KServe predictor, NIM, Milvus), from the component's scope."""
+
+    spec: FieldPathText | None = Field(default=None, description="Where the operator reads PodSpec fields by name.")
+    spec_fields: list[PodSpecField] | None = Field(default=None, alias="specFields", description="Default: all.")
+    labels: FieldPathText | None = Field(default=None, description="The pods' labels.")
+    annotations: FieldPathText | None = Field(default=None, description="The pods' annotations.")
+    seed: FieldPathText | None = Field(default=None, description="Absent, write the default pod here first.")
+
+
+class ComponentDefinition(_Compiled):
+    """One role of a workload, and where its pods are declared."""
+
+    name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    kind: str | None = Field(default=None, description="What the operator creates for it (Job, Pod, StatefulSet ...).")
+    description: str | None = None
+    instances: str | None = Field(
+        default=None,
+        description="Expression yielding a list or map: one instance of the component per element "
+        "(JobSet replicatedJob, Ray worker group, Dynamo service).",
+    )
+    instance_name: str | None = Field(
+        default=None,
+        alias="instanceName",
+        description="Expression on an instance element giving its name (default: `name`, the map key, or the index).",
+    )
+    pod_template: str | None = Field(
+        default=None, alias="podTemplate", description="Expression yielding a PodTemplateSpec."
+    )
+    pod_spec: str | None = Field(default=None, alias="podSpec", description="Expression yielding a bare PodSpec.")
+    pod_metadata: str | None = Field(default=None, alias="podMetadata", description="With podSpec: the pods' metadata.")
+    replicas: Count = Field(default=1, description="Replicas per replica of the parent component.")
+    min_replicas: Count | None = Field(default=None, alias="minReplicas")
+    max_replicas: Count | None = Field(default=None, alias="maxReplicas")
+    pods_per_replica: Count = Field(
+        default=1,
+        alias="podsPerReplica",
+        description="Pods in one replica (JobSet parallelism, Ray numOfHosts, LWS size).",
+    )
+    active: str | None = Field(
+        default=None, description="Expression; when false the component runs no pods (suspended group)."
+    )
+    per_node: bool = Field(default=False, alias="perNode", description="One pod per eligible node (DaemonSet).")
+    scaled_pod_groups: bool = Field(
+        default=False,
+        alias="scaledPodGroups",
+        description="Replicas beyond minReplicas each form a PodGroup of their own (Grove's scaled PodGangs); "
+        "the enclosing PodGroup holds minReplicas replicas.",
+    )
+    resource: str | None = Field(
+        default=None,
+        description="Expression yielding embedded Kubernetes object(s) that are interpreted with their own "
+        "definitions.",
+    )
+    components: list["ComponentDefinition"] = Field(default_factory=list)
+    pod_fields: PodFieldsDefinition | None = Field(default=None, alias="podFields")
+    pods: PodsDefinition | None = Field(
+        default=None, description="How the operator labels this component's pods (for `wmap describe`)."
+    )
+
+    @model_validator(mode="after")
+    def _one_pod_source(self) -> "ComponentDefinition":
+        sources = [name for name in ("pod_template", "pod_spec", "resource") if getattr(self, name)]
+        if len(sources) > 1:
+            raise ValueError(f"component {self.name!r} has several pod sources: {', '.join(sources)}")
+        if self.pod_fields and not (self.pod_template or self.pod_spec):
+            raise ValueError(f"component {self.name!r}: podFields goes with podTemplate or podSpec")
+        if self.pod_metadata and not self.pod_spec:
+            raise ValueError(f"component {self.name!r}: podMetadata goes with podSpec")
+        if self.instance_name and not self.instances:
+            raise ValueError(f"component {self.name!r}: instanceName goes with instances")
+        if self.pods is not None and self.pods.selector is not None and not (self.pod_template or self.pod_spec):
+            raise ValueError(f"component {self.name!r}: pods.selector goes with a pod template or pod spec")
+        return self
+
+    def walk(self) -> Iterator[ComponentDefinition]:
+        """Yield this component and its descendants, depth first."""
+        yield self
+        for child in self.components:
+            yield from child.walk()

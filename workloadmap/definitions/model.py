@@ -1,0 +1,291 @@
+"""The definition itself: what it matches, its references, exports, suspension and bases, and its JSON Schema."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Literal
+
+from pydantic import Field, PrivateAttr, model_validator
+
+from ..errors import DefinitionError, ExpressionError
+from ..expressions import compile_expression
+from .base import FieldPathText, _Compiled, _Strict
+from .components import ComponentDefinition
+from .gangs import GangDefinition, SubGroupRule
+from .status import StatusDefinition
+
+__all__ = [
+    "ReferenceKind",
+    "Reference",
+    "ExportsDefinition",
+    "SuspendAction",
+    "SuspendDefinition",
+    "SpecBase",
+    "Definition",
+    "definition_json_schema",
+]
+
+
+class ReferenceKind(_Strict):
+    """A kind a reference may point at."""
+
+    api_version: str = Field(alias="apiVersion")
+    kind: str
+    namespaced: bool = True
+
+
+class Reference(_Compiled):
+    """A related object the workload names (a TrainJob's runtime); ``ref(name)`` returns it.
+
+    wmap fetches nothing by itself: the object is found among the other documents of the input or
+    the files given with ``--related``. When it is absent, ``ref(name)`` is null and the tree
+    carries a warning.
+    """
+
+    name: str = Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]*$")
+    kinds: list[ReferenceKind] = Field(min_length=1)
+    kind_expression: str | None = Field(
+        default=None, alias="kindExpression", description="Expression giving the kind (default: the first of kinds)."
+    )
+    name_expression: str = Field(alias="nameExpression", description="Expression giving the object's name.")
+    description: str = ""
+
+
+class ExportsDefinition(_Strict):
+    """Kind-specific facts the scheduler exporters need (so no exporter checks a kind by name)."""
+
+    kueue_pod_set_group: bool = Field(
+        default=False,
+        alias="kueuePodSetGroup",
+        description="The pod templates of one PodGroup form one Kueue PodSet group (`podset-group-name`), "
+        "so Kueue places them in one domain together (LWS leader and workers).",
+    )
+    volcano_network_topology: str | None = Field(
+        default=None,
+        alias="volcanoNetworkTopology",
+        pattern=r"^[A-Za-z0-9_]+(\.[A-Za-z0-9_]+)*$",
+        description="Dotted path where the workload itself takes a Volcano `networkTopology` block "
+        "(a Volcano Job's `spec.networkTopology`); the Volcano export then edits the workload instead of "
+        "emitting PodGroups.",
+    )
+    exclusive_topology: FieldPathText | None = Field(
+        default=None,
+        alias="exclusiveTopology",
+        description="Where a node-label key puts each replica in a domain of its own (LWS exclusive-topology).",
+    )
+
+
+class SuspendAction(_Compiled):
+    """One step: set ``value``, ``remove`` the field, or add/remove an item of a comma-separated string."""
+
+    path: FieldPathText = Field(description="The field, from the resource.")
+    value: Any = None
+    remove: bool = False
+    add_item: str | None = Field(default=None, alias="addItem")
+    remove_item: str | None = Field(default=None, alias="removeItem")
+    when: str | None = Field(default=None, description="Expression on the resource; the step applies when truthy.")
+
+    @model_validator(mode="after")
+    def _one_operation(self) -> "SuspendAction":
+        given = ("value" in self.model_fields_set, self.remove, self.add_item is not None, self.remove_item is not None)
+        if sum(given) != 1:
+            raise ValueError("a suspend action takes exactly one of value, remove, addItem, removeItem")
+        return self
+
+
+class SuspendDefinition(_Strict):
+    """How the operator suspends and resumes the workload (``wmap suspend|resume``)."""
+
+    suspend_actions: list[SuspendAction] = Field(min_length=1, alias="suspendActions")
+    resume_actions: list[SuspendAction] = Field(min_length=1, alias="resumeActions")
+    caveat: str | None = Field(default=None, description="What a user must know, printed with every suspend/resume.")
+    source: str = Field(default="", description="Where the operator defines the field (API type, controller).")
+
+
+class SpecBase(_Compiled):
+    """An object whose ``spec`` lies beneath the resource's (a KServe LLMInferenceServiceConfig)."""
+
+    object: str = Field(description="Expression (refs allowed) for the object; null: nothing merged.")
+
+
+class Definition(_Strict):
+    """A workload-type definition."""
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9.-]*$", description="Catalog name of the definition.")
+    group: str = Field(description="API group; empty for the core group.")
+    kind: str
+    versions: list[str] = Field(min_length=1, description="API versions this definition knows.")
+    description: str = ""
+    language: Literal["jmespath", "jsonpath"] = "jmespath"
+    components: list[ComponentDefinition] = Field(min_length=1)
+    gang: GangDefinition = Field(default_factory=GangDefinition)
+    status: StatusDefinition = Field(default_factory=StatusDefinition)
+    references: list[Reference] = Field(default_factory=list)
+    exports: ExportsDefinition = Field(default_factory=ExportsDefinition)
+    notes: list[str] = Field(default_factory=list, description="Semantics worth knowing, shown by `catalog show`.")
+    suspend: SuspendDefinition | None = Field(default=None, description="None: the kind cannot be suspended.")
+    bases: list[SpecBase] = Field(
+        default_factory=list, description="Specs merged beneath the resource's, in order (the resource's wins)."
+    )
+
+    _source: str | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> "Definition":
+        names = [component.name for root in self.components for component in root.walk()]
+        duplicates = sorted({name for name in names if names.count(name) > 1})
+        if duplicates:
+            raise ValueError(f"component names must be unique: {', '.join(duplicates)}")
+        known = set(names)
+        by_name = {component.name: component for root in self.components for component in root.walk()}
+        for index, rule in enumerate(self.gang.pod_groups):
+            for scope in (rule.per_instance, rule.per_replica):
+                if scope and scope not in known:
+                    raise ValueError(f"gang.podGroups[{index}] names unknown component {scope!r}")
+            if rule.per_instance and not by_name[rule.per_instance].instances:
+                raise ValueError(
+                    f"gang.podGroups[{index}].perInstance: component {rule.per_instance!r} has no instances"
+                )
+            subgroup_names = set()
+            for sub_index, sub in enumerate(rule.sub_groups):
+                for named in (sub.component, sub.each_replica_of, sub.segment_leader):
+                    if named and named not in known:
+                        raise ValueError(
+                            f"gang.podGroups[{index}].subGroups[{sub_index}] names unknown component {named!r}"
+                        )
+                if sub.each_replica_of and sub.component not in {c.name for c in by_name[sub.each_replica_of].walk()}:
+                    raise ValueError(
+                        f"gang.podGroups[{index}].subGroups[{sub_index}]: {sub.component!r} is not inside "
+                        f"eachReplicaOf component {sub.each_replica_of!r}"
+                    )
+                subgroup_names.add(sub.name or sub.component)
+            for sub_index, sub in enumerate(rule.sub_groups):
+                if sub.parent and "{" not in sub.parent and sub.parent not in subgroup_names:
+                    raise ValueError(
+                        f"gang.podGroups[{index}].subGroups[{sub_index}].parent names unknown subgroup {sub.parent!r}"
+                    )
+        return self
+
+    @model_validator(mode="after")
+    def _pod_selectors_name_ancestors(self) -> "Definition":
+        def visit(component: ComponentDefinition, ancestors: tuple[str, ...], path: str) -> None:
+            names = (*ancestors, component.name)
+            selector = component.pods.parsed_selector if component.pods else None
+            for placeholder in sorted(selector.placeholders() if selector else ()):
+                _, colon, named = placeholder.partition(":")
+                if colon and named not in names:
+                    raise ValueError(f"{path}.pods.selector: {{{placeholder}}} names no enclosing component")
+            for index, child in enumerate(component.components):
+                visit(child, names, f"{path}.components[{index}]")
+
+        for index, component in enumerate(self.components):
+            visit(component, (), f"components[{index}]")
+        return self
+
+    @property
+    def api_group_kind(self) -> tuple[str, str]:
+        """``(group, kind)``: the key the catalog indexes definitions by."""
+        return (self.group, self.kind)
+
+    @property
+    def source(self) -> str | None:
+        """The file the definition was loaded from, if any."""
+        return self._source
+
+    def compile(self, source: str | None = None) -> "Definition":
+        """Compile every expression once; a broken one raises with the file and field named.
+
+        Raises:
+            DefinitionError: an expression does not compile.
+        """
+        self._source = source
+        for path, model, field_name, text in self.expression_fields():
+            if field_name == "min_member" and text == "remainder" and isinstance(model, SubGroupRule):
+                continue
+            try:
+                model._expressions[field_name] = compile_expression(text, self.language)
+            except ExpressionError as error:
+                alias = type(model).model_fields[field_name].alias or field_name
+                raise DefinitionError(error.message, file=source, document=self.name, field=f"{path}.{alias}") from None
+        return self
+
+    def expression_fields(self) -> Iterator[tuple[str, _Compiled, str, str]]:
+        """``(path, model, field name, expression text)`` for every expression field, in file order."""
+        for index, component in enumerate(self.components):
+            yield from _component_fields(component, f"components[{index}]")
+        for index, rule in enumerate(self.gang.pod_groups):
+            path = f"gang.podGroups[{index}]"
+            for field_name in ("when", "min_member"):
+                value = getattr(rule, field_name)
+                if isinstance(value, str):
+                    yield path, rule, field_name, value
+            yield from _topology_fields(path, rule, ("topology_constraint", "scaled_topology_constraint"))
+            for sub_index, sub in enumerate(rule.sub_groups):
+                for field_name in ("min_member", "segment_size", "when"):
+                    value = getattr(sub, field_name)
+                    if isinstance(value, str):
+                        yield f"{path}.subGroups[{sub_index}]", sub, field_name, value
+                yield from _topology_fields(
+                    f"{path}.subGroups[{sub_index}]", sub, ("topology_constraint", "segment_topology_constraint")
+                )
+        for index, warning in enumerate(self.gang.warnings):
+            yield f"gang.warnings[{index}]", warning, "when", warning.when
+        for index, base in enumerate(self.bases):
+            yield f"bases[{index}]", base, "object", base.object
+        if self.gang.priority_class_name is not None:
+            yield "gang", self.gang, "priority_class_name", self.gang.priority_class_name
+        for index, reference in enumerate(self.references):
+            for field_name in ("kind_expression", "name_expression"):
+                value = getattr(reference, field_name)
+                if isinstance(value, str):
+                    yield f"references[{index}]", reference, field_name, value
+        steps = (self.suspend.suspend_actions, self.suspend.resume_actions) if self.suspend else ()
+        for name, actions in zip(("suspendActions", "resumeActions"), steps, strict=False):
+            for index, action in enumerate(actions):
+                if action.when is not None:
+                    yield f"suspend.{name}[{index}]", action, "when", action.when
+        for field_name in ("phase", "conditions"):
+            value = getattr(self.status, field_name)
+            if isinstance(value, str):
+                yield "status", self.status, field_name, value
+        for phase, matchers in self.status.rules.items():
+            for index, matcher in enumerate(matchers):
+                if matcher.expression is not None:
+                    yield f"status.rules.{phase.value}[{index}]", matcher, "expression", matcher.expression
+
+
+def _component_fields(component: ComponentDefinition, path: str) -> Iterator[tuple[str, _Compiled, str, str]]:
+    for field_name in (
+        "instances",
+        "instance_name",
+        "pod_template",
+        "pod_spec",
+        "pod_metadata",
+        "replicas",
+        "min_replicas",
+        "max_replicas",
+        "pods_per_replica",
+        "active",
+        "resource",
+    ):
+        value = getattr(component, field_name)
+        if isinstance(value, str):
+            yield path, component, field_name, value
+    for index, child in enumerate(component.components):
+        yield from _component_fields(child, f"{path}.components[{index}]")
+
+
+def _topology_fields(path: str, model: _Compiled, names: tuple[str, ...]) -> Iterator[tuple[str, _Compiled, str, str]]:
+    for name in names:
+        rule = getattr(model, name)
+        for part in ("topology", "required", "preferred") if rule is not None else ():
+            if isinstance(getattr(rule, part), str):
+                yield f"{path}.{type(model).model_fields[name].alias}", rule, part, getattr(rule, part)
+
+
+def definition_json_schema() -> dict[str, Any]:
+    """The JSON Schema of a definition file, generated from the models."""
+    schema = Definition.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "wmap workload definition"
+    return schema

@@ -1,0 +1,286 @@
+"""Watching a resource type: one LIST, then WATCH requests from its resourceVersion, as an informer does.
+
+:class:`ListWatch` yields the listed objects, a ``SYNCED`` marker, then every change. It keeps the
+resourceVersion of the last event (bookmarks included) and, when a stream ends or is cut,
+watches again from there. When the server answers ``410 Gone`` (the version was compacted
+away), it lists again and yields the differences from what it had seen: added, modified and
+deleted objects, so a consumer never misses a change. Only GET requests are sent.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ClusterApiError, ClusterError
+from .client import ClusterClient
+from .resources import ApiResource
+
+__all__ = ["WatchEvent", "ListWatch", "watch_all", "ADDED", "MODIFIED", "DELETED", "SYNCED"]
+
+ADDED, MODIFIED, DELETED, SYNCED = "ADDED", "MODIFIED", "DELETED", "SYNCED"
+_BOOKMARK, _ERROR = "BOOKMARK", "ERROR"
+_DEFAULT_WATCH_SECONDS = 300
+_MAX_LINE_BYTES = 16 * 1024 * 1024
+_MAX_FAILURES = 5
+
+
+@dataclass(frozen=True)
+class WatchEvent:
+    """A change: ``ADDED``, ``MODIFIED``, ``DELETED``, or ``SYNCED`` (the first list is complete; no object)."""
+
+    type: str
+    object: dict[str, Any] | None = None
+
+
+class _Expired(Exception):
+    """The server no longer has the resourceVersion (410 Gone): list again."""
+
+
+class _Cut(Exception):
+    """The stream broke off (connection reset, incomplete chunk): watch again."""
+
+
+def _uid(obj: dict[str, Any]) -> str:
+    metadata = obj.get("metadata") or {}
+    return str(metadata.get("uid") or f"{metadata.get('namespace', '')}/{metadata.get('name', '')}")
+
+
+def _version(obj: dict[str, Any]) -> str:
+    return str((obj.get("metadata") or {}).get("resourceVersion") or "")
+
+
+class ListWatch:
+    """List one resource type, then watch it until ``deadline`` or ``stop``.
+
+    Args:
+        client: the :class:`~workloadmap.kube.client.ClusterClient`.
+        resource: the resource type.
+        namespace: the namespace, or None for all namespaces (and cluster-scoped types).
+        label_selector, field_selector: passed to the server as they are.
+        chunk_size: page size of the lists.
+        deadline: ``time.monotonic()`` value at which to stop (None: never).
+        stop: set it to stop between events.
+
+    Attributes:
+        relists: how many times a 410 made it list again.
+        reconnects: how many times it watched again after a stream ended or broke.
+    """
+
+    def __init__(
+        self,
+        client: ClusterClient,
+        resource: ApiResource,
+        namespace: str | None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        chunk_size: int | None = None,
+        deadline: float | None = None,
+        stop: threading.Event | None = None,
+    ) -> None:
+        self.client = client
+        self.resource = resource
+        self.namespace = namespace
+        self.label_selector = label_selector
+        self.field_selector = field_selector
+        self.chunk_size = chunk_size
+        self.deadline = deadline
+        self.stop = stop or threading.Event()
+        self.version = ""
+        self.known: dict[str, dict[str, Any]] = {}
+        self.relists = 0
+        self.reconnects = 0
+
+    def _remaining(self) -> float | None:
+        return None if self.deadline is None else self.deadline - time.monotonic()
+
+    def _done(self) -> bool:
+        remaining = self._remaining()
+        return self.stop.is_set() or (remaining is not None and remaining <= 0)
+
+    def _list(self) -> list[dict[str, Any]]:
+        items, self.version = self.client.list_with_version(
+            self.resource,
+            self.namespace,
+            label_selector=self.label_selector,
+            field_selector=self.field_selector,
+            chunk_size=self.chunk_size,
+        )
+        return items
+
+    def __iter__(self) -> Iterator[WatchEvent]:
+        for obj in self._list():
+            self.known[_uid(obj)] = obj
+            yield WatchEvent(ADDED, obj)
+        yield WatchEvent(SYNCED)
+        failures = expired = 0
+        while not self._done():
+            try:
+                for event in self._watch_once():
+                    failures = expired = 0
+                    yield event
+                    if self._done():
+                        return
+                self.reconnects += 1
+            except _Expired:
+                self.relists += 1
+                expired += 1
+                if expired >= _MAX_FAILURES:
+                    raise ClusterError(
+                        f"the watch of {self.resource.qualified_name} expired {expired} times in a row after listing"
+                    ) from None
+                if expired > 1:
+                    time.sleep(min(0.1 * 2**expired, 2.0))
+                yield from self._relist()
+            except (_Cut, ClusterError) as error:
+                if isinstance(error, ClusterApiError):
+                    raise
+                self.reconnects += 1
+                failures += 1
+                if failures >= _MAX_FAILURES:
+                    if isinstance(error, ClusterError):
+                        raise
+                    raise ClusterError(
+                        f"the watch of {self.resource.qualified_name} broke off {failures} times in a row"
+                    ) from None
+                time.sleep(min(0.1 * 2**failures, 2.0))
+
+    def _relist(self) -> Iterator[WatchEvent]:
+        """List again after 410 Gone and yield what changed since the objects last seen."""
+        fresh = {_uid(obj): obj for obj in self._list()}
+        for uid, obj in fresh.items():
+            seen = self.known.get(uid)
+            if seen is None:
+                yield WatchEvent(ADDED, obj)
+            elif _version(seen) != _version(obj):
+                yield WatchEvent(MODIFIED, obj)
+        for uid, obj in self.known.items():
+            if uid not in fresh:
+                yield WatchEvent(DELETED, obj)
+        self.known = fresh
+
+    def _query(self, seconds: int) -> list[tuple[str, str]]:
+        query = [
+            ("watch", "1"),
+            ("allowWatchBookmarks", "true"),
+            ("timeoutSeconds", str(seconds)),
+        ]
+        if self.version:
+            query.append(("resourceVersion", self.version))
+        if self.label_selector:
+            query.append(("labelSelector", self.label_selector))
+        if self.field_selector:
+            query.append(("fieldSelector", self.field_selector))
+        return query
+
+    def _watch_once(self) -> Iterator[WatchEvent]:
+        """One WATCH request; yields its events until the server ends the stream."""
+        remaining = self._remaining()
+        seconds = _DEFAULT_WATCH_SECONDS if remaining is None else max(1, math.ceil(remaining))
+        path = self.resource.path(self.namespace)
+        status, raw = self.client._open(path, self._query(seconds), read_timeout=seconds + self.client.timeout)
+        try:
+            if status == 410:
+                raise _Expired()
+            if not 200 <= status < 300:
+                body = raw.read(64 * 1024)
+                try:
+                    decoded = json.loads(body) if body else None
+                except ValueError:
+                    decoded = None
+                raise self.client._status_error(status, decoded, path, what=None, namespace=self.namespace)
+            for line in self._lines(raw):
+                event = self._decode(line)
+                if event is not None:
+                    yield event
+                if self._done():
+                    return
+        finally:
+            raw.close()  # a watch connection is never reused: it may have been cut mid-stream
+            raw.release_conn()
+
+    def _lines(self, raw: Any) -> Iterator[bytes]:
+        import urllib3
+
+        buffer = b""
+        try:
+            for chunk in raw.stream(64 * 1024, decode_content=True):
+                buffer += chunk
+                if len(buffer) > _MAX_LINE_BYTES:
+                    raise ClusterError(f"a watch event of {self.resource.qualified_name} is larger than 16 MiB")
+                *lines, buffer = buffer.split(b"\n")
+                yield from (line for line in lines if line.strip())
+        except (urllib3.exceptions.HTTPError, OSError):
+            raise _Cut() from None
+        if buffer.strip():
+            raise _Cut()  # a partial event: the connection ended mid-object
+
+    def _decode(self, line: bytes) -> WatchEvent | None:
+        try:
+            event = json.loads(line)
+        except ValueError:
+            raise _Cut() from None
+        kind, obj = event.get("type"), event.get("object")
+        if not isinstance(obj, dict):
+            return None
+        if kind == _ERROR:
+            if obj.get("code") == 410:
+                raise _Expired()
+            message = " ".join(str(obj.get("message") or "").split())[:300]
+            raise ClusterError(f"the watch of {self.resource.qualified_name} failed: {message or obj.get('reason')}")
+        version = _version(obj)
+        if version:
+            self.version = version
+        if kind == _BOOKMARK or kind not in (ADDED, MODIFIED, DELETED):
+            return None
+        obj.setdefault("kind", self.resource.kind)
+        obj.setdefault("apiVersion", self.resource.api_version)
+        if kind == DELETED:
+            self.known.pop(_uid(obj), None)
+        else:
+            self.known[_uid(obj)] = obj
+        return WatchEvent(kind, obj)
+
+
+def watch_all(watches: list[ListWatch], stop: threading.Event) -> Iterator[tuple[int, WatchEvent]]:
+    """Run several :class:`ListWatch` at once (one thread each) and yield ``(index, event)`` as they come.
+
+    Ends when every watch has ended (their deadline passed, or ``stop`` was set); an error in a
+    watch stops the others and is raised here.
+    """
+    import queue
+
+    events: queue.Queue[tuple[int, WatchEvent | None, BaseException | None]] = queue.Queue()
+
+    def run(index: int, watch: ListWatch) -> None:
+        try:
+            for event in watch:
+                events.put((index, event, None))
+        except BaseException as error:  # handed to the consumer, which raises it
+            events.put((index, None, error))
+            return
+        events.put((index, None, None))
+
+    for watch in watches:
+        watch.stop = stop
+    threads = [threading.Thread(target=run, args=(i, w), daemon=True) for i, w in enumerate(watches)]
+    for thread in threads:
+        thread.start()
+    running = len(threads)
+    try:
+        while running:
+            index, event, error = events.get()
+            if error is not None:
+                raise error
+            if event is None:
+                running -= 1
+                continue
+            yield index, event
+    finally:
+        stop.set()

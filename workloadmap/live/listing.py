@@ -1,0 +1,103 @@
+"""``wmap get`` rows: one line per workload, and which listed objects are workloads at all.
+
+A row gives the normalized phase, ready/desired pods (pods attributed as ``describe`` does),
+declared GPUs, age, and for ``-o wide`` the definition and a gang summary. :func:`top_level`
+keeps the objects no covered kind owns (``get all`` would otherwise list a JobSet's Jobs and
+their pods next to the JobSet): an object is a workload when no controller owner above it is of
+a kind the catalog covers; an ownerless Pod is a workload.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from ..definitions import Phase
+from ..tree import WorkloadRef, WorkloadTree
+from ..values import OMIT, JsonForm, mapping_at
+from .objects import format_time, parse_time
+from .owners import OwnerChains, controller_of
+from .report import DescribeReport
+
+__all__ = ["WorkloadRow", "workload_row", "gang_summary", "top_level", "type_name"]
+
+
+@dataclass(kw_only=True)
+class WorkloadRow(JsonForm):
+    """One workload as ``wmap get`` lists it.
+
+    Attributes:
+        type_name: kubectl's ``kind.group`` prefix (``jobset.jobset.x-k8s.io``), for ``-o name``.
+        pods_ready: ready pods (null when pods were not read); pods_desired: at the declared scale.
+        created: the creation time (RFC 3339).
+        gangs: the gang summary of ``-o wide``.
+    """
+
+    workload: WorkloadRef
+    type_name: str
+    definition: str
+    phase: Phase
+    pods_ready: int | None = None
+    pods_desired: int = 0
+    gpus: Fraction = Fraction(0)
+    created: str | None = None
+    gangs: str = ""
+    tree: WorkloadTree | None = field(default=None, metadata=OMIT)
+
+
+def gang_summary(tree: WorkloadTree) -> str:
+    """``1 PodGroup min 3``, ``4 PodGroups min 8 (2 subgroups)`` or ``none``."""
+    groups = tree.pod_groups
+    if not groups:
+        return "none"
+    noun = "PodGroup" if len(groups) == 1 else "PodGroups"
+    minimum = sum(group.min_member for group in groups)
+    subgroups = sum(len(group.sub_groups) for group in groups)
+    text = f"{len(groups)} {noun} min {minimum}"
+    return text + (f" ({subgroups} subgroups)" if subgroups else "")
+
+
+def type_name(obj: Mapping[str, Any]) -> str:
+    """``kind.group`` in lower case as ``kubectl get -o name`` prints it (``pod`` for the core group)."""
+    api_version = str(obj.get("apiVersion") or "")
+    group = api_version.rpartition("/")[0]
+    kind = str(obj.get("kind") or "").lower()
+    return f"{kind}.{group}" if group else kind
+
+
+def workload_row(obj: Mapping[str, Any], tree: WorkloadTree, report: DescribeReport | None) -> WorkloadRow:
+    """The row of one workload; ``report`` (describe with the live pods) gives the ready count."""
+    ready = None
+    if report is not None and report.pods_read:
+        ready = sum(component.replicas.ready or 0 for component in report.components)
+    return WorkloadRow(
+        workload=tree.workload,
+        type_name=type_name(obj),
+        definition=tree.definition,
+        phase=tree.phase,
+        pods_ready=ready,
+        pods_desired=tree.totals.pods,
+        gpus=tree.totals.gpus,
+        created=format_time(parse_time(mapping_at(obj, "metadata").get("creationTimestamp"))),
+        gangs=gang_summary(tree),
+        tree=tree,
+    )
+
+
+def top_level(
+    objects: Iterable[Mapping[str, Any]], covered: Callable[[str, str], bool], chains: OwnerChains
+) -> list[Mapping[str, Any]]:
+    """The objects no owner of a covered kind sits above (``covered(apiVersion, kind)``)."""
+    kept = []
+    for obj in objects:
+        reference = controller_of(obj)
+        if reference is None:
+            kept.append(obj)
+            continue
+        if covered(str(reference.get("apiVersion") or ""), str(reference.get("kind") or "")):
+            continue  # the common case, decided without a lookup
+        if not any(covered(link.api_version, link.kind) for link in chains.chain(obj)):
+            kept.append(obj)
+    return kept
