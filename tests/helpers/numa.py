@@ -4,13 +4,22 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from workloadmap.numa import NumaLayout, TopologyManager, TopologyManagerPolicy, TopologyManagerScope, Zone, ZoneResource
+from workloadmap.numa import (
+    NumaLayout,
+    TopologyManager,
+    TopologyManagerPolicy,
+    TopologyManagerScope,
+    Zone,
+    ZoneResource,
+)
 from workloadmap.quantities import parse_quantity
 
 GPU = "nvidia.com/gpu"
 
 
-def zones(count: int = 2, *, cpus: int = 32, gpus: int = 4, memory: str | None = "256Gi", free: dict | None = None) -> tuple[Zone, ...]:  # fmt: skip
+def zones(
+    count: int = 2, *, cpus: int = 32, gpus: int = 4, memory: str | None = "256Gi", free: dict | None = None
+) -> tuple[Zone, ...]:
     """``count`` NUMA nodes alike; ``free`` overrides ``available`` as {zone: {resource: amount}}.
 
     ``memory=None``: the zones report no memory (the memory manager's policy is None, as by default).
@@ -32,7 +41,9 @@ def zones(count: int = 2, *, cpus: int = 32, gpus: int = 4, memory: str | None =
     return tuple(found)
 
 
-def layout(policy: str = "single-numa-node", scope: str = "container", count: int = 2, *, max_numa: int = 8, **kwargs) -> NumaLayout:  # fmt: skip
+def layout(
+    policy: str = "single-numa-node", scope: str = "container", count: int = 2, *, max_numa: int = 8, **kwargs
+) -> NumaLayout:
     """A node with ``count`` NUMA nodes and the given topology manager settings."""
     manager = TopologyManager(
         TopologyManagerPolicy(policy), TopologyManagerScope(scope), max_allowable_numa_nodes=max_numa, stated=True
@@ -40,8 +51,15 @@ def layout(policy: str = "single-numa-node", scope: str = "container", count: in
     return NumaLayout(zones(count, **kwargs), manager)
 
 
-def container(name: str, cpu: str | None = None, memory: str | None = None, gpus: int = 0, *,
-              requests: dict | None = None, **extra) -> dict:  # fmt: skip
+def container(
+    name: str,
+    cpu: str | None = None,
+    memory: str | None = None,
+    gpus: int = 0,
+    *,
+    requests: dict | None = None,
+    **extra,
+) -> dict:
     """A container whose limits are ``cpu``, ``memory`` and ``gpus`` (requests default to them)."""
     limits: dict = {}
     if cpu is not None:

@@ -22,7 +22,15 @@ from fractions import Fraction
 import pytest
 
 from helpers.numa import GPU, container, layout, spec
-from workloadmap.numa import NOT_STARTED, TOPOLOGY_AFFINITY_ERROR, ZoneState, admit, admit_pods, admitted_count, pod_numa
+from workloadmap.numa import (
+    NOT_STARTED,
+    TOPOLOGY_AFFINITY_ERROR,
+    ZoneState,
+    admit,
+    admit_pods,
+    admitted_count,
+    pod_numa,
+)
 from workloadmap.numa.explain import explain
 
 TRAIN = spec(container("train", "16", "64Gi", 2))  # the worked example of docs/numa.md

@@ -69,23 +69,29 @@ NON_PREFERRED = [
 ]  # fmt: skip
 
 
+def _ids(value) -> str:
+    return value if isinstance(value, str) else ""
+
+
 def _expected(expected, nodes: int) -> int:
     return mask_of(range(nodes)) if expected is ANY else mask_of(expected)
 
 
-@pytest.mark.parametrize(("name", "providers", "expected", "preferred"), COMMON + BEST_EFFORT, ids=lambda v: v if isinstance(v, str) else "")  # fmt: skip
+@pytest.mark.parametrize(("name", "providers", "expected", "preferred"), COMMON + BEST_EFFORT, ids=_ids)  # fmt: skip
 def test_best_effort_merges_as_the_kubelet_tests_say(name, providers, expected, preferred):
     best, admit = merge(layout("best-effort"), providers)
     assert (best.mask, best.preferred, admit) == (_expected(expected, 2), preferred, True), name
 
 
-@pytest.mark.parametrize(("name", "providers", "expected", "preferred"), COMMON + BEST_EFFORT, ids=lambda v: v if isinstance(v, str) else "")  # fmt: skip
+@pytest.mark.parametrize(("name", "providers", "expected", "preferred"), COMMON + BEST_EFFORT, ids=_ids)  # fmt: skip
 def test_restricted_merges_alike_and_admits_only_a_preferred_hint(name, providers, expected, preferred):
     best, admit = merge(layout("restricted"), providers)
     assert (best.mask, best.preferred, admit) == (_expected(expected, 2), preferred, preferred), name
 
 
-@pytest.mark.parametrize(("name", "providers", "expected"), NON_PREFERRED, ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(
+    ("name", "providers", "expected"), NON_PREFERRED, ids=lambda v: v if isinstance(v, str) else ""
+)
 def test_the_best_non_preferred_hint_is_as_wide_as_the_widest_narrowest_hint(name, providers, expected):
     best, admit = merge(layout("best-effort", 4), providers)
     assert (best.mask, best.preferred, admit) == (mask_of(expected), False, True), name

@@ -66,7 +66,8 @@ def test_qos_class_follows_the_api_rule(name, spec, qos):
         ({"containers": [container("train", {"cpu": "16", "memory": "64Gi"}, {"cpu": "8", "memory": "64Gi"})]},
          {"train": False}),  # Burstable
         ({"initContainers": [container("fetch", {"cpu": "2", "memory": "1Gi"})],
-          "containers": [container("train", {"cpu": "16", "memory": "64Gi"}), container("log", {"cpu": "500m", "memory": "1Gi"})]},
+          "containers": [container("train", {"cpu": "16", "memory": "64Gi"}),
+                         container("log", {"cpu": "500m", "memory": "1Gi"})]},
          {"fetch": True, "train": True, "log": False}),
         ({"resources": {"limits": {"cpu": "16", "memory": "64Gi"}}, "containers": [container("train")]},
          {"train": False}),  # pod-level resources: PodLevelResourceManagers is off by default

@@ -38,8 +38,16 @@ from .layout import NumaLayout, TopologyManagerPolicy, TopologyManagerScope
 from .merge import merge
 from .pod import ContainerDemand, ContainerKind, PodNuma
 
-__all__ = ["Admission", "ContainerAffinity", "admit", "admit_pods", "admitted_count", "TOPOLOGY_AFFINITY_ERROR",
-           "ADMISSION_ERROR", "NOT_STARTED"]  # fmt: skip
+__all__ = [
+    "Admission",
+    "ContainerAffinity",
+    "admit",
+    "admit_pods",
+    "admitted_count",
+    "TOPOLOGY_AFFINITY_ERROR",
+    "ADMISSION_ERROR",
+    "NOT_STARTED",
+]
 
 TOPOLOGY_AFFINITY_ERROR = "TopologyAffinityError"
 ADMISSION_ERROR = "UnexpectedAdmissionError"
@@ -77,10 +85,14 @@ class Admission:
     detail: str | None = None
 
 
-def _take(free: dict[int, Fraction], reuse: dict[int, Fraction], amount: Fraction, mask: int | None,
-          spill: bool = True) -> dict[int, Fraction] | None:  # fmt: skip
-    """Take ``amount``: handed-back units first, then the fullest NUMA node of the mask first, then
-    (with ``spill``) the other NUMA nodes. Returns what was taken per zone, both pools together."""
+def _take(
+    free: dict[int, Fraction], reuse: dict[int, Fraction], amount: Fraction, mask: int | None, spill: bool = True
+) -> dict[int, Fraction] | None:
+    """Take ``amount``, both pools together; return what was taken per zone (None: not enough).
+
+    Handed-back units first, then the fullest NUMA node of the mask first, then (with ``spill``)
+    the other NUMA nodes.
+    """
     inside = set(bits(mask)) if mask is not None else set(free) | set(reuse)
     taken: dict[int, Fraction] = {}
     left = amount
@@ -98,8 +110,9 @@ def _take(free: dict[int, Fraction], reuse: dict[int, Fraction], amount: Fractio
     return taken if left <= 0 else None
 
 
-def _memory_mask(layout: NumaLayout, state: ZoneState, requests: dict[str, Fraction], mask: int | None,
-                 reusable: Reusable) -> int | None:  # fmt: skip
+def _memory_mask(
+    layout: NumaLayout, state: ZoneState, requests: dict[str, Fraction], mask: int | None, reusable: Reusable
+) -> int | None:
     """The memory manager's affinity: the hint's, else (or when short) the narrowest preferred one around it."""
     hints = memory_hints(layout, state, requests, reusable)
     found = {hint.mask: hint.preferred for items in hints.values() for hint in items or () if hint.mask is not None}
@@ -119,8 +132,9 @@ def _hand_back(reusable: Reusable, name: str, container: ContainerDemand, taken:
             pool[zone] = pool.get(zone, _ZERO) + got
 
 
-def _allocate_memory(layout: NumaLayout, state: ZoneState, pod: PodNuma, container: ContainerDemand,
-                     mask: int | None, reusable: Reusable) -> str | None:  # fmt: skip
+def _allocate_memory(
+    layout: NumaLayout, state: ZoneState, pod: PodNuma, container: ContainerDemand, mask: int | None, reusable: Reusable
+) -> str | None:
     requests = memory_requests(pod, container)
     if not requests or not layout.reports("memory"):
         return None
@@ -139,8 +153,9 @@ def _allocate_memory(layout: NumaLayout, state: ZoneState, pod: PodNuma, contain
     return None
 
 
-def _allocate(layout: NumaLayout, state: ZoneState, pod: PodNuma, container: ContainerDemand, mask: int | None,
-              reusable: Reusable) -> str | None:  # fmt: skip
+def _allocate(
+    layout: NumaLayout, state: ZoneState, pod: PodNuma, container: ContainerDemand, mask: int | None, reusable: Reusable
+) -> str | None:
     """``allocateAlignedResources`` for one container; the resource that failed, if any."""
     amounts: dict[str, Fraction] = dict(device_requests(pod, container))
     cpus = pod.guaranteed_cpus(container)
@@ -160,8 +175,9 @@ def _affinity(container: str, hint: Hint) -> ContainerAffinity:
     return ContainerAffinity(container, tuple(bits(hint.mask)) if hint.mask is not None else None, hint.preferred)
 
 
-def _hints(layout: NumaLayout, state: ZoneState, pod: PodNuma, container: ContainerDemand | None,
-           reusable: Reusable) -> Hint | None:  # fmt: skip
+def _hints(
+    layout: NumaLayout, state: ZoneState, pod: PodNuma, container: ContainerDemand | None, reusable: Reusable
+) -> Hint | None:
     """The merged hint, or None when the policy rejects."""
     providers = [provider(layout, state, pod, container, reusable) for provider in PROVIDERS]
     hint, admit = merge(layout, providers)

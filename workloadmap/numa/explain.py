@@ -68,7 +68,9 @@ def _subject(pod: PodNuma, admission: Admission) -> tuple[ContainerDemand | None
     return container, f"container {container.name}"
 
 
-def _single_numa(layout: NumaLayout, state: ZoneState, asked: dict[str, Fraction], who: str, pod_scope: bool) -> tuple[str, str]:  # fmt: skip
+def _single_numa(
+    layout: NumaLayout, state: ZoneState, asked: dict[str, Fraction], who: str, pod_scope: bool
+) -> tuple[str, str]:
     split = "split the pod (the pod scope aligns all its containers together)" if pod_scope else "split the container"
     for name, need in sorted(asked.items()):
         most = max(layout.amounts(name, "capacity" if name != "memory" else "allocatable").values(), default=_ZERO)
@@ -76,36 +78,52 @@ def _single_numa(layout: NumaLayout, state: ZoneState, asked: dict[str, Fraction
             fix = f"{split} so each part asks at most {_show(name, most)}"
             if name == "cpu":
                 fix += ", or ask for a fractional cpu (shared CPUs are not aligned)"
-            return (f"{who} needs {_show(name, need)} aligned on one NUMA node; nodes have {_show(name, most)} per"
-                    f" NUMA node", f"{fix}, {_CHANGE_POLICY} (restricted aligns across NUMA nodes)")  # fmt: skip
+            return (
+                f"{who} needs {_show(name, need)} aligned on one NUMA node; nodes have {_show(name, most)} per"
+                f" NUMA node",
+                f"{fix}, {_CHANGE_POLICY} (restricted aligns across NUMA nodes)",
+            )
     for name, need in sorted(asked.items()):
         most = max(state.free.get(name, {}).values(), default=_ZERO)
         if need > most:
-            return (f"{who} needs {_show(name, need)} on one NUMA node; the most free on one is {_show(name, most)}",
-                    "a node with an emptier NUMA node, or wait until pods on this one finish")  # fmt: skip
+            return (
+                f"{who} needs {_show(name, need)} on one NUMA node; the most free on one is {_show(name, most)}",
+                "a node with an emptier NUMA node, or wait until pods on this one finish",
+            )
     wanted = ", ".join(_show(name, need) for name, need in sorted(asked.items()))
-    return (f"{who} needs {wanted} together on one NUMA node; no NUMA node has them together",
-            f"lower the request so one NUMA node holds it all, {split}, {_CHANGE_POLICY}")  # fmt: skip
+    return (
+        f"{who} needs {wanted} together on one NUMA node; no NUMA node has them together",
+        f"lower the request so one NUMA node holds it all, {split}, {_CHANGE_POLICY}",
+    )
 
 
 def _restricted(layout: NumaLayout, state: ZoneState, asked: dict[str, Fraction], who: str) -> tuple[str, str]:
-    widths = {name: _width(layout, layout.amounts(name, "capacity" if name != "memory" else "allocatable"), need)
-              for name, need in asked.items()}  # fmt: skip
+    widths = {
+        name: _width(layout, layout.amounts(name, "capacity" if name != "memory" else "allocatable"), need)
+        for name, need in asked.items()
+    }
     known = {name: width for name, width in widths.items() if width is not None}
     if known and len(set(known.values())) > 1:
         wide = max(known, key=lambda name: (known[name], name))
         narrow = min(known, key=lambda name: (known[name], name))
-        cause = (f"{who} needs {known[wide]} NUMA nodes for {_show(wide, asked[wide])} but {_show(narrow, asked[narrow])}"
-                 f" fit on {known[narrow]}; restricted admits only an alignment every resource prefers")  # fmt: skip
+        cause = (
+            f"{who} needs {known[wide]} NUMA nodes for {_show(wide, asked[wide])} but {_show(narrow, asked[narrow])}"
+            f" fit on {known[narrow]}; restricted admits only an alignment every resource prefers"
+        )
         fix = f"make the requests span the same NUMA nodes (split the container so each part fits {known[narrow]})"
         if narrow == "cpu":
-            fix = ("make the CPUs shared (a fractional cpu request) or ask for enough CPUs to span "
-                   f"{known[wide]} NUMA nodes, or split the container")  # fmt: skip
+            fix = (
+                "make the CPUs shared (a fractional cpu request) or ask for enough CPUs to span "
+                f"{known[wide]} NUMA nodes, or split the container"
+            )
         return cause, f"{fix}, {_CHANGE_POLICY}"
     frees = {name: _width(layout, state.free.get(name, {}), need) for name, need in asked.items()}
     name = next((name for name in sorted(asked) if frees[name] != known.get(name)), sorted(asked)[0])
-    return (f"{who} cannot get {_show(name, asked[name])} on the {known.get(name, 1)} NUMA node(s) it prefers: too"
-            " little is free there", "a node with emptier NUMA nodes, or wait until pods on this one finish")  # fmt: skip
+    return (
+        f"{who} cannot get {_show(name, asked[name])} on the {known.get(name, 1)} NUMA node(s) it prefers: too"
+        " little is free there",
+        "a node with emptier NUMA nodes, or wait until pods on this one finish",
+    )
 
 
 def explain(layout: NumaLayout, state: ZoneState, pod: PodNuma, admission: Admission) -> Rejection:
@@ -114,15 +132,20 @@ def explain(layout: NumaLayout, state: ZoneState, pod: PodNuma, admission: Admis
     manager = layout.manager
     if error == NOT_STARTED:
         zones = len(layout.zones)
-        return Rejection(error,
-                         f"the kubelet does not start with topology manager policy {manager.policy.value} on {zones}"
-                         f" NUMA nodes (max-allowable-numa-nodes {manager.max_allowable_numa_nodes})",
-                         f"set the policy option max-allowable-numa-nodes to {zones} or more, or policy none")  # fmt: skip
+        return Rejection(
+            error,
+            f"the kubelet does not start with topology manager policy {manager.policy.value} on {zones}"
+            f" NUMA nodes (max-allowable-numa-nodes {manager.max_allowable_numa_nodes})",
+            f"set the policy option max-allowable-numa-nodes to {zones} or more, or policy none",
+        )
     container, who = _subject(pod, admission)
     if error == ADMISSION_ERROR:
         name = admission.detail or "a resource"
-        return Rejection(error, f"{who}: the kubelet cannot allocate its {name} on the NUMA nodes left free",
-                         "a node with more free NUMA capacity")  # fmt: skip
+        return Rejection(
+            error,
+            f"{who}: the kubelet cannot allocate its {name} on the NUMA nodes left free",
+            "a node with more free NUMA capacity",
+        )
     asked = {name: need for name, need in demands(pod, container).items() if layout.reports(name)}
     if not asked:
         return Rejection(error, f"{who} is rejected by the topology manager", _CHANGE_POLICY.removeprefix("or "))

@@ -178,8 +178,11 @@ def memory_hints(
         if not _memory_mask_usable(mask, state):
             continue
         if all(
-            sum((state.free.get(name, {}).get(zone, _ZERO) + reusable.get(name, {}).get(zone, _ZERO)
-                 for zone in zones), _ZERO) >= amount  # fmt: skip
+            sum(
+                (state.free.get(name, {}).get(zone, _ZERO) + reusable.get(name, {}).get(zone, _ZERO) for zone in zones),
+                _ZERO,
+            )
+            >= amount
             for name, amount in requests.items()
         ):
             found.append(mask)
@@ -189,8 +192,11 @@ def memory_hints(
 
 
 def pod_amounts(pod: PodNuma, per_container: Callable[[ContainerDemand], dict[str, Fraction]]) -> dict[str, Fraction]:
-    """A pod's amounts as the managers total them (KEP-753): the larger of the init peak and the
-    app containers plus sidecars, sidecars also adding to the init containers after them."""
+    """A pod's amounts as the managers total them (KEP-753).
+
+    The larger of the init peak and the app containers plus sidecars, sidecars also adding to the
+    init containers after them.
+    """
     init_peak: dict[str, Fraction] = {}
     sidecars: dict[str, Fraction] = {}
     apps: dict[str, Fraction] = {}
@@ -242,19 +248,22 @@ def device_requests(pod: PodNuma, container: ContainerDemand | None) -> dict[str
 Reusable = dict[str, dict[int, Fraction]]
 
 
-def cpu_provider(layout: NumaLayout, state: ZoneState, pod: PodNuma, container: ContainerDemand | None,
-                 reusable: Reusable) -> ProviderHints:  # fmt: skip
+def cpu_provider(
+    layout: NumaLayout, state: ZoneState, pod: PodNuma, container: ContainerDemand | None, reusable: Reusable
+) -> ProviderHints:
     """The static CPU manager's hints."""
     requested = _cpus(pod, container)
     if requested == 0 or not layout.reports("cpu"):
         return {}
     capacity = layout.amounts("cpu", "capacity")
-    return {"cpu": count_hints(layout.ids, capacity, state.free.get("cpu", {}), Fraction(requested),
-                               reusable.get("cpu"))}  # fmt: skip
+    return {
+        "cpu": count_hints(layout.ids, capacity, state.free.get("cpu", {}), Fraction(requested), reusable.get("cpu"))
+    }
 
 
-def memory_provider(layout: NumaLayout, state: ZoneState, pod: PodNuma, container: ContainerDemand | None,
-                    reusable: Reusable) -> ProviderHints:  # fmt: skip
+def memory_provider(
+    layout: NumaLayout, state: ZoneState, pod: PodNuma, container: ContainerDemand | None, reusable: Reusable
+) -> ProviderHints:
     """The static memory manager's hints (the node reports memory per NUMA node)."""
     requests = memory_requests(pod, container)
     if not requests or not layout.reports("memory"):
@@ -262,8 +271,9 @@ def memory_provider(layout: NumaLayout, state: ZoneState, pod: PodNuma, containe
     return memory_hints(layout, state, requests, reusable)
 
 
-def device_provider(layout: NumaLayout, state: ZoneState, pod: PodNuma, container: ContainerDemand | None,
-                    reusable: Reusable) -> ProviderHints:  # fmt: skip
+def device_provider(
+    layout: NumaLayout, state: ZoneState, pod: PodNuma, container: ContainerDemand | None, reusable: Reusable
+) -> ProviderHints:
     """The device manager's hints, for every QoS class."""
     hints: ProviderHints = {}
     for name, amount in sorted(device_requests(pod, container).items()):

@@ -168,8 +168,12 @@ def _positive(pairs: Amounts) -> dict[str, Fraction]:
     return {name: amount for name, amount in pairs if name in _QOS_RESOURCES and amount > 0}
 
 
-def qos_class(containers: tuple[ContainerDemand, ...], pod_requests: Amounts = (), pod_limits: Amounts = (),
-              pod_resources_set: bool = False) -> QosClass:  # fmt: skip
+def qos_class(
+    containers: tuple[ContainerDemand, ...],
+    pod_requests: Amounts = (),
+    pod_limits: Amounts = (),
+    pod_resources_set: bool = False,
+) -> QosClass:
     """``ComputePodQOS``: the class from pod-level resources when set, else from every container."""
     blocks = [(pod_requests, pod_limits)] if pod_resources_set else [(c.requests, c.limits) for c in containers]
     requests: dict[str, Fraction] = {}
@@ -201,8 +205,9 @@ def pod_numa(spec: Mapping[str, Any], where: str = "spec") -> PodNuma:
     containers = _containers(spec, where)
     raw = spec.get("resources")
     pod_requests, pod_limits = _resources(raw, f"{where}.resources")
-    pod_requests = tuple(item for item in pod_requests if item[0] in _POD_LEVEL_RESOURCES or
-                         item[0].startswith(labels.HUGEPAGES_PREFIX))  # fmt: skip
+    pod_requests = tuple(
+        item for item in pod_requests if item[0] in _POD_LEVEL_RESOURCES or item[0].startswith(labels.HUGEPAGES_PREFIX)
+    )
     return PodNuma(
         containers=containers,
         pod_requests=pod_requests,
