@@ -36,8 +36,8 @@ def _zone_rows(node: Node, layout: NumaLayout, resources: Sequence[str]) -> list
     manager = layout.manager
     settings = f"{manager.policy.value}/{manager.scope.value}" + ("" if manager.stated else " (assumed)")
     rows = []
-    for position, zone in enumerate(layout.zones):
-        cells = [node.name if position == 0 else "", settings if position == 0 else "", zone.name]
+    for zone in layout.zones:
+        cells = [node.name, settings, zone.name]
         for name in resources:
             item = zone.resource(name)
             free = state.free.get(name, {}).get(zone.id)

@@ -76,6 +76,7 @@ class Admission:
         error: ``TopologyAffinityError``, ``UnexpectedAdmissionError`` or, when the kubelet does not
             start with its settings, ``TopologyManagerNotStarted``.
         detail: for an allocation failure, the resource that could not be allocated.
+        seen: for a rejection, the NUMA nodes as the rejected container (or pod) found them.
     """
 
     admitted: bool
@@ -83,6 +84,7 @@ class Admission:
     container: str | None = None
     error: str | None = None
     detail: str | None = None
+    seen: ZoneState | None = None
 
 
 def _take(
@@ -205,11 +207,11 @@ def admit(layout: NumaLayout, state: ZoneState, pod: PodNuma) -> Admission:
         if policy is not TopologyManagerPolicy.NONE and scope is TopologyManagerScope.CONTAINER:
             hint = _hints(layout, work, pod, container, reusable)
             if hint is None:
-                return Admission(False, result.affinities, container.name, TOPOLOGY_AFFINITY_ERROR)
+                return Admission(False, result.affinities, container.name, TOPOLOGY_AFFINITY_ERROR, seen=work)
         assert hint is not None
         failed = _allocate(layout, work, pod, container, hint.mask, reusable)
         if failed is not None:
-            return Admission(False, result.affinities, container.name, ADMISSION_ERROR, failed)
+            return Admission(False, result.affinities, container.name, ADMISSION_ERROR, failed, seen=work)
         result.affinities.append(_affinity(container.name, hint))
     # What init containers handed back and no later container reused is released with them.
     for name, pool in reusable.items():

@@ -8,11 +8,11 @@ exclusive CPUs, ask for CPUs that span as many NUMA nodes as the devices, anothe
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from ..quantities import format_quantity, is_binary_resource
-from .admission import ADMISSION_ERROR, NOT_STARTED, Admission
+from .admission import ADMISSION_ERROR, NOT_STARTED, Admission, admit
 from .hints import ZoneState, device_requests, iterate_masks, memory_requests, pod_amounts
 from .layout import NumaLayout, TopologyManagerPolicy, TopologyManagerScope
 from .pod import ContainerDemand, PodNuma
@@ -20,7 +20,7 @@ from .pod import ContainerDemand, PodNuma
 __all__ = ["Rejection", "explain", "demands"]
 
 _ZERO = Fraction(0)
-_CHANGE_POLICY = "or use nodes whose topology manager policy is best-effort or none"
+_LENIENT = (TopologyManagerPolicy.RESTRICTED, TopologyManagerPolicy.BEST_EFFORT)
 
 
 @dataclass(frozen=True)
@@ -68,8 +68,35 @@ def _subject(pod: PodNuma, admission: Admission) -> tuple[ContainerDemand | None
     return container, f"container {container.name}"
 
 
+def _other_policy(layout: NumaLayout, state: ZoneState, pod: PodNuma) -> str:
+    """``or use nodes with policy P``: the least lenient policy that admits the pod here."""
+    current = layout.manager.policy
+    for policy in _LENIENT:
+        if current is TopologyManagerPolicy.RESTRICTED and policy is TopologyManagerPolicy.RESTRICTED:
+            continue
+        other = replace(layout, manager=replace(layout.manager, policy=policy))
+        if admit(other, state.copy(), pod).admitted:
+            return f"or use nodes whose topology manager policy is {policy.value} (it admits this pod)"
+    other = replace(layout, manager=replace(layout.manager, policy=TopologyManagerPolicy.NONE))
+    if admit(other, state.copy(), pod).admitted:
+        return "or use nodes whose topology manager policy is none (no alignment at all)"
+    return "or another node"
+
+
+def _short(state: ZoneState, asked: dict[str, Fraction], who: str) -> tuple[str, str] | None:
+    """When the node's NUMA nodes together have too little free of something: that, whatever the policy."""
+    for name, need in sorted(asked.items()):
+        free = sum(state.free.get(name, {}).values(), _ZERO)
+        if free < need:
+            return (
+                f"{who} needs {_show(name, need)}; the node's NUMA nodes have {_show(name, free)} free",
+                "a node with more free, or wait until pods on this one finish",
+            )
+    return None
+
+
 def _single_numa(
-    layout: NumaLayout, state: ZoneState, asked: dict[str, Fraction], who: str, pod_scope: bool
+    layout: NumaLayout, state: ZoneState, asked: dict[str, Fraction], who: str, pod_scope: bool, other: str
 ) -> tuple[str, str]:
     split = "split the pod (the pod scope aligns all its containers together)" if pod_scope else "split the container"
     for name, need in sorted(asked.items()):
@@ -81,7 +108,7 @@ def _single_numa(
             return (
                 f"{who} needs {_show(name, need)} aligned on one NUMA node; nodes have {_show(name, most)} per"
                 f" NUMA node",
-                f"{fix}, {_CHANGE_POLICY} (restricted aligns across NUMA nodes)",
+                f"{fix}, {other}",
             )
     for name, need in sorted(asked.items()):
         most = max(state.free.get(name, {}).values(), default=_ZERO)
@@ -93,11 +120,13 @@ def _single_numa(
     wanted = ", ".join(_show(name, need) for name, need in sorted(asked.items()))
     return (
         f"{who} needs {wanted} together on one NUMA node; no NUMA node has them together",
-        f"lower the request so one NUMA node holds it all, {split}, {_CHANGE_POLICY}",
+        f"lower the request so one NUMA node holds it all, {split}, {other}",
     )
 
 
-def _restricted(layout: NumaLayout, state: ZoneState, asked: dict[str, Fraction], who: str) -> tuple[str, str]:
+def _restricted(
+    layout: NumaLayout, state: ZoneState, asked: dict[str, Fraction], who: str, other: str
+) -> tuple[str, str]:
     widths = {
         name: _width(layout, layout.amounts(name, "capacity" if name != "memory" else "allocatable"), need)
         for name, need in asked.items()
@@ -116,7 +145,7 @@ def _restricted(layout: NumaLayout, state: ZoneState, asked: dict[str, Fraction]
                 "make the CPUs shared (a fractional cpu request) or ask for enough CPUs to span "
                 f"{known[wide]} NUMA nodes, or split the container"
             )
-        return cause, f"{fix}, {_CHANGE_POLICY}"
+        return cause, f"{fix}, {other}"
     frees = {name: _width(layout, state.free.get(name, {}), need) for name, need in asked.items()}
     name = next((name for name in sorted(asked) if frees[name] != known.get(name)), sorted(asked)[0])
     return (
@@ -139,6 +168,7 @@ def explain(layout: NumaLayout, state: ZoneState, pod: PodNuma, admission: Admis
             f"set the policy option max-allowable-numa-nodes to {zones} or more, or policy none",
         )
     container, who = _subject(pod, admission)
+    state = admission.seen or state
     if error == ADMISSION_ERROR:
         name = admission.detail or "a resource"
         return Rejection(
@@ -147,10 +177,14 @@ def explain(layout: NumaLayout, state: ZoneState, pod: PodNuma, admission: Admis
             "a node with more free NUMA capacity",
         )
     asked = {name: need for name, need in demands(pod, container).items() if layout.reports(name)}
+    other = _other_policy(layout, state, pod)
     if not asked:
-        return Rejection(error, f"{who} is rejected by the topology manager", _CHANGE_POLICY.removeprefix("or "))
+        return Rejection(error, f"{who} is rejected by the topology manager", other.removeprefix("or "))
+    short = _short(state, asked, who)
+    if short is not None:
+        return Rejection(error, *short)
     if manager.policy is TopologyManagerPolicy.SINGLE_NUMA_NODE:
-        cause, fix = _single_numa(layout, state, asked, who, manager.scope is TopologyManagerScope.POD)
+        cause, fix = _single_numa(layout, state, asked, who, manager.scope is TopologyManagerScope.POD, other)
     else:
-        cause, fix = _restricted(layout, state, asked, who)
+        cause, fix = _restricted(layout, state, asked, who, other)
     return Rejection(error, cause, fix)

@@ -33,6 +33,7 @@ __all__ = [
     "node_topology_objects",
     "is_node_topology",
     "apply_topology_manager",
+    "numa_summary",
 ]
 
 _LEGACY_POLICIES = {
@@ -314,3 +315,36 @@ def apply_topology_manager(cluster: Cluster, manager: TopologyManager) -> None:
         else:
             chosen = replace(manager, stated=False)
         node.numa = replace(layout, manager=chosen)
+
+
+def numa_summary(cluster: Cluster) -> list[dict[str, Any]]:
+    """Per node with a NUMA layout, its settings and zones with free amounts (JSON-ready)."""
+    found = []
+    for node in cluster.nodes:
+        if node.numa is None:
+            continue
+        manager = node.numa.manager
+        found.append(
+            {
+                "node": node.name,
+                "topologyManagerPolicy": manager.policy.value,
+                "topologyManagerScope": manager.scope.value,
+                "stated": manager.stated,
+                "zones": [
+                    {
+                        "name": zone.name,
+                        "id": zone.id,
+                        "costs": {f"node-{other}": value for other, value in zone.costs},
+                        "resources": {
+                            item.name: {
+                                key: format_quantity(getattr(item, key), binary=is_binary_resource(item.name))
+                                for key in _AMOUNTS
+                            }
+                            for item in zone.resources
+                        },
+                    }
+                    for zone in node.numa.zones
+                ],
+            }
+        )
+    return found
