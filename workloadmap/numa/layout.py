@@ -132,6 +132,14 @@ class NumaLayout:
     manager: TopologyManager = field(default_factory=TopologyManager)
     source: str | None = None
 
+    def __hash__(self) -> int:
+        # Layouts key caches once per node and pod template: hash the nested amounts once.
+        cached: int | None = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash((self.zones, self.manager, self.source))
+            object.__setattr__(self, "_hash", cached)
+        return cached
+
     @property
     def ids(self) -> tuple[int, ...]:
         """The NUMA node ids, ascending."""

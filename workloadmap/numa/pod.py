@@ -104,6 +104,14 @@ class PodNuma:
     pod_resources_set: bool = False
     qos: QosClass = QosClass.BEST_EFFORT
 
+    def __hash__(self) -> int:
+        # The demand keys node-filter caches: hash the nested amounts once.
+        cached: int | None = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash((self.containers, self.pod_requests, self.pod_limits, self.pod_resources_set, self.qos))
+            object.__setattr__(self, "_hash", cached)
+        return cached
+
     @property
     def pod_level_resources(self) -> bool:
         """``IsPodLevelResourcesSet``: pod-level cpu or memory is requested or limited."""

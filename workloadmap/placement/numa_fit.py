@@ -72,38 +72,66 @@ class NumaRejection:
 
 @dataclass
 class NumaTracker:
-    """The NUMA nodes of every node with a layout as placements take them, with a rollback journal."""
+    """The NUMA nodes of every node with a layout as placements take them, with a rollback journal.
+
+    Zone states are interned (nodes alike, filled alike, share one), and so are the transitions
+    "this state admits these pods": a gang of hundreds of pods costs a few real admissions.
+    """
 
     nodes: list[Node]
-    states: dict[int, ZoneState] = field(default_factory=dict)
-    journal: list[tuple[int, int, ZoneState | None]] = field(default_factory=list)
+    node_state: dict[int, int] = field(default_factory=dict)  # node -> state id (absent: as given)
+    journal: list[tuple[int, int, int | None]] = field(default_factory=list)
     rejections: list[NumaRejection] = field(default_factory=list)
+    _states: list[ZoneState] = field(default_factory=list)
+    _ids: dict[tuple, int] = field(default_factory=dict)
+    _moves: dict[tuple, tuple[int, int, str | None]] = field(default_factory=dict)
+
+    def _intern(self, state: ZoneState) -> int:
+        key = state.key()
+        found = self._ids.get(key)
+        if found is None:
+            found = self._ids[key] = len(self._states)
+            self._states.append(state)
+        return found
+
+    def _move(self, layout: NumaLayout, start: int, pod: PodNuma, count: int) -> tuple[int, int, str | None]:
+        """From state ``start``, admit ``count`` pods: the state after, how many were admitted, why not all."""
+        key = (layout, start, pod, count)
+        if key not in self._moves:
+            state = self._states[start].copy()
+            reason = None
+            admitted = 0
+            while admitted < count:
+                before = state.copy()
+                result = admit(layout, state, pod)
+                if not result.admitted:  # the same pods after it see the same NUMA nodes: rejected too
+                    reason = str(explain(layout, before, pod, result))
+                    break
+                admitted += 1
+            self._moves[key] = (self._intern(state), admitted, reason)
+        return self._moves[key]
 
     def take(self, position: int, node: int, scheduling: PodScheduling | None, count: int) -> None:
         """Admit ``count`` pods of the template on node ``node``, recording the ones rejected."""
         layout = self.nodes[node].numa
         if layout is None or scheduling is None or scheduling.numa is None or count <= 0:
             return
-        state = self.states.get(node)
-        self.journal.append((position, node, None if state is None else state.copy()))
-        if state is None:
-            state = self.states[node] = ZoneState.of(layout)
-        for admitted in range(count):
-            before = state.copy()
-            result = admit(layout, state, scheduling.numa)
-            if not result.admitted:  # the same pods after it see the same NUMA nodes: rejected as well
-                reason = str(explain(layout, before, scheduling.numa, result))
-                self.rejections.append(NumaRejection(position, self.nodes[node].name, reason, count, admitted))
-                return
+        previous = self.node_state.get(node)
+        start = previous if previous is not None else self._intern(ZoneState.of(layout))
+        after, admitted, reason = self._move(layout, start, scheduling.numa, count)
+        self.journal.append((position, node, previous))
+        self.node_state[node] = after
+        if reason is not None:
+            self.rejections.append(NumaRejection(position, self.nodes[node].name, reason, count, admitted))
 
     def rollback(self, mark: int) -> None:
         """Undo what was taken at journal positions from ``mark`` on."""
         while self.journal and self.journal[-1][0] >= mark:
             _, node, previous = self.journal.pop()
             if previous is None:
-                self.states.pop(node, None)
+                self.node_state.pop(node, None)
             else:
-                self.states[node] = previous
+                self.node_state[node] = previous
         self.rejections = [item for item in self.rejections if item.position < mark]
 
     def since(self, mark: int) -> dict[str, NumaRejection]:

@@ -209,6 +209,7 @@ def read_node_topologies(
             kind = other.get("kind") if isinstance(other, Mapping) else type(other).__name__
             raise TopologyError(f"expected {labels.NRT_KIND} objects, got {kind!r}", file=file, document=f"#{number}")
     layouts: dict[str, NumaLayout] = {}
+    interned: dict[NumaLayout, NumaLayout] = {}  # nodes alike share one layout: cheap cache keys
     for number, obj in enumerate(found, start=1):
         metadata = obj.get("metadata")
         name = metadata.get("name") if isinstance(metadata, Mapping) else None
@@ -219,7 +220,8 @@ def read_node_topologies(
             raise TopologyError(f"node {name!r} has two objects", file=file, document=where, field="metadata.name")
         zones = _zones(obj, file, where)
         policy, scope = _stated(obj, file, where)
-        layouts[name] = NumaLayout(zones, _manager(defaults, policy, scope, len(zones)), file)
+        layout = NumaLayout(zones, _manager(defaults, policy, scope, len(zones)), file)
+        layouts[name] = interned.setdefault(layout, layout)
     return layouts
 
 
@@ -301,6 +303,7 @@ def apply_topology_manager(cluster: Cluster, manager: TopologyManager) -> None:
     A node that states its policy keeps it (and runs, so its ``max-allowable-numa-nodes`` covers
     its NUMA nodes); ``prefer-closest-numa-nodes`` applies to all.
     """
+    interned: dict[NumaLayout, NumaLayout] = {}
     for node in cluster.nodes:
         layout = node.numa
         if layout is None:
@@ -314,7 +317,9 @@ def apply_topology_manager(cluster: Cluster, manager: TopologyManager) -> None:
             )
         else:
             chosen = replace(manager, stated=False)
-        node.numa = replace(layout, manager=chosen)
+        if chosen != current:
+            changed = replace(layout, manager=chosen)
+            node.numa = interned.setdefault(changed, changed)
 
 
 def numa_summary(cluster: Cluster) -> list[dict[str, Any]]:
