@@ -177,3 +177,32 @@ def test_more_numa_nodes_than_allowed_stop_the_kubelet_not_the_pod():
     assert result.admitted
     assert len(result.affinities[0].numa_nodes) == 15
     assert layout("none", count=16).starts  # policy none starts on any machine
+
+
+def test_preferred_is_judged_against_capacity_not_what_is_free():
+    # generateDeviceTopologyHints: minAffinitySize counts every device in a mask, free or not. With 3 of 4
+    # GPUs free on each NUMA node, 4 GPUs fit only on {0,1}, which is not preferred (one NUMA node *has* 4).
+    pod = spec(container("train", gpus=4))
+    free = {0: {GPU: "3"}, 1: {GPU: "3"}}
+    result, _, why = _admit(layout("restricted", free=free), pod)
+    assert not result.admitted
+    result, _, _ = _admit(layout("best-effort", free=free), pod)
+    assert result.admitted and result.affinities[0] == result.affinities[0].__class__("train", (0, 1), False)
+
+
+def test_hugepages_are_aligned_by_the_memory_manager():
+    from dataclasses import replace
+
+    from workloadmap.numa import ZoneResource
+
+    node = layout("single-numa-node")
+    page = ZoneResource("hugepages-1Gi", Fraction(4 * 2**30), Fraction(4 * 2**30), Fraction(4 * 2**30))
+    node = replace(node, zones=tuple(replace(zone, resources=(*zone.resources, page)) for zone in node.zones))
+
+    def pages(amount: str) -> dict:
+        return spec({"name": "a", "resources": {"limits": {"cpu": "4", "memory": "8Gi", "hugepages-1Gi": amount}}})
+
+    small, big = pages("2Gi"), pages("6Gi")
+    assert _admit(node, small)[0].admitted
+    result, _, why = _admit(node, big)
+    assert not result.admitted and "needs 6Gi hugepages-1Gi aligned on one NUMA node" in why.cause

@@ -140,3 +140,22 @@ def test_workloads_placed_in_turn_see_the_numa_nodes_taken_before():
     joint = place_together([first, second], only_a)
     assert [report.fits for report in joint.reports] == [True, False]
     assert "its kubelet admits 0" in joint.reports[1].pod_groups[0].reason
+
+
+def test_max_allowable_numa_nodes_is_a_kubelet_start_up_check():
+    from workloadmap.topology import apply_topology_manager
+
+    spec_ = dataclasses.replace(get_preset("h100-numa"), name="wide", racks=1, nodes_per_rack=2, numa_nodes=16,
+                                gpus_per_node=16, topology_manager_policy=None)  # fmt: skip
+    tree = inspect(jobset(spec(container("trainer", gpus=1))))
+    nodes = generate_cluster(spec_)
+    apply_topology_manager(nodes, TopologyManager(TopologyManagerPolicy.SINGLE_NUMA_NODE))
+    report = place(tree, nodes)
+    assert not report.fits and "the kubelet does not start" in report.notes[0]
+    assert "max-allowable-numa-nodes to 16 or more" in report.notes[0]
+    nodes = generate_cluster(spec_)
+    apply_topology_manager(nodes, TopologyManager(TopologyManagerPolicy.SINGLE_NUMA_NODE, max_allowable_numa_nodes=16))
+    assert place(tree, nodes).fits
+    # A node whose object states its policy runs with it: it needs no option.
+    stated = dataclasses.replace(spec_, topology_manager_policy="single-numa-node")
+    assert place(tree, generate_cluster(stated)).fits
