@@ -33,6 +33,7 @@ from .common import (
     parse_levels,
     related_option,
 )
+from .numa_options import NODE_TOPOLOGY, TM_POLICY, TM_POLICY_OPTIONS, TM_SCOPE, numa_load_options
 from .output import ViewFormat
 from .render import (
     render_joint_summary,
@@ -147,6 +148,10 @@ def place(
         False, "--each-alone", help="Place each workload on the empty cluster instead of one after another."
     ),
     fail_unfit: bool = typer.Option(False, "--fail-unfit", help="Exit 3 when some gang does not fit."),
+    node_topology: Optional[Path] = NODE_TOPOLOGY,
+    tm_policy: Optional[str] = TM_POLICY,
+    tm_scope: Optional[str] = TM_SCOPE,
+    tm_options: Optional[str] = TM_POLICY_OPTIONS,
     catalog_dirs: Optional[List[Path]] = catalog_option(),
     related: Optional[List[str]] = related_option(),
     gpu_resource: Optional[List[str]] = gpu_resource_option(),
@@ -162,6 +167,7 @@ def place(
     clusters = _clusters(
         sources, levels, pods, topology_object,
         gpus_per_node=gpus_per_node, cpus_per_node=cpus_per_node, memory_per_node=memory_per_node,
+        **numa_load_options(node_topology, tm_policy, tm_scope, tm_options),
     )  # fmt: skip
     catalog = load_catalog(catalog_dirs)
     related_objects = ObjectIndex.from_paths(related or [])

@@ -15,6 +15,7 @@ from workloadmap.tree import Component, Grouping, PodGroup, TopologyConstraint, 
 from workloadmap.values import as_number
 
 from .output import table, tree_lines
+from .render_numa import qos_text
 
 
 def _plural(count: Any, word: str) -> str:
@@ -57,6 +58,9 @@ def _component_label(component: Component, gpu_names: Sequence[str]) -> str:
             parts.append(", ".join(f"{name} {value}" for name, value in others.items()))
         if component.resource_claims:
             parts.append("DRA claims: " + ", ".join(claim.get("name", "?") for claim in component.resource_claims))
+        qos = qos_text(component)
+        if qos:
+            parts.append(qos)
     else:
         parts.append(f"replicas {component.replicas}: {_plural(component.pods, 'pod')}")
         if component.gpus:

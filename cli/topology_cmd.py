@@ -19,12 +19,15 @@ from workloadmap.topology import (
     generate_nodelist,
     get_preset,
     load_cluster,
+    numa_summary,
 )
 
 from . import output
 from .common import parse_levels
+from .numa_options import NODE_TOPOLOGY, TM_POLICY, TM_POLICY_OPTIONS, TM_SCOPE, numa_load_options
 from .output import DumpFormat, TableFormat, TreeFormat
 from .render import render_domain_tree, render_presets, shown_depth
+from .render_numa import render_numa_zones
 
 SOURCE_HELP = (
     "NodeList YAML/JSON, Slurm topology.conf/.yaml, Topograph model, preset:NAME, cluster:[CONTEXT] "
@@ -55,8 +58,13 @@ def show(
     hosts: bool = typer.Option(False, "--hosts", help="Also list the nodes (the hostname level)."),
     depth: Optional[int] = typer.Option(None, "--depth", min=0, help="Show at most this many levels."),
     output_format: TreeFormat = typer.Option(TreeFormat.tree, "-o", "--output", help="tree, json or yaml."),
+    numa: bool = typer.Option(False, "--numa", help="Show each node's NUMA zones with free/allocatable resources."),
+    node_topology: Optional[Path] = NODE_TOPOLOGY,
+    tm_policy: Optional[str] = TM_POLICY,
+    tm_scope: Optional[str] = TM_SCOPE,
+    tm_options: Optional[str] = TM_POLICY_OPTIONS,
 ) -> None:
-    """Print the domain tree: nodes, ready nodes and free/total GPUs per topology domain."""
+    """Print the domain tree: nodes, ready nodes and free/total GPUs per topology domain (--numa: NUMA zones)."""
     cluster = load_cluster(
         source,
         levels=parse_levels(levels),
@@ -67,7 +75,14 @@ def show(
         memory_per_node=memory_per_node,
         pods_per_node=pods_per_node,
         slurm_topology=slurm_topology,
+        **numa_load_options(node_topology, tm_policy, tm_scope, tm_options),
     )
+    if numa:
+        if output_format is TreeFormat.tree:
+            output.write(render_numa_zones(cluster))
+        else:
+            output.write(output.dump({"cluster": cluster.name, "nodes": numa_summary(cluster)}, output_format.value))
+        return
     root = cluster.domain_tree()
     shown, list_nodes = shown_depth(cluster, hosts=hosts, depth=depth)
     if output_format is TreeFormat.tree:
@@ -103,10 +118,19 @@ def generate(
         None, "--accelerator-labels", help="NVLink domain labels: topograph, clique (nvidia.com/gpu.clique) or both."
     ),
     zone: Optional[str] = typer.Option(None, "--zone", help="A topology.kubernetes.io/zone value for all nodes."),
+    numa_nodes: Optional[int] = typer.Option(
+        None,
+        "--numa-nodes",
+        help="NUMA nodes per node: also write NodeResourceTopology objects (cpu, memory, GPUs split).",
+    ),
+    tm_policy: Optional[str] = typer.Option(
+        None, "--topology-manager-policy", help="The topology manager policy those objects state."
+    ),
+    tm_scope: Optional[str] = typer.Option(None, "--topology-manager-scope", help="The scope they state."),
     output_format: DumpFormat = typer.Option(DumpFormat.yaml, "-o", "--output", help="yaml or json."),
     output_file: Optional[Path] = typer.Option(None, "--output-file", "--file", help="Write here instead of stdout."),
 ) -> None:
-    """Write a simulated cluster as a Kubernetes NodeList (Topograph v1 labels)."""
+    """Write a simulated cluster as a Kubernetes NodeList (Topograph v1 labels), with --numa-nodes also NUMA zones."""
     overrides: dict[str, Any] = {
         "name": name,
         "racks": racks,
@@ -118,6 +142,9 @@ def generate(
         "nvlink_domain": nvlink,
         "accelerator_labels": accelerator_labels.value if accelerator_labels else None,
         "zone": zone,
+        "numa_nodes": numa_nodes,
+        "topology_manager_policy": tm_policy,
+        "topology_manager_scope": tm_scope,
     }
     overrides = {key: value for key, value in overrides.items() if value is not None}
     if preset is not None or not overrides:

@@ -25,6 +25,7 @@ RANK = {
     "documents": 2,
     "expressions": 2,
     "kube": 2,
+    "numa": 2.5,  # the kubelet's NUMA admission; scheduling carries a pod's NUMA demand as a node filter
     "resources": 3,
     "scheduling": 3,
     "definitions": 4,
@@ -62,6 +63,7 @@ SUBPACKAGES = [
     "alter",
     "karta",
     "live",
+    "numa",
 ]
 
 

@@ -171,3 +171,21 @@ POD_SCHEDULED = "PodScheduled"
 EVENTS_API_VERSION = "events.k8s.io/v1"
 """The Events API describe prefers; the core ``v1`` Event is the fallback."""
 CORE_EVENTS_API_VERSION = "v1"
+
+# NUMA: NodeResourceTopology objects (noderesourcetopology-api, as NFD's topology-updater and the
+# topology-aware scheduler plugins publish them) and the kubelet's topology manager vocabulary.
+NRT_GROUP = "topology.node.k8s.io"
+NRT_API_VERSION = "topology.node.k8s.io/v1alpha2"
+NRT_API_VERSIONS = ("topology.node.k8s.io/v1alpha2", "topology.node.k8s.io/v1alpha1")
+NRT_KIND = "NodeResourceTopology"
+NRT_PLURAL = "noderesourcetopologies"
+NRT_ZONE_TYPE = "Node"  # a zone of this type is one NUMA node (NFD names it node-<id>)
+NRT_POLICY_ATTRIBUTE = "topologyManagerPolicy"
+NRT_SCOPE_ATTRIBUTE = "topologyManagerScope"
+NRT_LEGACY_POLICY_PREFIX = "SingleNUMANodeContainerLevel"  # v1alpha1 topologyPolicies values
+TOPOLOGY_MANAGER_POLICIES = ("none", "best-effort", "restricted", "single-numa-node")
+TOPOLOGY_MANAGER_SCOPES = ("container", "pod")
+QOS_GUARANTEED = "Guaranteed"
+QOS_BURSTABLE = "Burstable"
+QOS_BEST_EFFORT = "BestEffort"
+HUGEPAGES_PREFIX = "hugepages-"

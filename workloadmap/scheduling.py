@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import InputError
+from .numa import PodNuma, pod_numa
 
 __all__ = [
     "SCHEDULING_EFFECTS",
@@ -158,11 +159,14 @@ class PodScheduling:
         tolerations: ``spec.tolerations``.
         required_terms: ``spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution
             .nodeSelectorTerms``; None when the pod has no required node affinity.
+        numa: what the pod asks of the kubelet's resource managers (QoS class, containers), for
+            the topology manager's admission on nodes with a NUMA layout; None when unknown.
     """
 
     node_selector: tuple[tuple[str, str], ...] = ()
     tolerations: tuple[Toleration, ...] = ()
     required_terms: tuple[SelectorTerm, ...] | None = None
+    numa: PodNuma | None = None
 
     def untolerated(self, taints: Sequence[Taint]) -> Taint | None:
         """The first taint that blocks scheduling and that no toleration tolerates, if any."""
@@ -293,7 +297,7 @@ def _terms(affinity: Mapping[str, Any], field: str) -> tuple[SelectorTerm, ...] 
 
 
 def pod_scheduling(spec: Mapping[str, Any], where: str = "spec") -> PodScheduling:
-    """The node filters of a pod spec (``nodeSelector``, ``tolerations``, required node affinity).
+    """The node filters of a pod spec (``nodeSelector``, ``tolerations``, required node affinity, NUMA demand).
 
     Args:
         spec: the pod spec.
@@ -311,7 +315,10 @@ def pod_scheduling(spec: Mapping[str, Any], where: str = "spec") -> PodSchedulin
     )
     affinity = _mapping(spec.get("affinity"), f"{where}.affinity")
     return PodScheduling(
-        node_selector=pairs, tolerations=tolerations, required_terms=_terms(affinity, f"{where}.affinity")
+        node_selector=pairs,
+        tolerations=tolerations,
+        required_terms=_terms(affinity, f"{where}.affinity"),
+        numa=pod_numa(spec, where),
     )
 
 

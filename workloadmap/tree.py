@@ -15,6 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from .definitions import Phase
+from .numa import QosClass
 from .quantities import parse_quantity
 from .resources import DEFAULT_GPU_RESOURCES
 from .scheduling import PodScheduling
@@ -98,7 +99,10 @@ class Component(JsonForm):
         topology_annotations: KAI/Kueue topology annotations on the pod template.
         template_path: where the pod template sits in the object (keys and indexes).
         scheduling: the pod template's node filters (tolerations, nodeSelector, required node
-            affinity) that placement applies; not part of the JSON form.
+            affinity, NUMA demand) that placement applies; not part of the JSON form.
+        qos_class: the pod template's QoS class (None without a pod template).
+        exclusive_cpus: per container of the pod template, whether the static CPU manager gives it
+            CPUs of its own (a Guaranteed pod and a whole cpu request).
     """
 
     name: str
@@ -122,6 +126,8 @@ class Component(JsonForm):
     topology_annotations: dict[str, str] = field(default_factory=dict)
     template_path: list[str | int] | None = None
     components: list[Component] = field(default_factory=list)
+    qos_class: QosClass | None = None
+    exclusive_cpus: dict[str, bool] = field(default_factory=dict)
     scheduling: PodScheduling = field(default_factory=PodScheduling, metadata=OMIT)
 
     @classmethod
@@ -149,6 +155,8 @@ class Component(JsonForm):
             topology_annotations=dict(data.get("topologyAnnotations") or {}),
             template_path=data.get("templatePath"),
             components=[cls.from_dict(child) for child in data.get("components") or []],
+            qos_class=QosClass(data["qosClass"]) if data.get("qosClass") else None,
+            exclusive_cpus={str(name): bool(value) for name, value in (data.get("exclusiveCpus") or {}).items()},
         )
 
     def walk(self) -> Iterator[Component]:

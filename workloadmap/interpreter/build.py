@@ -83,6 +83,9 @@ def _component(node: ExpandedComponent, gpu_resources: Sequence[str]) -> Compone
         component.resource_claims = [dict(claim) for claim in node.demand.resource_claims]
         spec = (node.template or {}).get("spec") or {}
         component.scheduling = pod_scheduling(spec, f"{format_path(node.template_path or [])}.spec".lstrip("."))
+        if component.scheduling.numa is not None:
+            component.qos_class = component.scheduling.numa.qos
+            component.exclusive_cpus = component.scheduling.numa.exclusive_cpus()
     return component
 
 

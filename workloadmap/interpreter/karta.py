@@ -34,6 +34,7 @@ from ..definitions import PHASE_PRECEDENCE, Phase
 from ..errors import InputError
 from ..karta import KartaDefinition, compile_many, default_engine, jq_fields
 from ..karta.model import STATUS_KEYS, ComponentDefinition, Karta, StatusDefinition, StatusMatcher
+from ..numa import pod_numa
 from ..resources import DEFAULT_GPU_RESOURCES, PodDemand, add_resources, pod_demand
 from ..tree import Component, Totals, WorkloadRef, WorkloadTree
 from .karta_gangs import form_karta_pod_groups
@@ -292,6 +293,9 @@ def _component(instance: KartaInstance, gpu_resources: Sequence[str]) -> Compone
         node.gpus += node.gpus_per_pod * instance.pods
         node.resource_claims = [dict(claim) for claim in instance.demand.resource_claims]
         node.max_pods = instance.max_replicas
+        spec = (instance.template or {}).get("spec")
+        numa = pod_numa(spec if isinstance(spec, Mapping) else {}, node.name)
+        node.qos_class, node.exclusive_cpus = numa.qos, numa.exclusive_cpus()
         annotations = ((instance.template or {}).get("metadata") or {}).get("annotations")
         if isinstance(annotations, Mapping):
             node.topology_annotations = {

@@ -20,6 +20,7 @@ import json
 import os
 from typing import Any, Iterator
 
+from .. import labels
 from ..errors import ClusterApiError, ClusterError, UnknownResourceTypeError
 from .config import connect
 from .resources import ApiResource, parse_resource_ref
@@ -491,6 +492,17 @@ class ClusterClient:
         """All nodes as a ``NodeList`` dict (what ``kubectl get nodes -o yaml`` prints)."""
         resource = self.resolve("nodes")
         return self._list_object("NodeList", self._items(resource, None, label_selector=label_selector))
+
+    def node_topologies(self) -> dict | None:
+        """Every ``NodeResourceTopology`` as a List dict; None when the server serves no such type."""
+        resource = self.resolve_kind(labels.NRT_API_VERSION, labels.NRT_KIND)
+        if resource is None:
+            return None
+        items = self._items(resource, None)
+        for item in items:
+            item.setdefault("kind", resource.kind)
+            item.setdefault("apiVersion", resource.api_version)
+        return {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items}
 
     def pods(self, *, field_selector: str = ACTIVE_POD_SELECTOR, label_selector: str | None = None) -> dict:
         """Pods of every namespace as a ``PodList`` dict.

@@ -124,7 +124,7 @@ class _Allocation:
         for node in sorted((node for node in nodes if eligible[node]), key=key):
             take = min(per_type[tree.node_type[node]], remaining)
             if take:
-                tree.consume(node, tasks.request, take)
+                tree.consume(node, tasks.request, take, tasks.scheduling)
                 placed[node] = placed.get(node, 0) + take
                 remaining -= take
                 if not remaining:

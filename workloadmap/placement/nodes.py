@@ -22,6 +22,7 @@ from fractions import Fraction
 from ..labels import HOSTNAME
 from ..scheduling import PodScheduling
 from ..topology import Cluster, Node
+from .numa_fit import NUMA_REASON, NumaTracker, numa_exclusion
 from .packing import Amount, capacity_of, clean_free
 
 __all__ = ["NodeTree", "Exclusions", "LeftOut"]
@@ -60,11 +61,12 @@ class Exclusions:
     taints: dict[str, int] = field(default_factory=dict)
     node_selector: int = 0
     affinity: int = 0
+    numa: dict[str, int] = field(default_factory=dict)  # the kubelet's topology manager: reason -> nodes
 
     @property
     def any(self) -> bool:
         """Whether a filter left out at least one node."""
-        return bool(self.taints or self.node_selector or self.affinity)
+        return bool(self.taints or self.node_selector or self.affinity or self.numa)
 
     def reasons(self, resources: dict[str, int] | None = None) -> str:
         """Kueue's ``formatReasons``: ``nodeSelector: 2, taint "k=v:NoSchedule": 1``, sorted."""
@@ -74,6 +76,7 @@ class Exclusions:
         if self.affinity:
             parts.append(f"affinity: {self.affinity}")
         parts += [f'taint "{taint}": {count}' for taint, count in self.taints.items()]
+        parts += [f'{NUMA_REASON} "{reason}": {count}' for reason, count in self.numa.items()]
         parts += [f'resource "{name}": {count}' for name, count in (resources or {}).items()]
         return ", ".join(sorted(parts))
 
@@ -125,6 +128,8 @@ class NodeTree:
         self._eligible: dict[tuple, tuple[list[bool], Exclusions]] = {}
         self._value_counts: dict[int, dict[str, int]] = {}
         self.journal: list[tuple[int, int]] = []
+        # NUMA nodes taken as pods are placed, where nodes have a NUMA layout (numa_fit).
+        self.numa = NumaTracker(self.nodes) if any(node.numa for node in self.nodes) else None
 
     def _initial_types(self) -> list[int]:
         """Each node's type; nodes built alike (equal allocatable and used) are computed once."""
@@ -203,10 +208,18 @@ class NodeTree:
             return [per_type[type_id] for type_id in node_type]
         return [per_type[type_id] if ok else 0 for type_id, ok in zip(node_type, eligible, strict=True)]
 
-    def consume(self, node: int, request: dict[str, Amount], count: int) -> None:
-        """Take ``count`` pods of ``request`` from node ``node`` (journaled)."""
+    def consume(
+        self, node: int, request: dict[str, Amount], count: int, scheduling: PodScheduling | None = None
+    ) -> None:
+        """Take ``count`` pods of ``request`` from node ``node`` (journaled).
+
+        With the pods' ``scheduling`` on a node with a NUMA layout, the kubelet admits them one
+        after another (:class:`~workloadmap.placement.numa_fit.NumaTracker`).
+        """
         if count <= 0:
             return
+        if self.numa is not None:
+            self.numa.take(len(self.journal), node, scheduling, count)
         free = dict(self.types[self.node_type[node]])
         for name, amount in request.items():
             free[name] = free.get(name, _ZERO) - amount * count
@@ -238,6 +251,8 @@ class NodeTree:
         while len(self.journal) > mark:
             node, previous = self.journal.pop()
             self._set_type(node, previous)
+        if self.numa is not None:
+            self.numa.rollback(mark)
 
     # -- eligibility ----------------------------------------------------------------------------
 
@@ -245,7 +260,8 @@ class NodeTree:
         """Which nodes pass the pod template's filters (taints, nodeSelector, affinity), and why not.
 
         The filters run in Kueue's order: an untolerated taint first, then the selector, then the
-        required affinity; each node counts once, under the first filter it fails.
+        required affinity; each node counts once, under the first filter it fails. Last, on nodes
+        with a NUMA layout, the kubelet's topology manager must admit one such pod (``numa_fit``).
         """
         cached = self._eligible.get(_scheduling_key(scheduling))
         if cached is not None:
@@ -259,16 +275,22 @@ class NodeTree:
                 node.taints,
                 tuple(node.labels.get(key) for key in keys),
                 node.name if scheduling.uses_name else None,
+                node.numa,
             )
             if memo_key not in memo:
                 memo[memo_key] = _excluded_by(scheduling, node)
             why = memo[memo_key]
             flags.append(why is None)
+            if why is None:
+                continue
             if why == "nodeSelector":
                 stats.node_selector += 1
             elif why == "affinity":
                 stats.affinity += 1
-            elif why is not None:
+            elif why.startswith(_NUMA_PREFIX):
+                reason = why[len(_NUMA_PREFIX) :]
+                stats.numa[reason] = stats.numa.get(reason, 0) + 1
+            else:
                 stats.taints[why] = stats.taints.get(why, 0) + 1
         result = (flags, stats)
         self._eligible[_scheduling_key(scheduling)] = result
@@ -332,12 +354,15 @@ class NodeTree:
         return None
 
 
+_NUMA_PREFIX = f"{NUMA_REASON}: "
+
+
 def _scheduling_key(scheduling: PodScheduling) -> tuple:
-    return (scheduling.node_selector, scheduling.tolerations, scheduling.required_terms)
+    return (scheduling.node_selector, scheduling.tolerations, scheduling.required_terms, scheduling.numa)
 
 
 def _excluded_by(scheduling: PodScheduling, node: Node) -> str | None:
-    """The first filter the node fails (a taint as text, ``nodeSelector``, ``affinity``), or None."""
+    """The first filter the node fails (a taint as text, ``nodeSelector``, ``affinity``, ``numa: why``), or None."""
     taint = scheduling.untolerated(node.taints)
     if taint is not None:
         return str(taint)
@@ -345,4 +370,5 @@ def _excluded_by(scheduling: PodScheduling, node: Node) -> str | None:
         return "nodeSelector"
     if not scheduling.affinity_matches(node.labels, node.name):
         return "affinity"
-    return None
+    rejected = numa_exclusion(node, scheduling)
+    return None if rejected is None else _NUMA_PREFIX + rejected

@@ -29,6 +29,7 @@ from .kueue_model import KueuePodSet
 from .kueue_requests import KueueUnit, kueue_pod_sets
 from .kueue_tas import find_assignment
 from .nodes import NodeTree
+from .numa_fit import numa_notes, reject_on_admission
 from .packing import Amount
 from .policy import LevelOption, LevelRequest, component_paths, find_path, group_pod_sets, subgroup_pod_sets
 from .report import Assignment, GroupPlacement, NodePods, PlacementReport, TopologyRef
@@ -123,6 +124,9 @@ class Session:
         except PlacementError:
             self.nodes.rollback(mark)  # a rejected workload takes nothing
             raise
+        if self.nodes.numa is not None:
+            report.notes += numa_notes(tree, self.nodes.eligible)
+            reject_on_admission(report, self.nodes.numa.since(mark))
         for group in report.groups():
             if not group.fits and alone[id(group)] and group.gang and group.reason and id(group) in self._crowded:
                 group.reason += "; it fits the cluster as given, before the groups placed ahead of it"
@@ -161,7 +165,7 @@ class Session:
 
     def _take(self, pod_set: KueuePodSet, nodes: dict[int, int]) -> None:
         for node, count in nodes.items():
-            self.nodes.consume(node, _clean(pod_set.request), count)
+            self.nodes.consume(node, _clean(pod_set.request), count, pod_set.scheduling)
 
     # -- Kueue ----------------------------------------------------------------------------------
 

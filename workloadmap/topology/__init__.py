@@ -3,7 +3,8 @@
 ``model`` holds nodes, clusters and domains; ``levels`` the table of label schemes, level
 detection and the accelerator (NVLink) rule; the readers build clusters from Kubernetes objects
 (``kubernetes``), Slurm files (``slurm``, ``hostlist``), Topograph simulation models
-(``topograph``) and generated examples (``simulation``); ``load`` chooses a reader from a table.
+(``topograph``) and generated examples (``simulation``), nodes' NUMA layouts from
+``NodeResourceTopology`` objects (``noderesourcetopology``); ``load`` chooses a reader from a table.
 """
 
 from .hostlist import MAX_HOSTLIST_NAMES, expand_hostlist
@@ -30,6 +31,14 @@ from .load import (
     read_topology_object,
 )
 from .model import MAX_LEVELS, Cluster, Domain, Node, NodeCapacity, domain_tree, validate_levels
+from .noderesourcetopology import (
+    apply_topology_manager,
+    attach_node_topologies,
+    node_topology_objects,
+    numa_summary,
+    read_node_topologies,
+    simulated_layout,
+)
 from .simulation import (
     DEFAULT_PRESET,
     PRESETS,
@@ -44,6 +53,12 @@ from .slurm import SlurmTopology, cluster_from_slurm, parse_topology_conf, parse
 from .topograph import cluster_from_model
 
 __all__ = [
+    "read_node_topologies",
+    "attach_node_topologies",
+    "apply_topology_manager",
+    "node_topology_objects",
+    "numa_summary",
+    "simulated_layout",
     "Node",
     "Cluster",
     "Domain",

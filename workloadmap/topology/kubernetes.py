@@ -18,6 +18,7 @@ from ..resources import pod_demand
 from ..scheduling import parse_taints
 from .levels import detect_levels, label_keys
 from .model import Cluster, Node, validate_levels
+from .noderesourcetopology import split_topology_objects
 
 __all__ = [
     "nodes_from_documents",
@@ -150,7 +151,8 @@ def nodes_from_documents(documents: Sequence[Any], *, file: str = "-") -> list[N
       ``status.conditions`` at all (a hand-written fixture) counts as ready, one whose conditions
       lack ``Ready`` does not;
     * cordoned (``unschedulable``) from ``spec.unschedulable``, and ``spec.taints``; only a ready,
-      uncordoned node takes pods (:attr:`~workloadmap.topology.Node.usable`).
+      uncordoned node takes pods (:attr:`~workloadmap.topology.Node.usable`);
+    * ``NodeResourceTopology`` objects among them are passed over (:mod:`.noderesourcetopology`).
 
     Raises:
         TopologyError: wrong kinds or shapes, a bad quantity, a duplicate node name, no nodes.
@@ -158,6 +160,7 @@ def nodes_from_documents(documents: Sequence[Any], *, file: str = "-") -> list[N
     parse = _QuantityCache()
     nodes: list[Node] = []
     seen: set[str] = set()
+    documents, _ = split_topology_objects(documents)  # their NUMA layouts are read by the caller
     for where, obj in _objects(documents, file, "Node", ("NodeList", "List")):
         name, label = _named(where, obj, "Node", file)
         if name in seen:

@@ -25,9 +25,16 @@ from typing import Any
 from ..documents import iter_documents, read_text
 from ..errors import InputError, TopologyError
 from ..loader import TOPOLOGY_LIMITS
+from ..numa import TopologyManager
 from .kubernetes import apply_pods, cluster_from_objects, nodes_from_documents, set_levels, topology_object_levels
 from .levels import detect_levels
 from .model import Cluster, NodeCapacity, validate_levels
+from .noderesourcetopology import (
+    apply_topology_manager,
+    attach_node_topologies,
+    read_node_topologies,
+    split_topology_objects,
+)
 from .simulation import example_cluster
 from .slurm import cluster_from_slurm, looks_like_topology_conf, parse_topology_conf, parse_topology_yaml
 from .topograph import cluster_from_model, is_model
@@ -166,8 +173,12 @@ def _read_model(source: _Source) -> Cluster:
 
 
 def _read_nodelist(source: _Source) -> Cluster:
-    nodes = nodes_from_documents(source.documents, file=source.name)
-    return Cluster(name=source.stem, nodes=nodes, levels=detect_levels(nodes), source=source.name)
+    documents, topologies = split_topology_objects(source.documents)
+    nodes = nodes_from_documents(documents, file=source.name)
+    cluster = Cluster(name=source.stem, nodes=nodes, levels=detect_levels(nodes), source=source.name)
+    if topologies:  # `kubectl get nodes,noderesourcetopologies -o yaml` in one file
+        attach_node_topologies(cluster, read_node_topologies(topologies, file=source.name))
+    return cluster
 
 
 @dataclass(frozen=True)
@@ -247,8 +258,12 @@ def _read_live(context: str, with_pods: bool) -> Cluster:
     with ClusterClient(context=context or None) as client:
         nodes = client.nodes()
         pods = client.pods() if with_pods else None
+        topologies = client.node_topologies()
         name = client.context or "cluster"
-    return cluster_from_objects([nodes], [pods] if pods is not None else None, name=name, source=source)
+    cluster = cluster_from_objects([nodes], [pods] if pods is not None else None, name=name, source=source)
+    if topologies is not None:
+        attach_node_topologies(cluster, read_node_topologies([topologies], file=source))
+    return cluster
 
 
 PREFIX_READERS: dict[str, tuple[str, Callable[[str, bool], Cluster]]] = {
@@ -323,6 +338,8 @@ def load_cluster(
     pods_per_node: int | None = None,
     gpu_resource: str | None = None,
     slurm_topology: str | None = None,
+    node_topology: str | Path | None = None,
+    topology_manager: TopologyManager | None = None,
 ) -> Cluster:
     """Read a cluster from a topology source (format detected from the content).
 
@@ -341,6 +358,10 @@ def load_cluster(
         pods_per_node: pod slots per node, likewise.
         gpu_resource: the GPU resource name those nodes offer, likewise.
         slurm_topology: which named topology of a Slurm ``topology.yaml`` to read.
+        node_topology: a file of ``NodeResourceTopology`` objects giving nodes their NUMA layout
+            (a NodeList file or a live cluster may carry them too).
+        topology_manager: the kubelet's topology manager settings for nodes whose objects do not
+            state them (default: policy ``none``, scope ``container``), and its policy options.
 
     Raises:
         ValueError: both ``levels`` and ``topology_object`` given.
@@ -357,4 +378,12 @@ def load_cluster(
         set_levels(cluster, read_topology_object(topology_object), stated_in=_display_name(topology_object))
     elif levels is not None:
         set_levels(cluster, validate_levels(list(levels)))
+    if node_topology is not None:
+        name = _display_name(node_topology)
+        unknown = attach_node_topologies(
+            cluster, read_node_topologies(read_topology_documents(node_topology), file=name)
+        )
+        if unknown and len(unknown) == len({*unknown}) and not any(node.numa for node in cluster.nodes):
+            raise TopologyError(f"names no node of the cluster (first: {unknown[0]!r})", file=name)
+    apply_topology_manager(cluster, topology_manager or TopologyManager())
     return cluster

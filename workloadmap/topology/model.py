@@ -23,6 +23,7 @@ from typing import Any
 
 from ..errors import QuantityError, TopologyError
 from ..labels import HOSTNAME, NVIDIA_GPU
+from ..numa import NumaLayout
 from ..quantities import format_quantity, parse_quantity
 from ..resources import DEFAULT_GPU_RESOURCES, count_gpus
 from ..scheduling import Taint
@@ -57,6 +58,8 @@ class Node:
         unschedulable: ``spec.unschedulable``: the node is cordoned and takes no new pods.
         taints: ``spec.taints``; pods without a matching toleration stay off ``NoSchedule`` and
             ``NoExecute`` taints.
+        numa: the node's NUMA zones and topology manager settings (from its
+            ``NodeResourceTopology``), when known; the kubelet's admission is then predicted.
     """
 
     name: str
@@ -66,6 +69,7 @@ class Node:
     used: dict[str, Fraction] = field(default_factory=dict)
     unschedulable: bool = False
     taints: tuple[Taint, ...] = ()
+    numa: NumaLayout | None = None
 
     @property
     def usable(self) -> bool:

@@ -34,8 +34,10 @@ from typing import Any
 
 from ..errors import TopologyError
 from ..labels import GPU_CLIQUE, HOSTNAME, SIMULATED, TOPOGRAPH_ACCELERATOR_DOMAIN, TOPOGRAPH_TIER, ZONE
+from ..numa import TopologyManager, TopologyManagerPolicy, TopologyManagerScope
 from ..quantities import format_quantity, is_binary_resource
 from .model import Cluster, Node, NodeCapacity
+from .noderesourcetopology import node_topology_objects, simulated_layout
 
 __all__ = [
     "MAX_SIMULATED_NODES",
@@ -75,6 +77,10 @@ class SimulationSpec:
         cpu, memory, pods: allocatable per node.
         gpu_resource: the extended resource name of the GPUs.
         description: one line for ``wmap topology presets``.
+        numa_nodes: NUMA nodes per node (0: no NUMA layout); cpu, memory and GPUs are split evenly
+            and published as ``NodeResourceTopology`` objects.
+        topology_manager_policy: the policy those objects state (None: they state none).
+        topology_manager_scope: the scope they state (with a policy; default ``container``).
     """
 
     name: str = "simulated"
@@ -92,6 +98,9 @@ class SimulationSpec:
     pods: int = 110
     gpu_resource: str = "nvidia.com/gpu"
     description: str = ""
+    numa_nodes: int = 0
+    topology_manager_policy: str | None = None
+    topology_manager_scope: str | None = None
 
     @property
     def node_count(self) -> int:
@@ -138,7 +147,24 @@ class SimulationSpec:
                 field="accelerator_labels",
             )
         self.capacity().allocatable()  # rejects bad cpu/memory quantities
+        if isinstance(self.numa_nodes, bool) or not isinstance(self.numa_nodes, int) or self.numa_nodes < 0:
+            raise TopologyError(f"must be a whole number of at least 0, got {self.numa_nodes!r}", field="numa_nodes")
+        self.topology_manager()
         return self
+
+    def topology_manager(self) -> TopologyManager:
+        """The topology manager settings the nodes' objects state (``stated`` only with a policy).
+
+        Raises:
+            TopologyError: an unknown policy or scope.
+        """
+        try:
+            policy = TopologyManagerPolicy(self.topology_manager_policy or "none")
+            scope = TopologyManagerScope(self.topology_manager_scope or "container")
+        except ValueError as error:
+            raise TopologyError(str(error), field="topology_manager_policy") from None
+        stated = self.topology_manager_policy is not None
+        return TopologyManager(policy, scope, max_allowable_numa_nodes=max(8, self.numa_nodes), stated=stated)
 
     def capacity(self) -> NodeCapacity:
         """The per-node capacity."""
@@ -196,6 +222,23 @@ PRESETS: dict[str, SimulationSpec] = {
             cpu=224,
             memory="2000Gi",
             description="64 HGX H100 nodes (8 GPUs), 8 per leaf, 4 leaves per spine, 2 spines under a core",
+        ),
+        SimulationSpec(
+            name="h100-numa",
+            racks=2,
+            nodes_per_rack=8,
+            gpus_per_node=8,
+            racks_per_block=1,
+            blocks_per_spine=2,
+            nvlink_domain=False,
+            cpu=224,
+            memory="2000Gi",
+            numa_nodes=2,
+            topology_manager_policy="single-numa-node",
+            description=(
+                "16 HGX H100 nodes (8 GPUs on 2 NUMA nodes of 4), kubelet topology manager single-numa-node,"
+                " 8 per leaf, 2 leaves under 1 spine"
+            ),
         ),
         SimulationSpec(
             name="small-16",
@@ -288,14 +331,26 @@ def iter_node_objects(spec: SimulationSpec) -> Iterator[dict[str, Any]]:
 
 
 def generate_nodelist(spec: SimulationSpec) -> dict[str, Any]:
-    """A ``v1`` ``NodeList`` dict holding every simulated node (as ``kubectl get nodes -o yaml`` would)."""
-    return {"apiVersion": "v1", "kind": "NodeList", "metadata": {}, "items": list(iter_node_objects(spec))}
+    """A ``v1`` ``NodeList`` dict holding every simulated node (as ``kubectl get nodes -o yaml`` would).
+
+    With ``numa_nodes``, a ``List`` of the Nodes followed by their ``NodeResourceTopology`` objects
+    (as ``kubectl get nodes,noderesourcetopologies -o yaml`` would print them).
+    """
+    nodes = list(iter_node_objects(spec))
+    if not spec.numa_nodes:
+        return {"apiVersion": "v1", "kind": "NodeList", "metadata": {}, "items": nodes}
+    topologies = list(node_topology_objects(generate_cluster(spec)))
+    return {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": nodes + topologies}
 
 
 def generate_cluster(spec: SimulationSpec) -> Cluster:
     """The simulated cluster as a :class:`Cluster`, with :meth:`SimulationSpec.levels` as levels."""
     allocatable: dict[str, Fraction] = spec.validate().capacity().allocatable()
-    nodes = [Node(name=name, labels=labels, allocatable=dict(allocatable)) for name, labels in _node_layout(spec)]
+    layout = simulated_layout(allocatable, spec.numa_nodes, spec.topology_manager()) if spec.numa_nodes else None
+    nodes = [
+        Node(name=name, labels=labels, allocatable=dict(allocatable), numa=layout)
+        for name, labels in _node_layout(spec)
+    ]
     source = f"preset:{spec.name}" if PRESETS.get(spec.name) == spec else "simulation"
     return Cluster(name=spec.name, nodes=nodes, levels=spec.levels(), source=source)
 
