@@ -24,6 +24,7 @@ from typing import Any
 
 from ..documents import iter_documents, read_text
 from ..errors import InputError, TopologyError
+from ..labels import CLUSTER_NAME
 from ..loader import TOPOLOGY_LIMITS
 from .kubernetes import apply_pods, cluster_from_objects, nodes_from_documents, set_levels, topology_object_levels
 from .levels import detect_levels
@@ -58,6 +59,8 @@ def _display_name(source: str | Path) -> str:
 
 
 def _stem(source: str | Path) -> str:
+    if str(source) == "-":
+        return "stdin"
     name = Path(str(source)).name
     for suffix in (".yaml", ".yml", ".json", ".conf"):
         if name.endswith(suffix):
@@ -167,7 +170,10 @@ def _read_model(source: _Source) -> Cluster:
 
 def _read_nodelist(source: _Source) -> Cluster:
     nodes = nodes_from_documents(source.documents, file=source.name)
-    return Cluster(name=source.stem, nodes=nodes, levels=detect_levels(nodes), source=source.name)
+    # A generated cluster keeps the name it was given (`topology generate --name`) on its nodes.
+    names = {node.labels.get(CLUSTER_NAME) for node in nodes}
+    name = names.pop() if len(names) == 1 and None not in names else source.stem
+    return Cluster(name=str(name), nodes=nodes, levels=detect_levels(nodes), source=source.name)
 
 
 @dataclass(frozen=True)
@@ -308,7 +314,16 @@ def _read_source(source: str | Path, options: CapacityOptions, slurm_topology: s
                 file=name,
             )
         file.capacity = options.capacity()
-    return chosen.read(file)
+    cluster = chosen.read(file)
+    if cluster.source == "-":
+        cluster.source = "stdin"
+    if not chosen.states_capacity and options.gpus_per_node is None:
+        default = NodeCapacity()
+        cluster.notes.append(
+            f"the source states no node capacity: each node is taken to have {default.gpus} GPUs, "
+            f"{default.cpu} cpu and {default.memory} memory (give --gpus-per-node and friends)"
+        )
+    return cluster
 
 
 def load_cluster(
