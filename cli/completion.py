@@ -63,7 +63,7 @@ def _definitions() -> list[str]:
 
     names: list[str] = []
     for definition in Catalog.load():
-        names += [definition.name, definition.kind]
+        names += [definition.name, definition.kind.lower(), *definition.short_names]
         if definition.group:
             names.append(f"{definition.kind.lower()}.{definition.group}")
     return list(dict.fromkeys(names))

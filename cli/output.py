@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from enum import Enum
 from typing import Any
@@ -66,13 +67,15 @@ def table(
     free_text_last: bool = False,
     fit: bool = True,
     indent: int = 0,
+    wrap_last: bool = False,
 ) -> str:
     """A borderless kubectl table: upper-case headers, columns padded with three spaces.
 
     Values get ``-`` for spaces, except in a last free-text column (a REASON or MESSAGE, as
     `kubectl get events` prints it) when ``free_text_last`` is set. With ``fit`` the table is
     made to fit the terminal's width (less ``indent`` columns) by shortening cells with an
-    ellipsis: the free-text column first, then the widest ones (``-o wide`` passes ``fit=False``).
+    ellipsis: the free-text column first, then the widest ones (``-o wide`` passes ``fit=False``);
+    with ``wrap_last`` the free-text column wraps onto lines of its own instead of being cut.
     """
 
     def cell(value: Any, last: bool) -> str:
@@ -87,26 +90,37 @@ def table(
             widths[index] = max(widths[index], len(value))
     screen = terminal.current()
     if fit and screen.width is not None:
-        widths = _fitted_widths(headers, widths, screen.width - indent, free_text_last)
+        widths = _fitted_widths(headers, widths, screen.width - indent, free_text_last, wrap_last)
     lines = []
     for row in [list(headers)] + rows:
-        cells = [terminal.shorten(value, widths[index], screen.ellipsis) for index, value in enumerate(row)]
+        last = [row[-1]] if not (wrap_last and row is not headers) else _wrapped(row[-1], widths[-1])
+        cells = [terminal.shorten(value, widths[index], screen.ellipsis) for index, value in enumerate(row[:-1])]
+        cells.append(terminal.shorten(last[0], widths[-1], screen.ellipsis))
         lines.append("   ".join(value.ljust(widths[index]) for index, value in enumerate(cells)).rstrip())
+        column = sum(widths[:-1]) + 3 * (len(widths) - 1)
+        lines.extend(" " * column + more for more in last[1:])
     return "\n".join(lines) + "\n"
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width=max(width, 1), break_on_hyphens=False) or [text]
 
 
 _MIN_COLUMN = 8
 """Columns are not shortened below this (or their header), so a cut cell still says something."""
 
 
-def _fitted_widths(headers: Sequence[str], widths: list[int], width: int, free_text_last: bool) -> list[int]:
+def _fitted_widths(
+    headers: Sequence[str], widths: list[int], width: int, free_text_last: bool, wrap_last: bool = False
+) -> list[int]:
     """Column widths that fit ``width``: the free-text column shrinks first, then the widest columns."""
     widths = list(widths)
     floors = [max(len(header), min(_MIN_COLUMN, current)) for header, current in zip(headers, widths, strict=True)]
     excess = sum(widths) + 3 * (len(widths) - 1) - width
     if excess > 0 and free_text_last and widths:
-        # A reason or message is read, not copied: it gives way first, down to 12 columns.
-        cut = min(excess, max(0, widths[-1] - max(floors[-1], 12)))
+        # A reason or message is read, not copied: it gives way first (down to 12 columns, or to 24
+        # when it wraps onto lines of its own).
+        cut = min(excess, max(0, widths[-1] - max(floors[-1], 24 if wrap_last else 12)))
         widths[-1] -= cut
         excess -= cut
     while excess > 0:

@@ -14,6 +14,7 @@ from .collapse import MAX_SHOWN, runs
 from .numbers import amounts, count, plural
 from .output import table, tree_lines
 from .render_topology import render_domain_tree, render_presets, shown_depth
+from .terminal import current as current_terminal
 
 __all__ = ["render_domain_tree", "render_presets", "shown_depth"]  # re-exported: topology views live apart
 
@@ -482,6 +483,20 @@ def _describe_children(node: Any) -> list[Any]:
     return [*node.components, *node.pods, *more]
 
 
+def _events_table(events: Sequence[Any]) -> str:
+    """The events in kubectl's columns; on a terminal too narrow for them the object leads its wrapped message."""
+    headers = ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+    rows = [[age(event.last_seen), event.type, event.reason, event.object, event.message] for event in events]
+    width = current_terminal().width
+    whole = table(headers, rows, free_text_last=True, fit=False)
+    if width is None or max(len(line) for line in whole.splitlines()) <= width - 2:
+        return whole
+    merged = [[when, kind, reason, f"{obj}: {message}"] for when, kind, reason, obj, message in rows]
+    return table(
+        ["LAST SEEN", "TYPE", "REASON", "OBJECT: MESSAGE"], merged, free_text_last=True, indent=2, wrap_last=True
+    )
+
+
 def render_describe(report: Any) -> str:
     """The `wmap describe` view: the tree with pods, unattributed pods, gangs, the audit, events."""
     inspect_lines = render_tree(report.tree).splitlines()
@@ -501,11 +516,7 @@ def render_describe(report: Any) -> str:
         if report.placement.unknown_nodes:
             lines.append(f"  pods on nodes not read: {', '.join(report.placement.unknown_nodes)}")
     if report.events:
-        rows = [
-            [age(event.last_seen), event.type, event.reason, event.object, event.message] for event in report.events
-        ]
-        events = table(["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"], rows, free_text_last=True, indent=2)
         lines.append("Events (newest first):")
-        lines.extend(f"  {line}" for line in events.splitlines())
+        lines.extend(f"  {line}" for line in _events_table(report.events).splitlines())
     lines.extend(f"warning: {warning}" for warning in report.warnings)
     return "\n".join(lines) + "\n"
