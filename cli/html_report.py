@@ -28,7 +28,7 @@ GAP = 4
 PAD = 8
 HEAD = 22
 PAGE = 1160
-CHAR = 7.0  # width of one character of the 12 px labels, to size boxes around their names
+CHAR = 7.6  # width of one character of the 12 px labels, to size boxes around their names
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2", "#bcbd22")
 
 

@@ -212,7 +212,7 @@ def _candidates(candidates: Sequence[str], shown: int = 5, separator: str = " ")
 def _group_label(group: GroupPlacement, name: str | None = None, assigned: str | None = None, alike: int = 1) -> str:
     status = "fits" if group.fits else "DOES NOT FIT"
     pods = f"{_plural(group.pods, 'pod')}, min {group.min_member}{'' if group.gang else ', no gang'}"
-    pods = f"{alike} alike, {pods} each" if alike > 1 else pods
+    pods = f"{alike} alike, each {pods}" if alike > 1 else pods
     parts = [f"{name if name is not None else group.name} ({pods}): {status}"]
     if group.required_level:
         parts.append(f"required {group.required_level} ({group.required_source})")
