@@ -118,11 +118,7 @@ class _Help:
 
 
 class WmapCommand(_Help, TyperCommand):
-    """A wmap command: Typer's command with wmap's help layout."""
-
-    def __init__(self, *args: Any, examples: Sequence[str] = (), **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.examples = tuple(examples)
+    """A wmap command: Typer's command with wmap's help layout (``examples`` set on a subclass per command)."""
 
 
 class WmapGroup(_Help, TyperGroup):
