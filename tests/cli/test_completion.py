@@ -1,4 +1,4 @@
-"""Shell completion: Cobra's ``__complete`` protocol (which kubectl speaks to plugins), and the bash/zsh/fish scripts."""
+"""Shell completion: Cobra's ``__complete`` protocol (which kubectl speaks to plugins) and the shell scripts."""
 
 from __future__ import annotations
 
