@@ -45,6 +45,8 @@ def memory(value: Fraction | int) -> str:
     if value.denominator != 1:
         return format_quantity(value, binary=True)
     whole = value.numerator
+    if whole == 0:
+        return "0"
     for suffix, factor in _UNITS:
         if whole % factor == 0 and len(str(whole // factor)) <= _EXACT_DIGITS:
             return f"{whole // factor}{suffix}"
