@@ -206,7 +206,8 @@ def _level(level: str | None) -> str:
 def _candidates(candidates: Sequence[str], shown: int = 5, separator: str = " ") -> str:
     """The first ``shown`` candidates and how many more: ``nvl-001 nvl-002 +6 more``."""
     text = separator.join(candidates[:shown])
-    return text + (f"{separator}+{len(candidates) - shown} more" if len(candidates) > shown else "")
+    more = len(candidates) - shown
+    return text + (f"{separator}+{more}{'' if separator == ',' else ' more'}" if more > 0 else "")
 
 
 def _group_label(group: GroupPlacement, name: str | None = None, assigned: str | None = None, alike: int = 1) -> str:

@@ -26,7 +26,9 @@ def _manifest() -> dict:
 
 def _wmap(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
     """The real command line in a child process (stdout a pipe), as a user runs it."""
-    environment = {key: value for key, value in os.environ.items() if key not in ("COLUMNS", "NO_COLOR", "WMAP_CATALOG")}
+    environment = {
+        key: value for key, value in os.environ.items() if key not in ("COLUMNS", "NO_COLOR", "WMAP_CATALOG")
+    }
     code = "import sys; from workloadmap.cli.main import run; sys.argv[0] = 'wmap'; run()"
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, env=environment | (env or {}),
                           timeout=120)  # fmt: skip
