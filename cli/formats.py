@@ -14,7 +14,7 @@ from typing import Any
 
 import typer
 
-from . import jsonpath, output
+from . import output
 
 __all__ = ["Output", "output_option", "chosen_output", "parse_output", "write_template", "FORMATS", "TEMPLATES"]
 
@@ -55,8 +55,10 @@ def _read(path: str, what: str) -> str:
         raise typer.BadParameter(f"{what} {path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
 
 
-def _columns(spec: str) -> list[tuple[str, jsonpath.Template]]:
+def _columns(spec: str) -> list[tuple[str, Any]]:
     """``NAME:.path,OTHER:.path`` as (header, template) pairs, as kubectl's custom-columns reads them."""
+    from . import jsonpath
+
     columns = []
     for part in spec.split(","):
         header, colon, path = part.partition(":")
@@ -88,16 +90,18 @@ def parse_output(value: str, kinds: Sequence[str]) -> Output:
     if name not in kinds or (name in TEMPLATES) != bool(equals):
         hint = f" (did you mean {name}=...?)" if name in TEMPLATES and not equals else ""
         raise typer.BadParameter(f"{value!r} is not one of {accepted}{hint}")
+    if name not in TEMPLATES:
+        return Output(name)
+    from . import jsonpath  # the template language loads only for a template
+
     try:
         if name.startswith("jsonpath"):
             text = _read(template, "jsonpath file") if name == "jsonpath-file" else template
             return Output(name, jsonpath.parse(text))
-        if name.startswith("custom-columns"):
-            spec = _columns_file(_read(template, "custom-columns file")) if name.endswith("-file") else template
-            return Output(name, _columns(spec))
+        spec = _columns_file(_read(template, "custom-columns file")) if name.endswith("-file") else template
+        return Output(name, _columns(spec))
     except jsonpath.JsonPathError as error:
         raise typer.BadParameter(f"{name} template: {error}") from None
-    return Output(name)
 
 
 def chosen_output(command: str, value: str) -> Output:
@@ -138,6 +142,8 @@ def write_template(chosen: Output, document: Any) -> None:
     Raises:
         typer.Exit: the template fails on this data (exit 1, with the reason on stderr).
     """
+    from . import jsonpath
+
     try:
         if chosen.kind.startswith("custom-columns"):
             items = document.get("items") if isinstance(document, dict) and document.get("kind") == "List" else None
