@@ -142,3 +142,13 @@ def test_current_reads_standard_output(monkeypatch):
     monkeypatch.setattr("sys.stdout", _Stream(False, "ascii"))
     monkeypatch.setenv("COLUMNS", "77")
     assert terminal.current() == Terminal(width=77, color=False, unicode=False)
+
+
+def test_stderr_prefixes_are_coloured_on_a_tty_only(monkeypatch):
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm")
+    assert terminal.paint_prefix("error: x", _Stream(True)) == "\033[31merror:\033[0m x"
+    assert terminal.paint_prefix("warning: y", _Stream(True)).startswith("\033[33mwarning:")
+    assert terminal.paint_prefix("error: x", _Stream(False)) == "error: x"
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert terminal.paint_prefix("error: x", _Stream(True)) == "error: x"

@@ -42,7 +42,8 @@ def test_gangs_carry_their_chosen_domain_candidates_and_node_pods():
     assert gang.fits and gang.key == "JobSet/llm-train llm-train" and gang.level == group.assignment.level
     assert gang.chosen == "spine-01/leaf-001/nvl-001"  # the assignment's domain, as a domain id
     assert [candidate.rpartition("/")[2] for candidate in gang.candidates] == group.candidates
-    placed = {node.name: node.pods for rack in picture.root.children[0].children[0].children for node in rack.node_views}
+    racks = picture.root.children[0].children[0].children
+    placed = {node.name: node.pods for rack in racks for node in rack.node_views}
     assert {name: pods for name, pods in placed.items() if pods} == {
         node.name: {gang.key: node.pods} for node in group.assignment.nodes
     }
