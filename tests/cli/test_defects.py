@@ -264,3 +264,9 @@ def test_jsonschema_loads_only_when_a_karta_is_exported():
     # A runtime dependency for one job (checking exported Kartas against upstream's CRD), kept off start-up.
     code = "import sys, workloadmap.cli.main; print('jsonschema' in sys.modules)"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
+
+
+def test_an_unknown_resource_type_gets_the_closest_suggested(wmap, fake_cluster):
+    result = wmap("get", "jobsetz", "--kubeconfig", str(fake_cluster.kubeconfig))
+    assert result.exit_code == 1
+    assert 'the server doesn\'t have a resource type "jobsetz"; did you mean jobset or jobsets?' in result.stderr
