@@ -7,6 +7,7 @@ import os
 import pty
 import subprocess
 import sys
+import tempfile
 from fractions import Fraction as F
 from pathlib import Path
 
@@ -30,8 +31,9 @@ def _wmap(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
         key: value for key, value in os.environ.items() if key not in ("COLUMNS", "NO_COLOR", "WMAP_CATALOG")
     }
     code = "import sys; from workloadmap.cli.main import run; sys.argv[0] = 'wmap'; run()"
+    # Not from the clone's root, where ./workloadmap (without its cli/) would shadow the installed package.
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, env=environment | (env or {}),
-                          timeout=120)  # fmt: skip
+                          timeout=120, cwd=tempfile.gettempdir())  # fmt: skip
 
 
 def _on_a_tty(*args: str, env: dict[str, str] | None = None) -> str:
@@ -41,7 +43,7 @@ def _on_a_tty(*args: str, env: dict[str, str] | None = None) -> str:
     code = "import sys; from workloadmap.cli.main import run; sys.argv[0] = 'wmap'; run()"
     leader, follower = pty.openpty()
     with subprocess.Popen([sys.executable, "-c", code, *args], stdout=follower, stderr=subprocess.DEVNULL,
-                          env=environment) as child:  # fmt: skip
+                          env=environment, cwd=tempfile.gettempdir()) as child:  # fmt: skip
         os.close(follower)
         chunks = []
         while True:

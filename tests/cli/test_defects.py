@@ -260,10 +260,11 @@ def test_get_nodes_is_refused_once_before_any_list(wmap, fake_cluster):
     assert not any(path.startswith("/api/v1/nodes") for _, path in fake_cluster.server.requests)
 
 
-def test_jsonschema_loads_only_when_a_karta_is_exported():
+def test_jsonschema_loads_only_when_a_karta_is_exported(tmp_path):
     # A runtime dependency for one job (checking exported Kartas against upstream's CRD), kept off start-up.
     code = "import sys, workloadmap.cli.main; print('jsonschema' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert result.stdout == "False\n"
 
 
 def test_an_unknown_resource_type_gets_the_closest_suggested(wmap, fake_cluster):
