@@ -177,22 +177,44 @@ OUTPUT_HELP = "yaml (default) or json; with --patch, the patches as data instead
 
 
 def alter_command(
-    files: List[str] = typer.Argument(..., help="FILE, DIR or - (standard input)."),
-    scheduler_name: Optional[str] = typer.Option(None, "--scheduler-name", help="The pods' schedulerName."),
-    label: Optional[List[str]] = typer.Option(None, "--label", help="K=V label of the workload object (repeatable)."),
-    annotation: Optional[List[str]] = typer.Option(None, "--annotation", help="K=V annotation of the object."),
-    pod_label: Optional[List[str]] = typer.Option(None, "--pod-label", help="K=V label of every pod (repeatable)."),
-    pod_annotation: Optional[List[str]] = typer.Option(None, "--pod-annotation", help="K=V annotation of the pods."),
-    node_selector: Optional[List[str]] = typer.Option(None, "--node-selector", help="K=V nodeSelector entry."),
+    files: List[str] = typer.Argument(..., metavar="FILE...", help="FILE, DIR or - (standard input)."),
+    scheduler_name: Optional[str] = typer.Option(
+        None, "--scheduler-name", metavar="NAME", help="The pods' schedulerName."
+    ),
+    label: Optional[List[str]] = typer.Option(
+        None, "--label", metavar="KEY=VALUE", help="K=V label of the workload object (repeatable)."
+    ),
+    annotation: Optional[List[str]] = typer.Option(
+        None, "--annotation", metavar="KEY=VALUE", help="K=V annotation of the object."
+    ),
+    pod_label: Optional[List[str]] = typer.Option(
+        None, "--pod-label", metavar="KEY=VALUE", help="K=V label of every pod (repeatable)."
+    ),
+    pod_annotation: Optional[List[str]] = typer.Option(
+        None, "--pod-annotation", metavar="KEY=VALUE", help="K=V annotation of the pods."
+    ),
+    node_selector: Optional[List[str]] = typer.Option(
+        None, "--node-selector", metavar="KEY=VALUE", help="K=V nodeSelector entry."
+    ),
     toleration: Optional[List[str]] = typer.Option(
-        None, "--toleration", help=f"KEY[=VALUE][:EFFECT], as a taint is written ({labels.NVIDIA_GPU}:NoSchedule)."
+        None,
+        "--toleration",
+        metavar="KEY[=VALUE][:EFFECT]",
+        help=f"KEY[=VALUE][:EFFECT], as a taint is written ({labels.NVIDIA_GPU}:NoSchedule).",
     ),
-    priority_class: Optional[str] = typer.Option(None, "--priority-class", help="The pods' priorityClassName."),
+    priority_class: Optional[str] = typer.Option(
+        None, "--priority-class", metavar="NAME", help="The pods' priorityClassName."
+    ),
     queue: Optional[str] = typer.Option(
-        None, "--queue", help=f"Queue: labels {labels.KAI_QUEUE} and {labels.KUEUE_QUEUE_NAME} on the object."
+        None,
+        "--queue",
+        metavar="QUEUE",
+        help=f"Queue: labels {labels.KAI_QUEUE} and {labels.KUEUE_QUEUE_NAME} on the object.",
     ),
-    component: Optional[str] = typer.Option(None, "--component", help="Only this component (path, role or name)."),
-    output_format: Optional[AlterFormat] = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),
+    component: Optional[str] = typer.Option(
+        None, "--component", metavar="NAME", help="Only this component (path, role or name)."
+    ),
+    output_format: Optional[AlterFormat] = typer.Option(None, "-o", "--output", metavar="FORMAT", help=OUTPUT_HELP),
     patch: bool = typer.Option(False, "--patch", help=PATCH_HELP),
     recursive: bool = typer.Option(False, "-R", "--recursive", help="Read directories recursively."),
     catalog_dirs: Optional[List[Path]] = catalog_option(),
@@ -226,8 +248,8 @@ def alter_command(
 
 def _suspension(suspend: bool) -> Any:
     def command(
-        files: List[str] = typer.Argument(..., help="FILE, DIR or - (standard input)."),
-        output_format: Optional[AlterFormat] = typer.Option(None, "-o", "--output", help=OUTPUT_HELP),
+        files: List[str] = typer.Argument(..., metavar="FILE...", help="FILE, DIR or - (standard input)."),
+        output_format: Optional[AlterFormat] = typer.Option(None, "-o", "--output", metavar="FORMAT", help=OUTPUT_HELP),
         patch: bool = typer.Option(False, "--patch", help=PATCH_HELP),
         recursive: bool = typer.Option(False, "-R", "--recursive", help="Read directories recursively."),
         catalog_dirs: Optional[List[Path]] = catalog_option(),

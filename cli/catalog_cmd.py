@@ -17,8 +17,20 @@ from workloadmap.lint import LintFinding, has_errors, lint_path, render_rules_ta
 
 from . import output
 from .common import catalog_option, load_catalog
+from .formats import chosen_output, output_option, write_template
 from .output import DumpFormat, TableFormat
 from .render import render_definition_table, render_lint_table
+
+LIST_VIEWS = ("table", "wide", "name", "json", "yaml", "templates")
+SHOW_VIEWS = ("yaml", "json", "templates")
+
+
+def _unknown(catalog: Any, name: str) -> None:
+    """Say that no definition has ``name`` (with the closest ones), and exit 4."""
+    close = catalog.close_matches(name)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
+    output.error(f"no definition named {name!r}{hint} (see `wmap catalog list`)")
+    raise typer.Exit(4)
 
 
 def _summary(definition: CatalogEntry) -> dict[str, Any]:
@@ -50,35 +62,50 @@ def _summary(definition: CatalogEntry) -> dict[str, Any]:
 
 
 def catalog_list(
-    output_format: TableFormat = typer.Option(TableFormat.table, "-o", "--output", help="table, json or yaml."),
+    output_format: str = output_option("catalog list", LIST_VIEWS, "table"),
     catalog_dirs: Optional[List[Path]] = catalog_option(),
 ) -> None:
     """List the definitions: one per workload kind (Kartas: one per kind and version)."""
+    chosen = chosen_output("catalog list", output_format)
     items = [_summary(definition) for definition in load_catalog(catalog_dirs)]
-    if output_format == TableFormat.table:
-        output.write(render_definition_table(items))
-        return
-    output.write(output.dump({"kind": "List", "apiVersion": "v1", "items": items}, output_format.value))
+    document = {"kind": "List", "apiVersion": "v1", "items": items}
+    if chosen.kind in ("table", "wide"):
+        output.human(render_definition_table(items, wide=chosen.kind == "wide"), fit=False)
+    elif chosen.kind == "name":
+        output.write("".join(f"{item['name']}\n" for item in items))
+    elif chosen.templated:
+        write_template(chosen, document)
+    else:
+        output.write(output.dump(document, chosen.kind))
 
 
 def catalog_show(
-    name: str = typer.Argument(..., help="Definition name, kind, or kind.group."),
-    output_format: DumpFormat = typer.Option(DumpFormat.yaml, "-o", "--output", help="yaml or json."),
+    name: str = typer.Argument(
+        ..., metavar="DEFINITION", help="Definition name, kind, plural or short name (as kubectl get takes them)."
+    ),
+    output_format: str = output_option("catalog show", SHOW_VIEWS, "yaml"),
     catalog_dirs: Optional[List[Path]] = catalog_option(),
 ) -> None:
     """Print one definition."""
-    definition = load_catalog(catalog_dirs).get(name)
+    chosen = chosen_output("catalog show", output_format)
+    catalog = load_catalog(catalog_dirs)
+    definition = catalog.get(name)
     if definition is None:
-        output.error(f"no definition named {name!r}; see `wmap catalog list`")
-        raise typer.Exit(4)
+        _unknown(catalog, name)
     if isinstance(definition, KartaDefinition):
         data = definition.to_object()
     else:
+        assert definition is not None
         data = definition.model_dump(mode="json", by_alias=True, exclude_defaults=True)
-    output.write(output.dump(data, output_format.value))
+    if chosen.templated:
+        write_template(chosen, data)
+    else:
+        output.write(output.dump(data, chosen.kind))
 
 
-def catalog_validate(files: List[Path] = typer.Argument(..., help="Definition files or directories to check.")) -> None:
+def catalog_validate(
+    files: List[Path] = typer.Argument(..., metavar="PATH...", help="Definition files or directories to check."),
+) -> None:
     """Check definition files (or directories of them): wmap definitions and Kartas; expressions compile."""
     code = 0
     expanded: list[Path] = []
@@ -102,22 +129,27 @@ def catalog_validate(files: List[Path] = typer.Argument(..., help="Definition fi
 
 
 def catalog_schema(
-    output_format: DumpFormat = typer.Option(DumpFormat.json, "-o", "--output", help="json or yaml."),
+    output_format: DumpFormat = typer.Option(DumpFormat.json, "-o", "--output", metavar="FORMAT", help="json or yaml."),
 ) -> None:
     """Print the JSON Schema of the definition format."""
     output.write(output.dump(definition_json_schema(), output_format.value))
 
 
 def catalog_lint(
-    paths: Optional[List[Path]] = typer.Argument(None, help="Definition files or directories of definitions."),
+    paths: Optional[List[Path]] = typer.Argument(
+        None, metavar="PATH...", help="Definition files or directories of definitions."
+    ),
     samples: Optional[List[Path]] = typer.Option(
         None,
         "-s",
         "--samples",
+        metavar="PATH",
         help="FILE or DIR of sample resources (read recursively; recorded flows unpacked) to evaluate the "
         "definitions on. Repeatable.",
     ),
-    output_format: TableFormat = typer.Option(TableFormat.table, "-o", "--output", help="table, json or yaml."),
+    output_format: TableFormat = typer.Option(
+        TableFormat.table, "-o", "--output", metavar="FORMAT", help="table, json or yaml."
+    ),
     rules: bool = typer.Option(False, "--rules", help="List the lint rules and exit."),
 ) -> None:
     """Lint definitions: beyond the schema, rules that catch wrong counts, dead gang and status rules.
@@ -134,7 +166,7 @@ def catalog_lint(
         findings.extend(lint_path(path, [str(sample) for sample in samples or []]))
     if output_format == TableFormat.table:
         if findings:
-            output.write(render_lint_table(findings))
+            output.human(render_lint_table(findings), fit=False)
         errors = sum(finding.severity == "error" for finding in findings)
         output.warn(f"{errors} error(s), {len(findings) - errors} warning(s)")
     else:
@@ -150,13 +182,13 @@ class ExportFormat(str, Enum):
 
 def catalog_export(
     names: Optional[List[str]] = typer.Argument(
-        None, help="Definitions to export (name, kind or kind.group); all when omitted."
+        None, metavar="DEFINITION...", help="Definitions to export (name, kind or kind.group); all when omitted."
     ),
     export_format: ExportFormat = typer.Option(
-        ExportFormat.karta, "--format", help="karta: Workload Map Karta objects."
+        ExportFormat.karta, "--format", metavar="FORMAT", help="karta: Workload Map Karta objects."
     ),
     output_format: DumpFormat = typer.Option(
-        DumpFormat.yaml, "-o", "--output", help="yaml (a stream) or json (a List)."
+        DumpFormat.yaml, "-o", "--output", metavar="FORMAT", help="yaml (a stream) or json (a List)."
     ),
     catalog_dirs: Optional[List[Path]] = catalog_option(),
 ) -> None:
@@ -168,8 +200,7 @@ def catalog_export(
     chosen = [catalog.get(name) for name in names] if names else list(catalog)
     missing = [name for name, found in zip(names or [], chosen, strict=True) if found is None]
     if missing:
-        output.error(f"no definition named {missing[0]!r}; see `wmap catalog list`")
-        raise typer.Exit(4)
+        _unknown(catalog, missing[0])
     objects = []
     for definition in chosen:
         if isinstance(definition, KartaDefinition):

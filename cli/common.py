@@ -28,32 +28,41 @@ RELATED_HELP = (
     "repeatable."
 )
 
+SOURCE_FORMS = (
+    "a Kubernetes NodeList (YAML or JSON, as `kubectl get nodes -o json` prints it), a Slurm topology.conf or "
+    "topology.yaml, a Topograph simulation model, preset:NAME (see `wmap topology presets`), "
+    "cluster:[CONTEXT] (the live cluster's nodes and running pods, read-only), or - (standard input)"
+)
+"""Every form a topology SOURCE takes, for the help of `-t` and `topology show`."""
+
 Command = TypeVar("Command", bound=Callable[..., Any])
 
 
 def catalog_option() -> Any:
     """The `--catalog DIR` option (repeatable)."""
-    return typer.Option(None, "--catalog", help=CATALOG_HELP)
+    return typer.Option(None, "--catalog", metavar="DIR", help=CATALOG_HELP)
 
 
 def gpu_resource_option() -> Any:
     """The `--gpu-resource NAME` option (repeatable)."""
-    return typer.Option(None, "--gpu-resource", help=GPU_RESOURCE_HELP)
+    return typer.Option(None, "--gpu-resource", metavar="NAME", help=GPU_RESOURCE_HELP)
 
 
 def related_option() -> Any:
     """The `--related FILE|DIR` option (alias `--runtimes`)."""
-    return typer.Option(None, "--related", "--runtimes", help=RELATED_HELP)
+    return typer.Option(None, "--related", "--runtimes", metavar="FILE", help=RELATED_HELP)
 
 
 def kubeconfig_option() -> Any:
     """The `--kubeconfig FILE` option."""
-    return typer.Option(None, "--kubeconfig", help="Path to the kubeconfig file (only that file is read).")
+    return typer.Option(
+        None, "--kubeconfig", metavar="KUBECONFIG", help="Path to the kubeconfig file (only that file is read)."
+    )
 
 
 def context_option() -> Any:
     """The `--context NAME` option."""
-    return typer.Option(None, "--context", help="The kubeconfig context to use.")
+    return typer.Option(None, "--context", metavar="CONTEXT", help="The kubeconfig context to use.")
 
 
 def gpu_resources(names: Optional[List[str]]) -> tuple[str, ...]:
@@ -122,7 +131,7 @@ class Collected:
             elif result.tree is not None:
                 tree = result.tree
                 for warning in tree.warnings:
-                    output.warn(f"warning: {tree.workload.kind}/{tree.workload.name}: {warning}")
+                    output.warn(f"warning: {tree.workload}: {warning}")
                 self.trees.append((tree, result.document.body if result.document is not None else None))
                 self.codes.append(0)
         return self

@@ -29,7 +29,7 @@ from .common import (
     load_catalog,
     related_option,
 )
-from .output import TreeFormat
+from .formats import Output, chosen_output, output_option, write_template
 from .render import render_describe
 
 DEFAULT_POD_LIMIT = 10
@@ -47,11 +47,16 @@ def _objects(path: Optional[str]) -> list[dict[str, Any]]:
     return objects
 
 
-def _write(reports: list[DescribeReport], output_format: TreeFormat, pod_limit: Optional[int]) -> None:
-    if output_format == TreeFormat.tree:
-        output.write("\n".join(render_describe(report) for report in reports))
+VIEWS = ("tree", "json", "yaml", "templates")
+
+
+def _write(reports: list[DescribeReport], chosen: Output, pod_limit: Optional[int]) -> None:
+    if chosen.kind == "tree":
+        output.human("\n".join(render_describe(report) for report in reports))
+    elif chosen.templated:
+        write_template(chosen, output.as_list([report.to_dict() for report in reports]))
     else:
-        output.write(output.dump(output.as_list([report.to_dict() for report in reports]), output_format.value))
+        output.write(output.dump(output.as_list([report.to_dict() for report in reports]), chosen.kind))
 
 
 def _from_files(
@@ -85,42 +90,58 @@ def _from_files(
 
 
 def describe_command(
-    ref: Optional[str] = typer.Argument(None, help="TYPE/NAME (or TYPE NAME) of a workload in the cluster."),
-    name: Optional[str] = typer.Argument(None, help="NAME, when the first argument is TYPE."),
-    filename: Optional[List[str]] = typer.Option(None, "-f", "--filename", help="FILE or - instead of the cluster."),
+    ref: Optional[str] = typer.Argument(
+        None, metavar="TYPE/NAME", help="TYPE/NAME (or TYPE NAME) of a workload in the cluster."
+    ),
+    name: Optional[str] = typer.Argument(None, metavar="NAME", help="NAME, when the first argument is TYPE."),
+    filename: Optional[List[str]] = typer.Option(
+        None, "-f", "--filename", metavar="FILE", help="FILE or - instead of the cluster."
+    ),
     objects: Optional[str] = typer.Option(
         None,
         "--objects",
+        metavar="DUMP",
         help="With -f: a `kubectl get -o yaml` dump of the namespace (pods, Jobs, StatefulSets ..., events).",
     ),
-    nodes: Optional[str] = typer.Option(None, "--nodes", help="With --objects: a NodeList, for the placement audit."),
-    namespace: Optional[str] = typer.Option(None, "-n", "--namespace", help="Namespace (default: the context's)."),
-    pod_limit: Optional[int] = typer.Option(
-        None, "--pod-limit", min=0, help="Pods shown per component, unhealthy first (tree default 10; 0 = all)."
+    nodes: Optional[str] = typer.Option(
+        None, "--nodes", metavar="NODES", help="With --objects: a NodeList, for the placement audit."
     ),
-    output_format: TreeFormat = typer.Option(TreeFormat.tree, "-o", "--output", help="tree, json or yaml."),
+    namespace: Optional[str] = typer.Option(
+        None, "-n", "--namespace", metavar="NAMESPACE", help="Namespace (default: the context's)."
+    ),
+    pod_limit: Optional[int] = typer.Option(
+        None,
+        "--pod-limit",
+        metavar="N",
+        min=0,
+        help="Pods shown per component, unhealthy first (tree default 10; 0 = all).",
+    ),
+    output_format: str = output_option("describe", VIEWS, "tree"),
     kubeconfig: Optional[Path] = kubeconfig_option(),
     context: Optional[str] = context_option(),
-    chunk_size: int = typer.Option(500, "--chunk-size", min=0, help="Objects per page of a list (0: no paging)."),
+    chunk_size: int = typer.Option(
+        500, "--chunk-size", metavar="N", min=0, help="Objects per page of a list (0: no paging)."
+    ),
     catalog_dirs: Optional[List[Path]] = catalog_option(),
     gpu_resource: Optional[List[str]] = gpu_resource_option(),
     related: Optional[List[str]] = related_option(),
 ) -> None:
     """Describe a workload: its components with their live pods, recent events, and where its gangs landed."""
+    chosen = chosen_output("describe", output_format)
     if (ref is None) == (not filename):
         raise typer.BadParameter("give TYPE/NAME or -f FILE (one of them)", param_hint="TYPE/NAME")
     if (objects or nodes) and not filename:
         raise typer.BadParameter("--objects and --nodes go with -f FILE", param_hint="--objects")
     if nodes and not objects:
         raise typer.BadParameter("--nodes goes with --objects", param_hint="--nodes")
-    limit = pod_limit if pod_limit is not None else (DEFAULT_POD_LIMIT if output_format == TreeFormat.tree else None)
+    limit = pod_limit if pod_limit is not None else (DEFAULT_POD_LIMIT if chosen.kind == "tree" else None)
     catalog = load_catalog(catalog_dirs)
     options: dict[str, Any] = {"catalog": catalog, "gpu_resources": gpu_resources(gpu_resource), "pod_limit": limit}
     if filename:
         options["related"] = ObjectIndex.from_paths(related or [])
         reports, code = _from_files(list(filename), objects, nodes, options)
         if reports:
-            _write(reports, output_format, limit)
+            _write(reports, chosen, limit)
         raise typer.Exit(code)
     from .live_cmd import add_cluster_kartas, client_for, reference
 
@@ -136,4 +157,4 @@ def describe_command(
         live = from_cluster(client, scope, chunk_size=chunk_size)
         source = f"cluster (context {client.context})"
         report = describe(obj, live, source=source, related=ClusterObjects(client), **options)
-    _write([report], output_format, limit)
+    _write([report], chosen, limit)

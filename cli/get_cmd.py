@@ -13,7 +13,6 @@ import re
 import threading
 import time
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from typing import Any, List, Optional
 
@@ -22,6 +21,7 @@ import typer
 from workloadmap.catalog import Catalog
 from workloadmap.definitions import Phase
 from workloadmap.documents import Document
+from workloadmap.errors import NoDefinitionError
 from workloadmap.interpreter import inspect_documents
 
 from . import output
@@ -34,21 +34,12 @@ from .common import (
     kubeconfig_option,
     load_catalog,
 )
+from .formats import Output, chosen_output, output_option, write_template
 from .inspect_cmd import write_trees
 from .live_cmd import add_cluster_kartas, client_for, reference
-from .output import ViewFormat
 from .render import render_rows
 
-
-class GetFormat(str, Enum):
-    """-o of `wmap get`."""
-
-    table = "table"
-    wide = "wide"
-    name = "name"
-    json = "json"
-    yaml = "yaml"
-    tree = "tree"
+VIEWS = ("table", "wide", "name", "json", "yaml", "tree", "templates")
 
 
 _DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s?)?$")
@@ -96,7 +87,17 @@ def _parse(
 def _targets(client: Any, pairs: list[tuple[str, Optional[str]]], everything: bool, catalog: Catalog) -> list[_Target]:
     """The resource types (and names) to read; ``all``: every covered kind the server serves."""
     if not everything:
-        return [_Target(client.resolve(token), name) for token, name in pairs]
+        targets = [_Target(client.resolve(token), name) for token, name in pairs]
+        for target in targets:
+            if catalog.lookup(target.resource.api_version, target.resource.kind) is None:
+                # Refused once, before any list: every object would fail alike (`wmap get nodes`).
+                raise NoDefinitionError(
+                    f"no definition covers kind {target.resource.kind} ({target.resource.qualified_name}): it is not "
+                    f"a workload wmap lists; see `wmap catalog list`{_elsewhere(target.resource.kind)}",
+                    api_version=target.resource.api_version,
+                    kind=target.resource.kind,
+                )
+        return targets
     resources = []
     for definition in catalog:
         api_version = f"{definition.group}/{definition.versions[0]}" if definition.group else "v1"
@@ -104,6 +105,13 @@ def _targets(client: Any, pairs: list[tuple[str, Optional[str]]], everything: bo
         if resource is not None and resource not in resources:
             resources.append(resource)
     return [_Target(resource) for resource in resources]
+
+
+def _elsewhere(kind: str) -> str:
+    """Where wmap shows a kind it does not list as a workload."""
+    if kind == "Node":
+        return " (nodes: `wmap topology show cluster:` or `wmap cluster nodes`)"
+    return ""
 
 
 def _fetch(client: Any, targets: list[_Target], namespace: Optional[str], options: dict[str, Any]) -> list[dict]:
@@ -186,23 +194,26 @@ def _keep(rows: list[Any], phases: set[str]) -> list[Any]:
     return [row for row in rows if not phases or row.phase.value.lower() in phases]
 
 
-def _print(rows: list[Any], output_format: GetFormat, options: dict[str, Any], *, header: bool = True) -> None:
-    if output_format == GetFormat.name:
+def _print(rows: list[Any], chosen: Output, options: dict[str, Any], *, header: bool = True) -> None:
+    if chosen.kind == "name":
         output.write("".join(f"{row.type_name}/{row.workload.name}\n" for row in rows))
-    elif output_format in (GetFormat.json, GetFormat.yaml):
-        items = [row.tree.to_dict() for row in rows]
-        output.write(output.dump({"apiVersion": "v1", "kind": "List", "items": items}, output_format.value))
-    elif output_format == GetFormat.tree:
-        write_trees([row.tree for row in rows], ViewFormat.tree)
+    elif chosen.machine or chosen.templated:
+        document = {"apiVersion": "v1", "kind": "List", "items": [row.tree.to_dict() for row in rows]}
+        if chosen.templated:
+            write_template(chosen, document)
+        else:
+            output.write(output.dump(document, chosen.kind))
+    elif chosen.kind == "tree":
+        write_trees([row.tree for row in rows], Output("tree"))
     else:
         text = render_rows(
             rows,
-            wide=output_format == GetFormat.wide,
+            wide=chosen.kind == "wide",
             namespaces=options["all_namespaces"],
             prefix_types=options["prefix_types"],
             header=header,
         )
-        output.write(text)
+        output.human(text, fit=False)
 
 
 def _phase_options(phases: Optional[List[str]]) -> set[str]:
@@ -220,27 +231,38 @@ def _phase_options(phases: Optional[List[str]]) -> set[str]:
 
 def get(
     refs: List[str] = typer.Argument(
-        ..., help="TYPE[,TYPE...] [NAME...], TYPE/NAME..., or all: jobsets, jobset/train, lws,jobsets, all."
+        ...,
+        metavar="TYPE[/NAME]...",
+        help="TYPE[,TYPE...] [NAME...], TYPE/NAME..., or all: jobsets, jobset/train, lws,jobsets, all.",
     ),
-    namespace: Optional[str] = typer.Option(None, "-n", "--namespace", help="Namespace (default: the context's)."),
+    namespace: Optional[str] = typer.Option(
+        None, "-n", "--namespace", metavar="NAMESPACE", help="Namespace (default: the context's)."
+    ),
     all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces", help="List across all namespaces."),
-    selector: Optional[str] = typer.Option(None, "-l", "--selector", help="Label selector, e.g. team=ml,tier!=dev."),
+    selector: Optional[str] = typer.Option(
+        None, "-l", "--selector", metavar="SELECTOR", help="Label selector, e.g. team=ml,tier!=dev."
+    ),
     field_selector: Optional[str] = typer.Option(
-        None, "--field-selector", help="Field selector, e.g. metadata.name=x."
+        None, "--field-selector", metavar="SELECTOR", help="Field selector, e.g. metadata.name=x."
     ),
-    phase: Optional[List[str]] = typer.Option(None, "--phase", help="Keep workloads in this phase (repeatable)."),
+    phase: Optional[List[str]] = typer.Option(
+        None, "--phase", metavar="PHASE", help="Keep workloads in this phase (repeatable)."
+    ),
     watch: bool = typer.Option(False, "-w", "--watch", help="After the list, print a row whenever a phase changes."),
-    timeout: Optional[str] = typer.Option(None, "--timeout", help="Stop watching after this long (30s, 5m, 1h)."),
-    chunk_size: int = typer.Option(500, "--chunk-size", min=0, help="Objects per page of a list (0: no paging)."),
-    output_format: GetFormat = typer.Option(
-        GetFormat.table, "-o", "--output", help="table, wide, name, json, yaml or tree."
+    timeout: Optional[str] = typer.Option(
+        None, "--timeout", metavar="DURATION", help="Stop watching after this long (30s, 5m, 1h)."
     ),
+    chunk_size: int = typer.Option(
+        500, "--chunk-size", metavar="N", min=0, help="Objects per page of a list (0: no paging)."
+    ),
+    output_format: str = output_option("get", VIEWS, "table"),
     kubeconfig: Optional[Path] = kubeconfig_option(),
     context: Optional[str] = context_option(),
     catalog_dirs: Optional[List[Path]] = catalog_option(),
     gpu_resource: Optional[List[str]] = gpu_resource_option(),
 ) -> None:
     """List workloads of the cluster with their phase, ready pods and GPUs (read-only)."""
+    chosen = chosen_output("get", output_format)
     phases = _phase_options(phase)
     if timeout is not None and not watch:
         raise typer.BadParameter("--timeout goes with --watch", param_hint="--timeout")
@@ -261,12 +283,12 @@ def get(
         targets = _targets(client, pairs, top_only, catalog)
         options["prefix_types"] = len({target.resource for target in targets}) > 1
         rows_maker = _Rows(client, catalog, gpu_resources(gpu_resource), options)
-        needs_pods = output_format in (GetFormat.table, GetFormat.wide)
+        needs_pods = chosen.kind in ("table", "wide")
         collected = Collected()
         if watch:
             options["top_only"] = top_only
             deadline = time.monotonic() + seconds if seconds is not None else None
-            _watch(client, targets, namespace, rows_maker, phases, output_format, options, deadline, collected)
+            _watch(client, targets, namespace, rows_maker, phases, chosen, options, deadline, collected)
             raise typer.Exit(0)
         objects = _fetch(client, targets, namespace, options)
         if top_only:
@@ -276,7 +298,7 @@ def get(
             scope = "" if all_namespaces else f" in {namespace or client.default_namespace} namespace"
             output.warn(f"No resources found{scope}.")
             raise typer.Exit(0)
-        _print(rows, output_format, options)
+        _print(rows, chosen, options)
     raise typer.Exit(collected.exit_code)
 
 
@@ -297,7 +319,7 @@ def _watch(
     namespace: Optional[str],
     rows_maker: _Rows,
     phases: set[str],
-    output_format: GetFormat,
+    chosen: Output,
     options: dict[str, Any],
     deadline: Optional[float],
     collected: Collected,
@@ -319,7 +341,7 @@ def _watch(
         )
         for target in targets
     ]
-    needs_pods = output_format in (GetFormat.table, GetFormat.wide)
+    needs_pods = chosen.kind in ("table", "wide")
     initial: list[dict] = []
     synced, phase_of = 0, {}  # (kind, namespace, name) -> the phase last printed
     try:
@@ -329,7 +351,7 @@ def _watch(
                 if synced == len(watches):
                     rows = _keep(rows_maker.rows(initial, pods=needs_pods, collected=collected), phases)
                     phase_of.update({_key(row): row.phase for row in rows})
-                    _print(rows, output_format, options)
+                    _print(rows, chosen, options)
                 continue
             if event.object is None:
                 continue
@@ -348,6 +370,6 @@ def _watch(
                     continue
                 else:
                     phase_of[key] = row.phase
-                _print([row], output_format, options, header=False)
+                _print([row], chosen, options, header=False)
     except KeyboardInterrupt:
         stop.set()

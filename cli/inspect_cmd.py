@@ -13,32 +13,48 @@ from workloadmap.tree import WorkloadTree
 
 from . import output
 from .common import Collected, catalog_option, gpu_resource_option, gpu_resources, load_catalog, related_option
-from .output import ViewFormat
+from .formats import Output, chosen_output, output_option, write_template
 from .render import render_inspect_table, render_tree
 
+VIEWS = ("tree", "table", "wide", "name", "json", "yaml", "templates")
 
-def write_trees(trees: list[WorkloadTree], output_format: ViewFormat) -> None:
-    """Print trees as the chosen view: tree, table, or a json/yaml dump (a List for several)."""
+
+def resource_name(tree: WorkloadTree) -> str:
+    """``kind.group/name`` as `kubectl get -o name` prints a resource (``pod/x`` for the core group)."""
+    group = tree.workload.api_version.rpartition("/")[0]
+    kind = tree.workload.kind.lower()
+    return f"{kind}.{group}/{tree.workload.name}" if group else f"{kind}/{tree.workload.name}"
+
+
+def write_trees(trees: list[WorkloadTree], chosen: Output) -> None:
+    """Print trees as the chosen view: tree, table, wide, name, a json/yaml dump (a List for several), a template."""
     if not trees:
         return
-    if output_format in (ViewFormat.json, ViewFormat.yaml):
-        output.write(output.dump(output.as_list([tree.to_dict() for tree in trees]), output_format.value))
-    elif output_format == ViewFormat.table:
-        output.write(render_inspect_table(trees))
+    if chosen.machine:
+        output.write(output.dump(output.as_list([tree.to_dict() for tree in trees]), chosen.kind))
+    elif chosen.templated:
+        write_template(chosen, output.as_list([tree.to_dict() for tree in trees]))
+    elif chosen.kind == "name":
+        output.write("".join(f"{resource_name(tree)}\n" for tree in trees))
+    elif chosen.kind in ("table", "wide"):
+        output.human(render_inspect_table(trees, wide=chosen.kind == "wide"), fit=False)
     else:
-        output.write("\n".join(render_tree(tree) for tree in trees))
+        output.human("\n".join(render_tree(tree) for tree in trees))
 
 
 def inspect(
-    files: Optional[List[str]] = typer.Argument(None, help="FILE, DIR or - (standard input)."),
-    filename: Optional[List[str]] = typer.Option(None, "-f", "--filename", help="FILE, DIR or -; repeatable."),
-    output_format: ViewFormat = typer.Option(ViewFormat.tree, "-o", "--output", help="tree, table, json or yaml."),
+    files: Optional[List[str]] = typer.Argument(None, metavar="FILE...", help="FILE, DIR or - (standard input)."),
+    filename: Optional[List[str]] = typer.Option(
+        None, "-f", "--filename", metavar="FILE", help="FILE, DIR or -; repeatable."
+    ),
+    output_format: str = output_option("inspect", VIEWS, "tree"),
     catalog_dirs: Optional[List[Path]] = catalog_option(),
     recursive: bool = typer.Option(False, "-R", "--recursive", help="Read directories recursively."),
     gpu_resource: Optional[List[str]] = gpu_resource_option(),
     related: Optional[List[str]] = related_option(),
 ) -> None:
     """Expand workloads from files into component trees with pod, GPU and gang totals."""
+    chosen = chosen_output("inspect", output_format)
     sources = list(files or []) + list(filename or [])
     if not sources:
         raise typer.BadParameter("give at least one FILE, DIR or - (standard input)", param_hint="FILE")
@@ -54,5 +70,5 @@ def inspect(
         )
     if not collected.codes:
         output.warn(f"note: no Kubernetes objects found in {', '.join(sources)}")
-    write_trees([tree for tree, _ in collected.trees], output_format)
+    write_trees([tree for tree, _ in collected.trees], chosen)
     raise typer.Exit(collected.exit_code)

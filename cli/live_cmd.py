@@ -64,9 +64,9 @@ def nodes(
     kubeconfig: Optional[Path] = kubeconfig_option(),
     context: Optional[str] = context_option(),
     selector: Optional[str] = typer.Option(
-        None, "-l", "--selector", help="Label selector, e.g. nvidia.com/gpu.present=true."
+        None, "-l", "--selector", metavar="SELECTOR", help="Label selector, e.g. nvidia.com/gpu.present=true."
     ),
-    output_format: DumpFormat = typer.Option(DumpFormat.yaml, "-o", "--output", help="yaml or json."),
+    output_format: DumpFormat = typer.Option(DumpFormat.yaml, "-o", "--output", metavar="FORMAT", help="yaml or json."),
 ) -> None:
     """Print the cluster's nodes as a NodeList (then `wmap topology show nodes.yaml`)."""
     with client_for(kubeconfig, context) as client:
@@ -77,7 +77,7 @@ def nodes(
 def pods(
     kubeconfig: Optional[Path] = kubeconfig_option(),
     context: Optional[str] = context_option(),
-    output_format: DumpFormat = typer.Option(DumpFormat.yaml, "-o", "--output", help="yaml or json."),
+    output_format: DumpFormat = typer.Option(DumpFormat.yaml, "-o", "--output", metavar="FORMAT", help="yaml or json."),
 ) -> None:
     """Print the unfinished pods of every namespace as a PodList (input for `--pods` of the topology commands)."""
     with client_for(kubeconfig, context) as client:

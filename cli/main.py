@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
+from typing import Any, List, Optional
 
 import typer
 
@@ -17,26 +19,53 @@ from workloadmap.errors import WorkloadMapError
 
 from . import alter_cmd, catalog_cmd, describe_cmd, get_cmd, inspect_cmd, live_cmd, output, place_cmd, topology_cmd
 from .common import guarded
+from .completion import SHELLS, complete_command, script
+from .examples import EXAMPLES
+from .help import WmapCommand, WmapGroup
 
 
-def _typer(help_text: str) -> typer.Typer:
+def _typer(help_text: str, path: str) -> typer.Typer:
     return typer.Typer(
         help=help_text,
         no_args_is_help=True,
         pretty_exceptions_enable=False,
         add_completion=False,
         rich_markup_mode=None,
+        cls=type("Group", (WmapGroup,), {"examples": EXAMPLES.get(path, ())}),
     )
 
 
-app = _typer("Expand AI workload custom resources into pod/GPU trees, gangs and topology placement.")
+def _command(group: typer.Typer, path: str, function: Callable[..., Any], help_text: str | None = None) -> None:
+    """Register ``function`` as the command ``path`` (its last word) of ``group``, with its examples."""
+    name = path.split()[-1]
+    cls = type("Command", (WmapCommand,), {"examples": EXAMPLES.get(path, ())})
+    group.command(name, help=help_text, cls=cls)(function)
+
+
+app = _typer("Expand AI workload custom resources into pod/GPU trees, gangs and topology placement.", "")
 app.info.name = "wmap"
-catalog_app = _typer("List, show, validate and lint workload definitions.")
+catalog_app = _typer("List, show, validate and lint workload definitions.", "catalog")
 topology_app = _typer(
-    "Read cluster topology (NodeList, Slurm topology.conf/yaml, Topograph model, preset, live cluster) "
-    "and simulate clusters."
+    "Read cluster topology (NodeList, Slurm topology.conf/yaml, Topograph model, preset:NAME, cluster:[CONTEXT]) "
+    "and simulate clusters.",
+    "topology",
 )
-cluster_app = _typer("Read-only live-cluster data: nodes and active pods for topology.")
+cluster_app = _typer("Read-only live-cluster data: nodes and active pods for topology.", "cluster")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        output.write(f"wmap {__version__}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", is_eager=True, callback=_print_version, help="Print the wmap version and exit."
+    ),
+) -> None:
+    """Expand AI workload custom resources into pod/GPU trees, gangs and topology placement."""
 
 
 def version() -> None:
@@ -44,47 +73,89 @@ def version() -> None:
     output.write(f"wmap {__version__}\n")
 
 
-app.command("inspect")(guarded(inspect_cmd.inspect))
-app.command("place", help="Which topology level each gang fits, and the scheduler objects that require it.")(
-    guarded(place_cmd.place)
-)
-app.command("get", help="List workloads of a live cluster: phase, ready pods, GPUs (read-only; -w watches).")(
-    guarded(get_cmd.get)
-)
-app.command("describe", help="A workload's components with their live pods, events and placement audit (read-only).")(
-    guarded(describe_cmd.describe_command)
-)
-app.command("alter", help="Change every pod template of a workload: scheduler, queue, labels, tolerations ...")(
-    guarded(alter_cmd.alter_command)
-)
-app.command("suspend", help="Suspend workloads through their operator's suspend field (printed, never applied).")(
-    guarded(alter_cmd.suspend_command)
-)
-app.command("resume", help="Resume suspended workloads (printed, never applied).")(guarded(alter_cmd.resume_command))
-app.command("version")(version)
+def completion(shell: str = typer.Argument(..., metavar="SHELL", help=f"One of {', '.join(SHELLS)}.")) -> None:
+    """Print the shell completion script for bash, zsh or fish.
 
-catalog_app.command("list")(guarded(catalog_cmd.catalog_list))
-catalog_app.command("show")(guarded(catalog_cmd.catalog_show))
-catalog_app.command("validate")(guarded(catalog_cmd.catalog_validate))
-catalog_app.command("lint")(guarded(catalog_cmd.catalog_lint))
-catalog_app.command("schema")(guarded(catalog_cmd.catalog_schema))
-catalog_app.command("export")(guarded(catalog_cmd.catalog_export))
+    `kubectl wmap` completes through the `kubectl_complete-wmap` command installed with wmap.
+    """
+    if shell not in SHELLS:
+        raise typer.BadParameter(f"{shell!r} is not one of {', '.join(SHELLS)}", param_hint="SHELL")
+    output.write(script(shell))
+
+
+def _complete(words: Optional[List[str]] = typer.Argument(None)) -> None:
+    output.write(complete_command(list(words or [])))
+
+
+_command(app, "inspect", guarded(inspect_cmd.inspect))
+_command(
+    app,
+    "place",
+    guarded(place_cmd.place),
+    "Which topology level each gang fits, and the scheduler objects that require it.",
+)
+_command(
+    app,
+    "get",
+    guarded(get_cmd.get),
+    "List workloads of a live cluster: phase, ready pods, GPUs (read-only; -w watches).",
+)
+_command(
+    app,
+    "describe",
+    guarded(describe_cmd.describe_command),
+    "A workload's components with their live pods, events and placement audit (read-only).",
+)
+_command(
+    app,
+    "alter",
+    guarded(alter_cmd.alter_command),
+    "Change every pod template of a workload: scheduler, queue, labels, tolerations ...",
+)
+_command(
+    app,
+    "suspend",
+    guarded(alter_cmd.suspend_command),
+    "Suspend workloads through their operator's suspend field (printed, never applied).",
+)
+_command(app, "resume", guarded(alter_cmd.resume_command), "Resume suspended workloads (printed, never applied).")
+_command(app, "version", version)
+_command(app, "completion", completion)
+app.command(
+    "__complete",
+    hidden=True,
+    context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []},
+)(_complete)
+
+_command(catalog_app, "catalog list", guarded(catalog_cmd.catalog_list))
+_command(catalog_app, "catalog show", guarded(catalog_cmd.catalog_show))
+_command(catalog_app, "catalog validate", guarded(catalog_cmd.catalog_validate))
+_command(catalog_app, "catalog lint", guarded(catalog_cmd.catalog_lint))
+_command(catalog_app, "catalog schema", guarded(catalog_cmd.catalog_schema))
+_command(catalog_app, "catalog export", guarded(catalog_cmd.catalog_export))
 app.add_typer(catalog_app, name="catalog")
 
-topology_app.command("show")(guarded(topology_cmd.show))
-topology_app.command("generate")(guarded(topology_cmd.generate))
-topology_app.command("presets")(guarded(topology_cmd.presets))
+_command(topology_app, "topology show", guarded(topology_cmd.show))
+_command(topology_app, "topology generate", guarded(topology_cmd.generate))
+_command(topology_app, "topology presets", guarded(topology_cmd.presets))
 app.add_typer(topology_app, name="topology")
 
-cluster_app.command("nodes", help="Print the cluster's NodeList (feeds `wmap topology show` and `wmap place -t`).")(
-    guarded(live_cmd.nodes)
+_command(
+    cluster_app,
+    "cluster nodes",
+    guarded(live_cmd.nodes),
+    "Print the cluster's NodeList (feeds `wmap topology show` and `wmap place -t`).",
 )
-cluster_app.command("pods", help="Print the active PodList (feeds --pods).")(guarded(live_cmd.pods))
+_command(cluster_app, "cluster pods", guarded(live_cmd.pods), "Print the active PodList (feeds --pods).")
 app.add_typer(cluster_app, name="cluster")
 
 
 def run() -> None:
     """Console-script entry point: library errors become one-line messages, never tracebacks."""
+    if sys.argv[1:2] == ["__complete"]:
+        # Completion runs on every <TAB>: answer without parsing the command line through typer.
+        output.write(complete_command(sys.argv[2:]))
+        return
     try:
         app(standalone_mode=True)
     except WorkloadMapError as error:

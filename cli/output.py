@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from enum import Enum
 from typing import Any
 
-import typer
 import yaml
+
+from . import terminal
 
 
 class ViewFormat(str, Enum):
@@ -58,11 +60,22 @@ def as_list(items: list[dict[str, Any]]) -> Any:
     return {"kind": "List", "apiVersion": "v1", "items": items}
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, free_text_last: bool = False) -> str:
+def table(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    *,
+    free_text_last: bool = False,
+    fit: bool = True,
+    indent: int = 0,
+    wrap_last: bool = False,
+) -> str:
     """A borderless kubectl table: upper-case headers, columns padded with three spaces.
 
     Values get ``-`` for spaces, except in a last free-text column (a REASON or MESSAGE, as
-    `kubectl get events` prints it) when ``free_text_last`` is set.
+    `kubectl get events` prints it) when ``free_text_last`` is set. With ``fit`` the table is
+    made to fit the terminal's width (less ``indent`` columns) by shortening cells with an
+    ellipsis: the free-text column first, then the widest ones (``-o wide`` passes ``fit=False``);
+    with ``wrap_last`` the free-text column wraps onto lines of its own instead of being cut.
     """
 
     def cell(value: Any, last: bool) -> str:
@@ -75,10 +88,51 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, free_text_la
     for row in rows:
         for index, value in enumerate(row):
             widths[index] = max(widths[index], len(value))
+    screen = terminal.current()
+    if fit and screen.width is not None:
+        widths = _fitted_widths(headers, widths, screen.width - indent, free_text_last, wrap_last)
     lines = []
     for row in [list(headers)] + rows:
-        lines.append("   ".join(value.ljust(widths[index]) for index, value in enumerate(row)).rstrip())
+        last = [row[-1]] if not (wrap_last and row is not headers) else _wrapped(row[-1], widths[-1])
+        cells = [terminal.shorten(value, widths[index], screen.ellipsis) for index, value in enumerate(row[:-1])]
+        cells.append(terminal.shorten(last[0], widths[-1], screen.ellipsis))
+        lines.append("   ".join(value.ljust(widths[index]) for index, value in enumerate(cells)).rstrip())
+        column = sum(widths[:-1]) + 3 * (len(widths) - 1)
+        lines.extend(" " * column + more for more in last[1:])
     return "\n".join(lines) + "\n"
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    return textwrap.wrap(text, width=max(width, 1), break_on_hyphens=False) or [text]
+
+
+_MIN_COLUMN = 8
+"""Columns are not shortened below this (or their header), so a cut cell still says something."""
+
+
+def _fitted_widths(
+    headers: Sequence[str], widths: list[int], width: int, free_text_last: bool, wrap_last: bool = False
+) -> list[int]:
+    """Column widths that fit ``width``: the free-text column shrinks first, then the widest columns."""
+    widths = list(widths)
+    floors = [max(len(header), min(_MIN_COLUMN, current)) for header, current in zip(headers, widths, strict=True)]
+    excess = sum(widths) + 3 * (len(widths) - 1) - width
+    if excess > 0 and free_text_last and widths:
+        # A reason or message is read, not copied: it gives way first (down to 12 columns, or to 24
+        # when it wraps onto lines of its own).
+        cut = min(excess, max(0, widths[-1] - max(floors[-1], 24 if wrap_last else 12)))
+        widths[-1] -= cut
+        excess -= cut
+    while excess > 0:
+        candidates = [index for index, current in enumerate(widths) if current > floors[index]]
+        if not candidates:
+            break
+        widest = max(candidates, key=lambda index: widths[index])
+        runner_up = max((widths[index] for index in candidates if index != widest), default=0)
+        step = min(excess, widths[widest] - max(runner_up, floors[widest]) or 1)
+        widths[widest] -= step
+        excess -= step
+    return widths
 
 
 def tree_lines(
@@ -98,15 +152,46 @@ def tree_lines(
 
 def error(message: str) -> None:
     """An error line on stderr."""
-    typer.echo(f"error: {message}", err=True)
+    _stderr(f"error: {message}")
 
 
 def warn(message: str) -> None:
     """A warning or note on stderr."""
-    typer.echo(message, err=True)
+    _stderr(message)
+
+
+def _stderr(message: str) -> None:
+    stream = sys.stderr
+    _safe_write(stream, terminal.paint_prefix(message, stream) + "\n")
+    stream.flush()
 
 
 def write(text: str) -> None:
-    """Text on stdout, flushed (so a reader sees each block as it is written)."""
-    sys.stdout.write(text)
+    """Text on stdout, flushed (so a reader sees each block as it is written); machine output goes here."""
+    _safe_write(sys.stdout, text)
     sys.stdout.flush()
+
+
+def human(text: str, *, fit: bool = True) -> None:
+    """Human output on stdout: lines fitted to the terminal, ASCII glyphs where needed, colour on a TTY.
+
+    ``fit=False`` keeps every line whole: tables (which :func:`table` fits itself, cell by cell)
+    and ``-o wide``.
+    """
+    screen = terminal.current()
+    if fit:
+        text = terminal.fit(text, screen.width)
+    if screen.color:
+        text = terminal.paint(text)
+    if not screen.unicode:
+        text = terminal.plain_glyphs(text)
+    write(text)
+
+
+def _safe_write(stream: Any, text: str) -> None:
+    """Write ``text``; characters the stream's encoding lacks become escapes instead of a crash."""
+    try:
+        stream.write(text)
+    except UnicodeEncodeError:
+        encoding = getattr(stream, "encoding", None) or "ascii"
+        stream.write(text.encode(encoding, "backslashreplace").decode(encoding))

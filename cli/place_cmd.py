@@ -25,6 +25,7 @@ from workloadmap.topology import DEFAULT_PRESET, Cluster, load_cluster
 
 from . import output
 from .common import (
+    SOURCE_FORMS,
     Collected,
     catalog_option,
     gpu_resource_option,
@@ -33,8 +34,9 @@ from .common import (
     parse_levels,
     related_option,
 )
+from .formats import Output, chosen_output, output_option, write_template
 from .numa_options import NODE_TOPOLOGY, TM_POLICY, TM_POLICY_OPTIONS, TM_SCOPE, numa_load_options
-from .output import ViewFormat
+from .numbers import plural as _plural
 from .render import (
     render_joint_summary,
     render_placement,
@@ -42,13 +44,15 @@ from .render import (
     render_rankings,
     render_rankings_table,
 )
+from .terminal import progress
 
 EXIT_UNFIT = 3
+VIEWS = ("tree", "table", "wide", "json", "yaml", "templates")
 EMIT_HELP = f"Print scheduler objects instead of the report: {', '.join(export_targets())} (repeatable)."
 
 TOPOLOGY_HELP = (
-    "Cluster SOURCE: NodeList, Slurm topology.conf/.yaml, Topograph model, preset:NAME or cluster:[CONTEXT]. "
-    f"Repeat to rank several clusters. Default: the built-in example preset:{DEFAULT_PRESET}."
+    f"The cluster SOURCE: {SOURCE_FORMS}. Repeat to rank several clusters. "
+    f"Default: the built-in example preset:{DEFAULT_PRESET}."
 )
 
 
@@ -57,10 +61,14 @@ def _clusters(
 ) -> list[Cluster]:
     level_list = parse_levels(levels)
     given = {name: value for name, value in capacity.items() if value is not None}
-    return [
-        load_cluster(source, levels=level_list, pods_file=pods, topology_object=topology_object, **given)
-        for source in sources
-    ]
+    clusters = []
+    for source in sources:
+        with progress(f"reading topology {source}"):
+            cluster = load_cluster(source, levels=level_list, pods_file=pods, topology_object=topology_object, **given)
+        for note in cluster.notes:
+            output.warn(f"note: {cluster.name}: {note}")
+        clusters.append(cluster)
+    return clusters
 
 
 def _unique(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -77,69 +85,112 @@ def _unique(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return kept
 
 
-def _write_objects(objects: list[dict[str, Any]], output_format: ViewFormat) -> None:
-    if output_format is ViewFormat.json:
+def _write_objects(objects: list[dict[str, Any]], chosen: Output) -> None:
+    if chosen.kind == "json":
         output.write(output.dump(output.as_list(objects), "json"))
         return
     output.write(yaml.safe_dump_all(objects, sort_keys=False, default_flow_style=False))
 
 
-def _write_reports(
-    reports: list[PlacementReport], output_format: ViewFormat, joint: JointPlacement | None = None
-) -> None:
+def _write_reports(reports: list[PlacementReport], chosen: Output, joint: JointPlacement | None = None) -> None:
     if not reports:
         return
-    if output_format in (ViewFormat.json, ViewFormat.yaml):
-        output.write(output.dump(output.as_list([report.to_dict() for report in reports]), output_format.value))
-    elif output_format is ViewFormat.table:
-        output.write(render_placement_table(reports))
+    if chosen.machine:
+        output.write(output.dump(output.as_list([report.to_dict() for report in reports]), chosen.kind))
+    elif chosen.templated:
+        write_template(chosen, output.as_list([report.to_dict() for report in reports]))
+    elif chosen.kind in ("table", "wide"):
+        output.human(render_placement_table(reports, wide=chosen.kind == "wide"), fit=False)
     else:
-        output.write("\n".join(render_placement(report) for report in reports))
-    if joint is not None and output_format not in (ViewFormat.json, ViewFormat.yaml):
-        output.write(render_joint_summary(joint))
+        output.human("\n".join(render_placement(report) for report in reports))
+    if joint is not None and not chosen.machine and not chosen.templated:
+        output.human(render_joint_summary(joint))
 
 
-def _write_rankings(rankings: list[ClusterRanking], output_format: ViewFormat) -> None:
-    if output_format in (ViewFormat.json, ViewFormat.yaml):
-        output.write(output.dump(output.as_list([ranking.to_dict() for ranking in rankings]), output_format.value))
-    elif output_format is ViewFormat.table:
-        output.write(render_rankings_table(rankings))
+def _write_rankings(rankings: list[ClusterRanking], chosen: Output) -> None:
+    if chosen.machine:
+        output.write(output.dump(output.as_list([ranking.to_dict() for ranking in rankings]), chosen.kind))
+    elif chosen.templated:
+        write_template(chosen, output.as_list([ranking.to_dict() for ranking in rankings]))
+    elif chosen.kind in ("table", "wide"):
+        output.human(render_rankings_table(rankings, wide=chosen.kind == "wide"), fit=False)
     else:
-        output.write(render_rankings(rankings))
+        output.human(render_rankings(rankings))
+
+
+def _check_policy(value: str) -> str:
+    if value not in POLICIES:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(POLICIES)}")
+    return value
+
+
+def _check_targets(values: Optional[List[str]]) -> Optional[List[str]]:
+    for target in values or []:
+        if target not in export_targets():
+            raise typer.BadParameter(f"{target!r} is not one of {', '.join(export_targets())}")
+    return values
+
+
+def _chosen(output_format: Optional[str], targets: list[str]) -> Output:
+    """The -o view; with --emit only yaml (the default) or json, since the output is Kubernetes objects."""
+    if not targets:
+        return chosen_output("place", output_format or "tree")
+    if output_format not in (None, "yaml", "json"):
+        raise typer.BadParameter(
+            f"--emit prints Kubernetes objects: use -o yaml or -o json, not {output_format!r}", param_hint="-o"
+        )
+    return Output(output_format or "yaml")
 
 
 def place(
-    workload: List[str] = typer.Argument(..., help="Workload FILE, DIR or - (standard input)."),
-    topology: Optional[List[str]] = typer.Option(None, "-t", "--topology", help=TOPOLOGY_HELP),
-    pods: Optional[Path] = typer.Option(None, "--pods", help="Pod/PodList file; running pods use node capacity."),
-    levels: Optional[str] = typer.Option(None, "--levels", help="Comma-separated node-label keys, widest first."),
-    topology_object: Optional[Path] = typer.Option(
-        None, "--topology-object", help="KAI or Kueue Topology object whose levels to use."
+    workload: List[str] = typer.Argument(..., metavar="FILE...", help="Workload FILE, DIR or - (standard input)."),
+    topology: Optional[List[str]] = typer.Option(None, "-t", "--topology", metavar="SOURCE", help=TOPOLOGY_HELP),
+    pods: Optional[Path] = typer.Option(
+        None, "--pods", metavar="FILE", help="Pod/PodList file; running pods use node capacity."
     ),
-    gpus_per_node: Optional[int] = typer.Option(None, "--gpus-per-node", help="Node GPUs (Slurm files and models)."),
-    cpus_per_node: Optional[str] = typer.Option(None, "--cpus-per-node", help="Node cpu (Slurm files and models)."),
+    levels: Optional[str] = typer.Option(
+        None, "--levels", metavar="KEY,KEY...", help="Comma-separated node-label keys, widest first."
+    ),
+    topology_object: Optional[Path] = typer.Option(
+        None, "--topology-object", metavar="FILE", help="KAI or Kueue Topology object whose levels to use."
+    ),
+    gpus_per_node: Optional[int] = typer.Option(
+        None, "--gpus-per-node", metavar="N", help="Node GPUs (Slurm files and models; default 8, with a note)."
+    ),
+    cpus_per_node: Optional[str] = typer.Option(
+        None, "--cpus-per-node", metavar="CPU", help="Node cpu (Slurm files and models)."
+    ),
     memory_per_node: Optional[str] = typer.Option(
-        None, "--memory-per-node", help="Node memory (Slurm files and models)."
+        None, "--memory-per-node", metavar="MEMORY", help="Node memory, e.g. 1024Gi (Slurm files and models)."
     ),
     required: Optional[str] = typer.Option(
-        None, "--required", help="Level every PodGroup must fit in (label key or its tail, e.g. rack)."
+        None, "--required", metavar="LEVEL", help="Level every PodGroup must fit in (label key or its tail, e.g. rack)."
     ),
-    preferred: Optional[str] = typer.Option(None, "--preferred", help="Preferred level to report and export."),
-    output_format: ViewFormat = typer.Option(ViewFormat.tree, "-o", "--output", help="tree, table, json or yaml."),
-    emit: Optional[List[str]] = typer.Option(
-        None,
-        "--emit",
-        help=EMIT_HELP,
+    preferred: Optional[str] = typer.Option(
+        None, "--preferred", metavar="LEVEL", help="Preferred level to report and export."
+    ),
+    output_format: Optional[str] = output_option(
+        "place", VIEWS, None, "Output format (default tree; with --emit yaml)"
+    ),
+    emit: Optional[List[str]] = typer.Option(None, "--emit", metavar="TARGET", help=EMIT_HELP, callback=_check_targets),
+    html: Optional[Path] = typer.Option(
+        None, "--html", metavar="FILE", help="Also write the placement as a picture: self-contained HTML with SVG."
     ),
     topology_name: Optional[str] = typer.Option(
-        None, "--topology-name", help="Name of the emitted Topology objects (default: from the cluster name)."
+        None, "--topology-name", metavar="NAME", help="Name of the emitted Topology objects (default: the cluster's)."
     ),
-    queue: Optional[str] = typer.Option(None, "--queue", help="Queue for emitted KAI/Volcano PodGroups."),
+    queue: Optional[str] = typer.Option(
+        None, "--queue", metavar="QUEUE", help="Queue for emitted KAI/Volcano PodGroups."
+    ),
     no_auto: bool = typer.Option(
         False, "--no-auto", help="Do not require an accelerator (NVLink) domain for SubGroups that fit one."
     ),
     policy: str = typer.Option(
-        "kueue", "--policy", help="Whose choice rule assigns the pods: kueue (topology-aware BestFit) or kai."
+        "kueue",
+        "--policy",
+        metavar="POLICY",
+        callback=_check_policy,
+        help="Whose choice rule assigns the pods: kueue (topology-aware BestFit) or kai.",
     ),
     balanced: bool = typer.Option(
         False, "--kueue-balanced", help="Kueue's balanced placement for preferred levels (TASBalancedPlacement)."
@@ -158,14 +209,11 @@ def place(
 ) -> None:
     """Show where each gang of the workload fits (per topology level), or emit scheduler objects."""
     targets = list(emit or [])
-    for target in targets:
-        if target not in export_targets():
-            raise typer.BadParameter(f"{target!r} is not one of {', '.join(export_targets())}", param_hint="--emit")
-    sources = list(topology or [f"preset:{DEFAULT_PRESET}"])
+    chosen = _chosen(output_format, targets)
     if not topology:
         output.warn(f"note: no --topology given; placing on the built-in example cluster preset:{DEFAULT_PRESET}")
     clusters = _clusters(
-        sources, levels, pods, topology_object,
+        list(topology or [f"preset:{DEFAULT_PRESET}"]), levels, pods, topology_object,
         gpus_per_node=gpus_per_node, cpus_per_node=cpus_per_node, memory_per_node=memory_per_node,
         **numa_load_options(node_topology, tm_policy, tm_scope, tm_options),
     )  # fmt: skip
@@ -176,45 +224,67 @@ def place(
         collected.add(
             inspect_file(source, catalog=catalog, related=related_objects, gpu_resources=gpu_resources(gpu_resource))
         )
-    if policy not in POLICIES:
-        raise typer.BadParameter(f"{policy!r} is not one of {', '.join(POLICIES)}", param_hint="--policy")
     options: dict[str, Any] = {
         "required": required, "preferred": preferred, "auto": not no_auto, "policy": policy, "balanced": balanced,
     }  # fmt: skip
-    joint, placed = _place_all(collected, clusters, options, together=not each_alone)
-    reports = [placement.report for placement, _, _ in placed if placement.report is not None]
-    rankings = [placement.ranking for placement, _, _ in placed if placement.ranking is not None]
+    with progress(f"placing {_plural(len(collected.trees), 'workload')} on {_plural(len(clusters), 'cluster')}"):
+        joint, placed = _place_all(collected, clusters, options, together=not each_alone)
     if targets:
-        objects: list[dict[str, Any]] = []
-        notes: list[str] = []
-        for placement, body, tree in placed:
-            if placement.report is None:
-                continue
-            for target in targets:
-                objects.extend(
-                    export(
-                        target,
-                        tree,
-                        placement.report,
-                        cluster=placement.cluster,
-                        obj=body,
-                        topology=topology_name,
-                        queue=queue,
-                        catalog=catalog,
-                        notes=notes,
-                    )  # fmt: skip
-                )
-        for note in dict.fromkeys(notes):
-            output.warn(f"note: {note}")
-        _write_objects(_unique(objects), output_format)
-    elif rankings:
-        _write_rankings(rankings, output_format)
+        _emit(placed, targets, chosen, catalog, topology_name=topology_name, queue=queue, fail_unfit=fail_unfit)
     else:
-        _write_reports(reports, output_format, joint)
+        _report(placed, chosen, joint)
+    if html is not None:
+        from .html_report import write_html_report  # drawing code loads only when a picture is asked for
+
+        write_html_report(html, placed, clusters)
     if collected.exit_code:
         raise typer.Exit(collected.exit_code)
     if fail_unfit and not all(placement.fits for placement, _, _ in placed):
         raise typer.Exit(EXIT_UNFIT)
+
+
+def _report(placed: list[tuple[Placement, Any, Any]], chosen: Output, joint: JointPlacement | None) -> None:
+    rankings = [placement.ranking for placement, _, _ in placed if placement.ranking is not None]
+    if rankings:
+        _write_rankings(rankings, chosen)
+    else:
+        _write_reports([placement.report for placement, _, _ in placed if placement.report is not None], chosen, joint)
+
+
+def _emit(
+    placed: list[tuple[Placement, Any, Any]], targets: list[str], chosen: Output, catalog: Any, **settings: Any
+) -> None:
+    """The scheduler objects of every placed workload; an unfit workload is warned about, never silent."""
+    objects: list[dict[str, Any]] = []
+    notes: list[str] = []
+    for placement, body, tree in placed:
+        if placement.report is None:
+            output.warn(f"warning: {tree.workload} fits none of the clusters: nothing emitted for it")
+            continue
+        if placement.ranking is not None:
+            output.warn(f"note: {tree.workload}: emitted for cluster {placement.report.topology.name}, the best ranked")
+        if not placement.report.fits:
+            output.warn(
+                f"warning: {tree.workload} does not fit {placement.report.topology.name} "
+                f"({placement.report.reason}); the objects ask for a placement the scheduler cannot make now"
+            )
+        for target in targets:
+            objects.extend(
+                export(
+                    target,
+                    tree,
+                    placement.report,
+                    cluster=placement.cluster,
+                    obj=body,
+                    topology=settings["topology_name"],
+                    queue=settings["queue"],
+                    catalog=catalog,
+                    notes=notes,
+                )  # fmt: skip
+            )
+    for note in dict.fromkeys(notes):
+        output.warn(f"note: {note}")
+    _write_objects(_unique(objects), chosen)
 
 
 def _place_all(

@@ -6,21 +6,20 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from workloadmap.labels import HOSTNAME
 from workloadmap.lint import LintFinding
 from workloadmap.placement import Assignment, ClusterRanking, GroupPlacement, JointPlacement, PlacementReport
-from workloadmap.quantities import format_quantity, format_resources
-from workloadmap.topology import Cluster, Domain, Node, SimulationSpec
 from workloadmap.tree import Component, Grouping, PodGroup, TopologyConstraint, WorkloadTree
-from workloadmap.values import as_number
 
+from .collapse import MAX_SHOWN, runs
+from .numbers import amounts, count, plural
 from .output import table, tree_lines
 from .render_numa import qos_text
+from .render_topology import render_domain_tree, render_presets, shown_depth
+from .terminal import current as current_terminal
 
+__all__ = ["render_domain_tree", "render_presets", "shown_depth"]  # re-exported: topology views live apart
 
-def _plural(count: Any, word: str) -> str:
-    count = as_number(count) if not isinstance(count, float) else count
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+_plural = plural
 
 
 # -- workloads -------------------------------------------------------------------------------
@@ -44,8 +43,8 @@ def _component_label(component: Component, gpu_names: Sequence[str]) -> str:
         pods = "pod per node" if component.per_node else _plural(component.pods, "pod")
         parts.append(pods if component.per_node else f"= {pods}")
         if component.gpus_per_pod:
-            parts.append(f"{as_number(component.gpus_per_pod)} GPU/pod, {_plural(component.gpus, 'GPU')}")
-        resources = format_resources(component.pod_resources)
+            parts.append(f"{count(component.gpus_per_pod)} GPU/pod, {_plural(component.gpus, 'GPU')}")
+        resources = amounts(component.pod_resources)
         shape = {name: value for name, value in resources.items() if name in ("cpu", "memory")}
         others = {
             name: value
@@ -81,8 +80,8 @@ def _constraint_text(constraint: TopologyConstraint) -> str:
     return "  " + ", ".join(parts) + topology
 
 
-def _group_lines(group: PodGroup) -> list[str]:
-    header = f"{group.name}  minMember {group.min_member} of {_plural(group.pods, 'pod')}"
+def _group_lines(group: PodGroup, name: str | None = None) -> list[str]:
+    header = f"{name or group.name}  minMember {group.min_member} of {_plural(group.pods, 'pod')}"
     header += _constraint_text(group.topology_constraint)
     lines = [f"  {header}"]
     by_parent: dict[str | None, list] = {}
@@ -102,7 +101,27 @@ def _group_lines(group: PodGroup) -> list[str]:
     return lines
 
 
-_MAX_GROUPS_SHOWN = 8
+def _gang_summary(groups: list[PodGroup]) -> str:
+    """Whether the PodGroups are gangs: a PodGroup of minMember 1 schedules its pods one by one."""
+    gangs = sum(group.min_member > 1 for group in groups)
+    if gangs == 0:
+        return "minMember 1: no gang, each pod is scheduled on its own"
+    if gangs < len(groups):
+        return f"{gangs} of them gang-scheduled"
+    return "gang-scheduled together" if len(groups) == 1 else "each gang-scheduled"
+
+
+def _pod_group_lines(groups: list[PodGroup]) -> list[str]:
+    """The PodGroups, identical neighbours collapsed (``g-0..g-199 (200 alike)``), the rest summarised."""
+    collapsed = runs(groups, lambda group: group.name, lambda group: tuple(_group_lines(group, "-")))
+    lines: list[str] = []
+    for run in collapsed[:MAX_SHOWN]:
+        lines.extend(_group_lines(run.first, run.label))
+    hidden = collapsed[MAX_SHOWN:]
+    if hidden:
+        more = sum(len(run.items) for run in hidden)
+        lines.append(f"  ... and {_plural(more, 'more PodGroup')} (see -o json)")
+    return lines
 
 
 def render_tree(tree: WorkloadTree) -> str:
@@ -112,9 +131,7 @@ def render_tree(tree: WorkloadTree) -> str:
     phase = tree.phase.value
     if tree.phases and tree.phases != [tree.phase]:
         phase += f" (matched {', '.join(matched.value for matched in tree.phases)})"
-    lines = [
-        f"{workload.kind}/{workload.name}{where}  ({workload.api_version}, definition {tree.definition})  phase {phase}"
-    ]
+    lines = [f"{workload}{where}  ({workload.api_version}, definition {tree.definition})  phase {phase}"]
     lines.extend(
         tree_lines(
             tree.components,
@@ -123,21 +140,15 @@ def render_tree(tree: WorkloadTree) -> str:
         )
     )
     resources = ", ".join(
-        f"{name} {value}"
-        for name, value in format_resources(tree.totals.resources).items()
-        if name not in tree.gpu_resources
+        f"{name} {value}" for name, value in amounts(tree.totals.resources).items() if name not in tree.gpu_resources
     )
     lines.append(
         f"Totals: {_plural(tree.totals.pods, 'pod')}, {_plural(tree.totals.gpus, 'GPU')}"
         + (f" ({resources})" if resources else "")
     )
     if tree.pod_groups:
-        gang = "gang-scheduled together" if len(tree.pod_groups) == 1 else "each gang-scheduled"
-        lines.append(f"PodGroups: {len(tree.pod_groups)}, {gang} ({tree.gang_policy})")
-        for group in tree.pod_groups[:_MAX_GROUPS_SHOWN]:
-            lines.extend(_group_lines(group))
-        if len(tree.pod_groups) > _MAX_GROUPS_SHOWN:
-            lines.append(f"  ... and {len(tree.pod_groups) - _MAX_GROUPS_SHOWN} more alike (see -o json)")
+        lines.append(f"PodGroups: {len(tree.pod_groups)}, {_gang_summary(tree.pod_groups)} ({tree.gang_policy})")
+        lines.extend(_pod_group_lines(tree.pod_groups))
     elif tree.grouping is Grouping.PER_POD:
         lines.append(f"PodGroups: {tree.pod_group_count}, one per pod ({tree.gang_policy})")
     else:
@@ -145,50 +156,42 @@ def render_tree(tree: WorkloadTree) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_inspect_table(trees: list[WorkloadTree]) -> str:
-    """One row per pod-bearing component."""
+def render_inspect_table(trees: list[WorkloadTree], *, wide: bool = False) -> str:
+    """One row per pod-bearing component (``wide``: replicas, GPUs per pod, namespace, definition too)."""
     rows = []
     for tree in trees:
-        workload = f"{tree.workload.kind.lower()}/{tree.workload.name}"
+        workload = f"{tree.workload.kind.lower()}/{tree.workload.display_name}"
         for component in tree.walk():
             if not component.has_pod_template:
                 continue
-            rows.append(
-                [
-                    component.name,
-                    workload,
-                    tree.phase.value,
-                    component.replicas,
-                    component.pods,
-                    as_number(component.gpus_per_pod),
-                    as_number(component.gpus),
-                    format_resources(component.pod_resources).get("cpu", "0"),
-                    format_resources(component.pod_resources).get("memory", "0"),
-                ]
-            )
-    return table(["NAME", "WORKLOAD", "PHASE", "REPLICAS", "PODS", "GPUS-PER-POD", "GPUS", "CPU", "MEMORY"], rows)
+            shape = amounts(component.pod_resources)
+            row: list[Any] = [component.name, workload, tree.phase.value, component.pods, count(component.gpus)]
+            row += [shape.get("cpu", "0"), shape.get("memory", "0")]
+            if wide:
+                row += [component.replicas, count(component.gpus_per_pod), tree.workload.namespace, tree.definition]
+            rows.append(row)
+    headers = ["NAME", "WORKLOAD", "PHASE", "PODS", "GPUS", "CPU", "MEMORY"]
+    headers += ["REPLICAS", "GPUS-PER-POD", "NAMESPACE", "DEFINITION"] if wide else []
+    return table(headers, rows, fit=not wide)
 
 
 # -- catalog ---------------------------------------------------------------------------------
 
 
-def render_definition_table(summaries: list[dict[str, Any]]) -> str:
-    """`wmap catalog list` as a table, from the summaries `catalog list -o json` prints."""
+def render_definition_table(summaries: list[dict[str, Any]], *, wide: bool = False) -> str:
+    """`wmap catalog list` as a table, from the summaries `catalog list -o json` prints.
+
+    NAME, KIND and GROUP; ``wide`` adds the versions, every component, whether it gangs and the format.
+    """
     rows = []
     for summary in summaries:
-        components = summary["components"]
-        shown = ",".join(components[:3]) + (f",+{len(components) - 3}" if len(components) > 3 else "")
-        rows.append(
-            [
-                summary["name"],
-                summary["kind"],
-                summary["group"] or "core",
-                ",".join(summary["versions"]),
-                shown,
-                "no" if summary["gang"] == "none" else "yes",
-            ]
-        )
-    return table(["NAME", "KIND", "GROUP", "VERSIONS", "COMPONENTS", "GANG"], rows)
+        row = [summary["name"], summary["kind"], summary["group"] or "core"]
+        if wide:
+            row += [",".join(summary["versions"]), ",".join(summary["components"])]
+            row += ["no" if summary["gang"] == "none" else "yes", summary.get("format")]
+        rows.append(row)
+    headers = ["NAME", "KIND", "GROUP"] + (["VERSIONS", "COMPONENTS", "GANG", "FORMAT"] if wide else [])
+    return table(headers, rows, fit=not wide)
 
 
 def render_lint_table(findings: list[LintFinding]) -> str:
@@ -204,9 +207,18 @@ def _level(level: str | None) -> str:
     return "cluster" if level is None else level
 
 
-def _group_label(group: GroupPlacement) -> str:
+def _candidates(candidates: Sequence[str], shown: int = 5, separator: str = " ") -> str:
+    """The first ``shown`` candidates and how many more: ``nvl-001 nvl-002 +6 more``."""
+    text = separator.join(candidates[:shown])
+    more = len(candidates) - shown
+    return text + (f"{separator}+{more}{'' if separator == ',' else ' more'}" if more > 0 else "")
+
+
+def _group_label(group: GroupPlacement, name: str | None = None, assigned: str | None = None, alike: int = 1) -> str:
     status = "fits" if group.fits else "DOES NOT FIT"
-    parts = [f"{group.name} ({group.pods} pods, min {group.min_member}{'' if group.gang else ', no gang'}): {status}"]
+    pods = f"{_plural(group.pods, 'pod')}, min {group.min_member}{'' if group.gang else ', no gang'}"
+    pods = f"{alike} alike, each {pods}" if alike > 1 else pods
+    parts = [f"{name if name is not None else group.name} ({pods}): {status}"]
     if group.required_level:
         parts.append(f"required {group.required_level} ({group.required_source})")
     fit_levels = {fit.level: fit for fit in group.levels}
@@ -217,14 +229,54 @@ def _group_label(group: GroupPlacement) -> str:
     else:
         parts.append("preferred: whole cluster")
     if group.candidates:
-        parts.append("candidates " + " ".join(group.candidates[:5]) + (" ..." if len(group.candidates) > 5 else ""))
-    if group.assignment is not None and group.fits:
-        parts.append(f"assigned {_assignment(group.assignment)}")
+        parts.append("candidates " + _candidates(group.candidates))
+    if assigned is None and group.assignment is not None and group.fits:
+        assigned = _assignment(group.assignment)
+    if assigned:
+        parts.append(f"assigned {assigned}")
     if group.reason:
         parts.append(group.reason)
     if group.approximate:
         parts.append("(search budget exhausted: fit assumed)")
     return "; ".join(parts)
+
+
+def _placement_nodes(groups: Sequence[GroupPlacement]) -> list[tuple[str, list[Any]]]:
+    """The PodGroups as (label, children) tree nodes.
+
+    Identical neighbours (but for their name and assignment) are drawn once, with the domains
+    they were assigned to.
+    """
+
+    def key(group: GroupPlacement) -> Any:
+        # Reasons name their own group ("its PodGroup g-3 is not placed"): alike once the name is out.
+        labels = [_group_label(group, "", "")] + [_group_label(sub) for sub in group.sub_groups]
+        return tuple(label.replace(group.name, "{}") for label in labels)
+
+    nodes: list[tuple[str, list[Any]]] = []
+    for run in runs(groups, lambda group: group.name, key):
+        assigned = None
+        name = run.first.name
+        if len(run.items) > 1:
+            name = f"{run.names[0]}..{run.names[-1]}"
+            placed = [group.assignment for group in run.items if group.assignment and group.fits]
+            domains = [assignment.domain or "the cluster" for assignment in placed]
+            assigned = "to " + _candidates(list(dict.fromkeys(domains)), 4, ", ") if domains else ""
+        label = _group_label(run.first, name, assigned, alike=len(run.items))
+        nodes.append((label, _subgroup_nodes(run.first)))
+    return nodes
+
+
+def _subgroup_nodes(group: GroupPlacement) -> list[Any]:
+    """SubGroups hang under their parent SubGroup, as KAI nests them."""
+    children: dict[str | None, list[GroupPlacement]] = {}
+    for sub in group.sub_groups:
+        children.setdefault(sub.parent, []).append(sub)
+
+    def build(parent: str | None) -> list[Any]:
+        return [(_group_label(sub), build(sub.name)) for sub in children.get(parent, [])]
+
+    return build(None)
 
 
 def _assignment(assignment: Assignment, shown: int = 4) -> str:
@@ -250,69 +302,53 @@ def render_placement(report: PlacementReport) -> str:
     if report.reason:
         head += f" ({report.reason})"
     if report.placed_before:
-        head += f" [after {len(report.placed_before)} workload(s) placed before it]"
+        head += f" [after {_plural(len(report.placed_before), 'workload')} placed before it]"
     lines = [head]
-    for group in report.pod_groups:
-        # SubGroups hang under their parent SubGroup, as KAI nests them.
-        children: dict[str | None, list[GroupPlacement]] = {}
-        for sub in group.sub_groups:
-            children.setdefault(sub.parent, []).append(sub)
-
-        def below(
-            node: GroupPlacement,
-            root: GroupPlacement = group,
-            by_parent: dict[str | None, list[GroupPlacement]] = children,
-        ) -> list[GroupPlacement]:
-            return by_parent.get(None if node is root else node.name, [])
-
-        lines.extend(tree_lines([group], _group_label, below))
+    nodes = _placement_nodes(report.pod_groups)
+    shown = nodes[:MAX_SHOWN] if len(nodes) > MAX_SHOWN + 1 else nodes
+    lines.extend(tree_lines(shown, lambda node: node[0], lambda node: node[1]))
+    if len(shown) < len(nodes):
+        lines.append(f"... and {_plural(len(nodes) - len(shown), 'more group')} (see -o table or -o json)")
     for fit in report.slices:
         where = "fits nowhere" if not fit.fits else f"preferred {_level(fit.preferred_level)}"
         if fit.required_level:
             where += f"; required {_level(fit.required_level)} ({fit.required_source})"
-        lines.append(f"slices: {fit.count} x {fit.component} of {fit.size} pods each: {where}")
+        lines.append(f"slices: {fit.count} x {fit.component} of {_plural(fit.size, 'pod')} each: {where}")
     lines.extend(f"note: {note}" for note in report.notes)
     return "\n".join(lines) + "\n"
 
 
-PLACEMENT_HEADERS = [
-    "WORKLOAD",
-    "CLUSTER",
-    "GROUP",
-    "PODS",
-    "MIN",
-    "FITS",
-    "REQUIRED",
-    "PREFERRED",
-    "CANDIDATES",
-    "ASSIGNED:NODES",
-    "REASON",
-]
+def _short(level: str | None) -> str:
+    """A level by the tail of its label key (``domain`` for ``accelerator.topograph.run/domain``).
+
+    That is how ``--required`` and ``--preferred`` accept it.
+    """
+    return _level(level).rpartition("/")[2]
 
 
-def render_placement_table(reports: Sequence[PlacementReport]) -> str:
-    """`wmap place -o table`: one row per PodGroup and SubGroup."""
+def render_placement_table(reports: Sequence[PlacementReport], *, wide: bool = False) -> str:
+    """`wmap place -o table`: one row per PodGroup and SubGroup.
+
+    The WORKLOAD column appears for several workloads, levels by their tail; ``wide`` adds the
+    cluster, minMember and required level, with full level keys and every candidate.
+    """
+    several = wide or len({str(report.workload) for report in reports}) > 1
+    level = _level if wide else _short
     rows = []
     for report in reports:
         for group in report.pod_groups:
             entries = [(group, group.name)] + [(sub, f"{group.name}/{sub.name}") for sub in group.sub_groups]
             for entry, name in entries:
-                rows.append(
-                    [
-                        str(report.workload),
-                        report.topology.name,
-                        name,
-                        entry.pods,
-                        entry.min_member,
-                        "yes" if entry.fits else "no",
-                        entry.required_level,
-                        _level(entry.preferred_level),
-                        ",".join(entry.candidates[:3]),
-                        _assigned_cell(entry),
-                        entry.reason,
-                    ]
-                )
-    return table(PLACEMENT_HEADERS, rows, free_text_last=True)
+                candidates = ",".join(entry.candidates) if wide else _candidates(entry.candidates, 1, ",")
+                row: list[Any] = ([str(report.workload)] if several else []) + ([report.topology.name] if wide else [])
+                row += [name, entry.pods] + ([entry.min_member] if wide else []) + ["yes" if entry.fits else "no"]
+                row += [entry.required_level] if wide else []
+                row += [level(entry.preferred_level), candidates, _assigned_cell(entry), entry.reason]
+                rows.append(row)
+    headers = (["WORKLOAD"] if several else []) + (["CLUSTER"] if wide else []) + ["GROUP", "PODS"]
+    headers += (["MIN"] if wide else []) + ["FITS"] + (["REQUIRED"] if wide else [])
+    headers += ["PREFERRED", "CANDIDATES", "ASSIGNED:NODES", "REASON"]
+    return table(headers, rows, free_text_last=True, fit=not wide)
 
 
 def _assigned_cell(group: GroupPlacement) -> str | None:
@@ -322,8 +358,8 @@ def _assigned_cell(group: GroupPlacement) -> str | None:
     return f"{where}:{len(group.assignment.nodes)}"
 
 
-def render_rankings_table(rankings: Sequence[ClusterRanking]) -> str:
-    """Several clusters ranked, as a table."""
+def render_rankings_table(rankings: Sequence[ClusterRanking], *, wide: bool = False) -> str:
+    """Several clusters ranked, as a table (``wide``: reasons whole)."""
     rows: list[list[Any]] = []
     for ranking in rankings:
         for rank, fit in enumerate(ranking.ranked, start=1):
@@ -333,14 +369,14 @@ def render_rankings_table(rankings: Sequence[ClusterRanking]) -> str:
                     rank,
                     fit.cluster,
                     _level(fit.preferred_level),
-                    as_number(fit.leftover_gpus),
+                    count(fit.leftover_gpus),
                     None,
                 ]
             )
         for unfit in ranking.unfit:
             rows.append([str(ranking.workload), None, unfit.cluster, None, None, unfit.reason])
     headers = ["WORKLOAD", "RANK", "CLUSTER", "PREFERRED", "LEFTOVER-GPUS", "REASON"]
-    return table(headers, rows, free_text_last=True)
+    return table(headers, rows, free_text_last=True, fit=not wide)
 
 
 def render_rankings(rankings: Sequence[ClusterRanking]) -> str:
@@ -349,8 +385,8 @@ def render_rankings(rankings: Sequence[ClusterRanking]) -> str:
     for ranking in rankings:
         lines = [f"{ranking.workload}:"]
         for rank, fit in enumerate(ranking.ranked, start=1):
-            leftover = as_number(fit.leftover_gpus)
-            lines.append(f"  {rank}. {fit.cluster}: preferred {_level(fit.preferred_level)}, {leftover} GPUs left over")
+            leftover = _plural(fit.leftover_gpus, "GPU")
+            lines.append(f"  {rank}. {fit.cluster}: preferred {_level(fit.preferred_level)}, {leftover} left over")
         for unfit in ranking.unfit:
             lines.append(f"  -  {unfit.cluster}: does not fit ({unfit.reason})")
         if ranking.ranked:
@@ -358,69 +394,6 @@ def render_rankings(rankings: Sequence[ClusterRanking]) -> str:
             lines.append(render_placement(ranking.ranked[0].report).rstrip("\n"))
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks) + "\n"
-
-
-# -- topology --------------------------------------------------------------------------------
-
-
-def _domain_summary(domain: Domain) -> str:
-    return (
-        f"{domain.node_count} nodes ({domain.ready_nodes} ready), "
-        f"GPUs {format_quantity(domain.gpus_free)}/{format_quantity(domain.gpus_total)} free"
-    )
-
-
-def render_domain_tree(cluster: Cluster, root: Domain, *, shown: int, list_nodes: bool) -> str:
-    """`wmap topology show`: the cluster's domains ``shown`` levels deep, optionally with nodes."""
-    lines = [
-        f"cluster {cluster.name} ({cluster.source}): {_domain_summary(root)}",
-        f"levels: {' > '.join(cluster.levels)}",
-    ]
-
-    def children(item: Domain | Node) -> list[Any]:
-        if isinstance(item, Domain):
-            below = list(item.children.values()) if len(item.path) < shown else []
-            return below if below or not list_nodes else list(item.nodes)
-        return []
-
-    def label(item: Domain | Node) -> str:
-        if isinstance(item, Domain):
-            value = "<none>" if item.value is None else item.value
-            return f"{item.level}={value}: {_domain_summary(item)}"
-        state = "not ready" if not item.ready else "cordoned" if item.unschedulable else "ready"
-        return (
-            f"node {item.name} ({state}), GPUs {format_quantity(item.free_gpus())}/{format_quantity(item.gpus())} free"
-        )
-
-    lines += tree_lines(children(root), label, children)
-    return "\n".join(lines) + "\n"
-
-
-def shown_depth(cluster: Cluster, *, hosts: bool, depth: int | None) -> tuple[int, bool]:
-    """How many levels `topology show` draws, and whether it lists nodes under the deepest domains."""
-    host_level = bool(cluster.levels) and cluster.levels[-1] == HOSTNAME
-    shown = len(cluster.levels) - (1 if host_level and not hosts else 0)
-    if depth is not None:
-        shown = min(shown, depth)
-    # Without a hostname level, --hosts lists the nodes under the deepest domains shown.
-    return shown, hosts and not (host_level and shown == len(cluster.levels))
-
-
-def render_presets(presets: Sequence[SimulationSpec], default: str) -> str:
-    """`wmap topology presets` as a table (descriptions keep their spaces)."""
-    rows = [
-        (
-            spec.name + (" (default)" if spec.name == default else ""),
-            spec.node_count,
-            spec.node_count * spec.gpus_per_node,
-            spec.description,
-        )
-        for spec in presets
-    ]
-    width = max(len(row[0]) for row in rows)
-    lines = [f"{'NAME'.ljust(width)}   NODES   GPUS   DESCRIPTION"]
-    lines += [f"{row[0].ljust(width)}   {str(row[1]).ljust(5)}   {str(row[2]).ljust(4)}   {row[3]}" for row in rows]
-    return "\n".join(lines) + "\n"
 
 
 # -- live ------------------------------------------------------------------------------------
@@ -450,9 +423,9 @@ def render_rows(rows: Sequence[Any], *, wide: bool, namespaces: bool, prefix_typ
         name = f"{row.type_name}/{row.workload.name}" if prefix_types else row.workload.name
         ready = "?" if row.pods_ready is None else row.pods_ready
         cells = [name] + ([row.workload.namespace or ""] if namespaces else [])
-        cells += [row.phase.value, f"{ready}/{row.pods_desired}", as_number(row.gpus), age(row.created)]
+        cells += [row.phase.value, f"{ready}/{row.pods_desired}", count(row.gpus), age(row.created)]
         lines.append(cells + ([row.definition, row.gangs] if wide else []))
-    text = table(headers, lines, free_text_last=wide)
+    text = table(headers, lines, free_text_last=wide, fit=not wide)
     return text if header else text.split("\n", 1)[1]
 
 
@@ -515,6 +488,20 @@ def _describe_children(node: Any) -> list[Any]:
     return [*node.components, *node.pods, *more]
 
 
+def _events_table(events: Sequence[Any]) -> str:
+    """The events in kubectl's columns; on a terminal too narrow for them the object leads its wrapped message."""
+    headers = ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
+    rows = [[age(event.last_seen), event.type, event.reason, event.object, event.message] for event in events]
+    width = current_terminal().width
+    whole = table(headers, rows, free_text_last=True, fit=False)
+    if width is None or max(len(line) for line in whole.splitlines()) <= width - 2:
+        return whole
+    merged = [[when, kind, reason, f"{obj}: {message}"] for when, kind, reason, obj, message in rows]
+    return table(
+        ["LAST SEEN", "TYPE", "REASON", "OBJECT: MESSAGE"], merged, free_text_last=True, indent=2, wrap_last=True
+    )
+
+
 def render_describe(report: Any) -> str:
     """The `wmap describe` view: the tree with pods, unattributed pods, gangs, the audit, events."""
     inspect_lines = render_tree(report.tree).splitlines()
@@ -534,11 +521,7 @@ def render_describe(report: Any) -> str:
         if report.placement.unknown_nodes:
             lines.append(f"  pods on nodes not read: {', '.join(report.placement.unknown_nodes)}")
     if report.events:
-        rows = [
-            [age(event.last_seen), event.type, event.reason, event.object, event.message] for event in report.events
-        ]
-        events = table(["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"], rows, free_text_last=True)
         lines.append("Events (newest first):")
-        lines.extend(f"  {line}" for line in events.splitlines())
+        lines.extend(f"  {line}" for line in _events_table(report.events).splitlines())
     lines.extend(f"warning: {warning}" for warning in report.warnings)
     return "\n".join(lines) + "\n"

@@ -11,6 +11,7 @@ from typing import Any, Optional
 import typer
 import yaml
 
+from workloadmap.errors import TopologyError
 from workloadmap.topology import (
     DEFAULT_PRESET,
     PRESETS,
@@ -23,16 +24,17 @@ from workloadmap.topology import (
 )
 
 from . import output
-from .common import parse_levels
+from .common import SOURCE_FORMS, parse_levels
+from .formats import Output, chosen_output, output_option, write_template
 from .numa_options import NODE_TOPOLOGY, TM_POLICY, TM_POLICY_OPTIONS, TM_SCOPE, numa_load_options
-from .output import DumpFormat, TableFormat, TreeFormat
+from .output import DumpFormat
 from .render import render_domain_tree, render_presets, shown_depth
 from .render_numa import render_numa_zones
+from .terminal import progress
 
-SOURCE_HELP = (
-    "NodeList YAML/JSON, Slurm topology.conf/.yaml, Topograph model, preset:NAME, cluster:[CONTEXT] "
-    "(the live cluster, read-only), or - (standard input)."
-)
+SOURCE_HELP = f"The cluster: {SOURCE_FORMS}."
+SHOW_VIEWS = ("tree", "json", "yaml", "templates")
+PRESET_VIEWS = ("table", "wide", "name", "json", "yaml", "templates")
 
 
 class AcceleratorStyle(str, Enum):
@@ -44,20 +46,38 @@ class AcceleratorStyle(str, Enum):
 
 
 def show(
-    source: str = typer.Argument(..., help=SOURCE_HELP),
-    levels: Optional[str] = typer.Option(None, "--levels", help="Comma-separated node-label keys, widest first."),
-    topology_object: Optional[Path] = typer.Option(
-        None, "--topology-object", help="A KAI (kai.scheduler/v1alpha1) or Kueue Topology object stating the levels."
+    source: str = typer.Argument(..., metavar="SOURCE", help=SOURCE_HELP),
+    levels: Optional[str] = typer.Option(
+        None, "--levels", metavar="KEY,KEY...", help="Comma-separated node-label keys, widest first."
     ),
-    pods: Optional[Path] = typer.Option(None, "--pods", help="Pod/PodList file; running pods use node capacity."),
-    gpus_per_node: Optional[int] = typer.Option(None, "--gpus-per-node", help="GPUs per node (Slurm files, models)."),
-    cpus_per_node: Optional[str] = typer.Option(None, "--cpus-per-node", help="CPU per node (Slurm files, models)."),
-    memory_per_node: Optional[str] = typer.Option(None, "--memory-per-node", help="Memory per node, e.g. 1024Gi."),
-    pods_per_node: Optional[int] = typer.Option(None, "--pods-per-node", help="Pod slots per node."),
-    slurm_topology: Optional[str] = typer.Option(None, "--slurm-topology", help="Which topology of a topology.yaml."),
+    topology_object: Optional[Path] = typer.Option(
+        None,
+        "--topology-object",
+        metavar="FILE",
+        help="A KAI (kai.scheduler/v1alpha1) or Kueue Topology object stating the levels.",
+    ),
+    pods: Optional[Path] = typer.Option(
+        None, "--pods", metavar="FILE", help="Pod/PodList file; running pods use node capacity."
+    ),
+    gpus_per_node: Optional[int] = typer.Option(
+        None, "--gpus-per-node", metavar="N", help="GPUs per node (Slurm files, models; default 8, with a note)."
+    ),
+    cpus_per_node: Optional[str] = typer.Option(
+        None, "--cpus-per-node", metavar="CPU", help="CPU per node (Slurm files, models)."
+    ),
+    memory_per_node: Optional[str] = typer.Option(
+        None, "--memory-per-node", metavar="MEMORY", help="Memory per node, e.g. 1024Gi."
+    ),
+    pods_per_node: Optional[int] = typer.Option(None, "--pods-per-node", metavar="N", help="Pod slots per node."),
+    slurm_topology: Optional[str] = typer.Option(
+        None, "--slurm-topology", metavar="NAME", help="Which topology of a topology.yaml."
+    ),
     hosts: bool = typer.Option(False, "--hosts", help="Also list the nodes (the hostname level)."),
-    depth: Optional[int] = typer.Option(None, "--depth", min=0, help="Show at most this many levels."),
-    output_format: TreeFormat = typer.Option(TreeFormat.tree, "-o", "--output", help="tree, json or yaml."),
+    depth: Optional[int] = typer.Option(None, "--depth", metavar="N", min=0, help="Show at most this many levels."),
+    output_format: str = output_option("topology show", SHOW_VIEWS, "tree"),
+    html: Optional[Path] = typer.Option(
+        None, "--html", metavar="FILE", help="Also write the cluster as a picture: self-contained HTML with SVG."
+    ),
     numa: bool = typer.Option(False, "--numa", help="Show each node's NUMA zones with free/allocatable resources."),
     node_topology: Optional[Path] = NODE_TOPOLOGY,
     tm_policy: Optional[str] = TM_POLICY,
@@ -65,70 +85,95 @@ def show(
     tm_options: Optional[str] = TM_POLICY_OPTIONS,
 ) -> None:
     """Print the domain tree: nodes, ready nodes and free/total GPUs per topology domain (--numa: NUMA zones)."""
-    cluster = load_cluster(
-        source,
-        levels=parse_levels(levels),
-        pods_file=pods,
-        topology_object=topology_object,
-        gpus_per_node=gpus_per_node,
-        cpus_per_node=cpus_per_node,
-        memory_per_node=memory_per_node,
-        pods_per_node=pods_per_node,
-        slurm_topology=slurm_topology,
-        **numa_load_options(node_topology, tm_policy, tm_scope, tm_options),
-    )
+    chosen = chosen_output("topology show", output_format)
+    with progress(f"reading topology {source}"):
+        cluster = load_cluster(
+            source,
+            levels=parse_levels(levels),
+            pods_file=pods,
+            topology_object=topology_object,
+            gpus_per_node=gpus_per_node,
+            cpus_per_node=cpus_per_node,
+            memory_per_node=memory_per_node,
+            pods_per_node=pods_per_node,
+            slurm_topology=slurm_topology,
+            **numa_load_options(node_topology, tm_policy, tm_scope, tm_options),
+        )
+    for note in cluster.notes:
+        output.warn(f"note: {cluster.name}: {note}")
     if numa:
-        if output_format is TreeFormat.tree:
-            output.write(render_numa_zones(cluster))
-        else:
-            output.write(output.dump({"cluster": cluster.name, "nodes": numa_summary(cluster)}, output_format.value))
+        _show_numa(cluster, chosen)
         return
     root = cluster.domain_tree()
     shown, list_nodes = shown_depth(cluster, hosts=hosts, depth=depth)
-    if output_format is TreeFormat.tree:
-        output.write(render_domain_tree(cluster, root, shown=shown, list_nodes=list_nodes))
-        return
-    data = {
-        "cluster": cluster.name,
-        "source": cluster.source,
-        "levels": cluster.levels,
-        "schemes": detect_schemes(cluster.nodes),
-        "domains": root.to_dict(max_depth=shown, node_names=list_nodes),
-    }
-    output.write(output.dump(data, output_format.value))
+    if chosen.kind == "tree":
+        output.human(render_domain_tree(cluster, root, shown=shown, list_nodes=list_nodes))
+    else:
+        data = {
+            "cluster": cluster.name,
+            "source": cluster.source,
+            "levels": cluster.levels,
+            "schemes": detect_schemes(cluster.nodes),
+            "domains": root.to_dict(max_depth=shown, node_names=list_nodes),
+        }
+        if chosen.templated:
+            write_template(chosen, data)
+        else:
+            output.write(output.dump(data, chosen.kind))
+    if html is not None:
+        from .html_report import write_topology_html  # drawing code loads only when a picture is asked for
+
+        write_topology_html(html, cluster)
 
 
 def generate(
     preset: Optional[str] = typer.Option(
-        None, "--preset", help=f"Start from a named example (default {DEFAULT_PRESET} when no shape option is given)."
+        None,
+        "--preset",
+        metavar="PRESET",
+        help=f"Start from a named example (default {DEFAULT_PRESET} when no shape option is given).",
     ),
-    name: Optional[str] = typer.Option(None, "--name", help="Cluster name."),
-    racks: Optional[int] = typer.Option(None, "--racks", help="Number of racks."),
-    nodes_per_rack: Optional[int] = typer.Option(None, "--nodes-per-rack", help="Nodes per rack (18 for NVL72)."),
-    gpus_per_node: Optional[int] = typer.Option(None, "--gpus-per-node", help="GPUs per node."),
+    name: Optional[str] = typer.Option(
+        None, "--name", metavar="NAME", help="Cluster name (kept on the nodes; `topology show` reads it back)."
+    ),
+    racks: Optional[int] = typer.Option(None, "--racks", metavar="N", help="Number of racks."),
+    nodes_per_rack: Optional[int] = typer.Option(
+        None, "--nodes-per-rack", metavar="N", help="Nodes per rack (18 for NVL72)."
+    ),
+    gpus_per_node: Optional[int] = typer.Option(None, "--gpus-per-node", metavar="N", help="GPUs per node."),
     racks_per_block: Optional[int] = typer.Option(
-        None, "--racks-per-block", help="Racks under one leaf switch (tier 0)."
+        None, "--racks-per-block", metavar="N", help="Racks under one leaf switch (tier 0)."
     ),
     blocks_per_spine: Optional[int] = typer.Option(
-        None, "--blocks-per-spine", help="Leaf switches under one spine (tier 1)."
+        None, "--blocks-per-spine", metavar="N", help="Leaf switches under one spine (tier 1)."
     ),
     core: Optional[bool] = typer.Option(None, "--core/--no-core", help="A core switch (tier 2) over several spines."),
     nvlink: Optional[bool] = typer.Option(None, "--nvlink/--no-nvlink", help="Each rack is one NVLink domain."),
     accelerator_labels: Optional[AcceleratorStyle] = typer.Option(
-        None, "--accelerator-labels", help="NVLink domain labels: topograph, clique (nvidia.com/gpu.clique) or both."
+        None,
+        "--accelerator-labels",
+        metavar="STYLE",
+        help="NVLink domain labels: topograph, clique (nvidia.com/gpu.clique) or both.",
     ),
-    zone: Optional[str] = typer.Option(None, "--zone", help="A topology.kubernetes.io/zone value for all nodes."),
+    zone: Optional[str] = typer.Option(
+        None, "--zone", metavar="ZONE", help="A topology.kubernetes.io/zone value for all nodes."
+    ),
+    output_format: DumpFormat = typer.Option(DumpFormat.yaml, "-o", "--output", metavar="FORMAT", help="yaml or json."),
+    output_file: Optional[Path] = typer.Option(
+        None, "--output-file", "--file", metavar="FILE", help="Write here instead of stdout."
+    ),
     numa_nodes: Optional[int] = typer.Option(
         None,
         "--numa-nodes",
+        metavar="N",
         help="NUMA nodes per node: also write NodeResourceTopology objects (cpu, memory, GPUs split).",
     ),
     tm_policy: Optional[str] = typer.Option(
-        None, "--topology-manager-policy", help="The topology manager policy those objects state."
+        None, "--topology-manager-policy", metavar="POLICY", help="The topology manager policy those objects state."
     ),
-    tm_scope: Optional[str] = typer.Option(None, "--topology-manager-scope", help="The scope they state."),
-    output_format: DumpFormat = typer.Option(DumpFormat.yaml, "-o", "--output", help="yaml or json."),
-    output_file: Optional[Path] = typer.Option(None, "--output-file", "--file", help="Write here instead of stdout."),
+    tm_scope: Optional[str] = typer.Option(
+        None, "--topology-manager-scope", metavar="SCOPE", help="The scope they state."
+    ),
 ) -> None:
     """Write a simulated cluster as a Kubernetes NodeList (Topograph v1 labels), with --numa-nodes also NUMA zones."""
     overrides: dict[str, Any] = {
@@ -147,14 +192,15 @@ def generate(
         "topology_manager_scope": tm_scope,
     }
     overrides = {key: value for key, value in overrides.items() if value is not None}
-    if preset is not None or not overrides:
+    shape = {key: value for key, value in overrides.items() if key != "name"}
+    if preset is not None or not shape:
         spec = get_preset(preset or DEFAULT_PRESET)
-        if overrides:
+        if shape:
             overrides.setdefault("name", f"{spec.name}-custom")
             overrides.setdefault("description", "")
     else:
         spec = SimulationSpec()
-    nodelist = generate_nodelist(dataclasses.replace(spec, **overrides).validate())
+    nodelist = generate_nodelist(_validated(dataclasses.replace(spec, **overrides)))
     if output_format is DumpFormat.json:
         text = json.dumps(nodelist, indent=2) + "\n"
     else:
@@ -171,12 +217,43 @@ def generate(
         raise typer.Exit(1) from None
 
 
+_SPEC_OPTIONS = {"nvlink_domain": "--nvlink", "name": "--name"}
+
+
+def _show_numa(cluster: Any, chosen: Output) -> None:
+    if chosen.kind == "tree":
+        output.human(render_numa_zones(cluster))
+        return
+    data = {"cluster": cluster.name, "nodes": numa_summary(cluster)}
+    if chosen.templated:
+        write_template(chosen, data)
+    else:
+        output.write(output.dump(data, chosen.kind))
+
+
+def _validated(spec: SimulationSpec) -> SimulationSpec:
+    """The spec checked; a bad shape is a usage error naming the option (``--nodes-per-rack``), not the field."""
+    try:
+        return spec.validate()
+    except TopologyError as error:
+        field = error.field or ""
+        option = _SPEC_OPTIONS.get(field, "--" + field.replace("_", "-")) if field else None
+        raise typer.BadParameter(error.message, param_hint=option) from None
+
+
 def presets(
-    output_format: TableFormat = typer.Option(TableFormat.table, "-o", "--output", help="table, json or yaml."),
+    output_format: str = output_option("topology presets", PRESET_VIEWS, "table"),
 ) -> None:
-    """List the named example clusters (usable as SOURCE ``preset:NAME``)."""
-    if output_format is TableFormat.table:
-        output.write(render_presets(list(PRESETS.values()), DEFAULT_PRESET))
+    """List the named example clusters (usable as SOURCE `preset:NAME`)."""
+    chosen = chosen_output("topology presets", output_format)
+    if chosen.kind in ("table", "wide"):
+        output.human(render_presets(list(PRESETS.values()), DEFAULT_PRESET, wide=chosen.kind == "wide"), fit=False)
+        return
+    if chosen.kind == "name":
+        output.write("".join(f"preset:{name}\n" for name in PRESETS))
         return
     data = [dict(spec.to_dict(), default=spec.name == DEFAULT_PRESET) for spec in PRESETS.values()]
-    output.write(output.dump(data, output_format.value))
+    if chosen.templated:
+        write_template(chosen, {"apiVersion": "v1", "kind": "List", "items": data})
+        return
+    output.write(output.dump(data, chosen.kind))

@@ -15,6 +15,7 @@ one version, so Kartas for two versions of a kind sit side by side.
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -22,7 +23,7 @@ from typing import Any, Union
 
 from pydantic import ValidationError
 
-from .definitions import Definition
+from .definitions import Definition, validation_problem
 from .documents import load_yaml_text
 from .errors import DefinitionError, InputError
 from .karta import KartaDefinition, is_karta, parse_karta
@@ -161,6 +162,23 @@ def load_definitions(path: str | Path) -> list[CatalogEntry]:
     return [parse_definition(text, file)]
 
 
+def _plural(kind: str) -> str:
+    """The resource plural Kubernetes tooling derives from a kind (``jobsets``, ``milvuses``, ``policies``)."""
+    lowered = kind.lower()
+    if lowered.endswith(("s", "x", "z", "ch", "sh")):
+        return lowered + "es"
+    if lowered.endswith("y") and lowered[-2:-1] not in ("a", "e", "i", "o", "u"):
+        return lowered[:-1] + "ies"
+    return lowered + "s"
+
+
+def _resource_names(definition: Any) -> set[str]:
+    """The names `kubectl get` takes for a definition's resource, bare and with ``.group``."""
+    bare = {definition.kind.lower(), _plural(definition.kind), *(name.lower() for name in definition.short_names)}
+    grouped = {f"{name}.{definition.group}".lower() for name in bare} if definition.group else set()
+    return bare | grouped
+
+
 def _is_list(body: Any) -> bool:
     return isinstance(body, dict) and str(body.get("kind", "")).endswith("List") and isinstance(body.get("items"), list)
 
@@ -176,15 +194,21 @@ def parse_definition(text: str, file: str = "<definition>") -> Definition:
     data = documents[0].body
     if not isinstance(data, dict):
         raise DefinitionError("a definition must be a mapping", file=file)
+    if "apiVersion" in data and "components" not in data:
+        metadata = data.get("metadata")
+        label = f"{data.get('kind')}/{metadata.get('name') or '' if isinstance(metadata, dict) else ''}"
+        raise DefinitionError(
+            f"not a definition: this is a Kubernetes {data.get('kind')} manifest ({data.get('apiVersion')}); a "
+            "definition has name, group, kind, versions and components, a Karta apiVersion run.ai/v1alpha1 "
+            "(inspect manifests with `wmap inspect`)",
+            file=file,
+            document=label.rstrip("/"),
+        )
     document = str(data.get("name") or "#1")
     try:
         definition = Definition.model_validate(data)
     except ValidationError as error:
-        first = error.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or None
-        message = first["msg"]
-        if first["type"] == "extra_forbidden":
-            message = "unknown field"
+        field, message = validation_problem(error)
         raise DefinitionError(message, file=file, document=document, field=field) from None
     return definition.compile(file)
 
@@ -298,16 +322,38 @@ class Catalog:
         return sum(len(group) for group in self._by_group_kind.values())
 
     def get(self, name: str) -> CatalogEntry | None:
-        """A definition by catalog name, kind (case-insensitive) or ``kind.group``."""
+        """A definition by catalog name, or by the names `kubectl get` takes for its resource.
+
+        Those are the kind (case-insensitive), its plural (``jobsets``), a short name the definition
+        states (``lws``), each optionally followed by ``.group`` (``jobset.jobset.x-k8s.io``).
+        """
         lowered = name.lower()
         for definition in self:
-            if lowered in (
-                definition.name,
-                definition.kind.lower(),
-                f"{definition.kind}.{definition.group}".lower(),
-            ):
+            if lowered == definition.name or lowered in _resource_names(definition):
                 return definition
         return None
+
+    def close_matches(self, name: str, limit: int = 3) -> list[str]:
+        """The definition names and kinds closest to a misspelt ``name`` (``Jobset`` -> ``JobSet``)."""
+        known: dict[str, str] = {}
+        for definition in self:
+            for candidate in (definition.name, definition.kind, *definition.short_names):
+                known.setdefault(candidate.lower(), candidate)
+        found = difflib.get_close_matches(name.lower(), list(known), n=limit, cutoff=0.7)
+        return [known[match] for match in found if known[match] != name]
+
+    def suggest(self, api_version: str, kind: str) -> str:
+        """``; did you mean ...?`` for a kind no definition covers, when one is close (else empty).
+
+        The same kind in another group comes first (a wrong ``apiVersion``), then kinds spelt alike.
+        """
+        group = api_version.rpartition("/")[0]
+        same = [d for d in self if d.kind.lower() == kind.lower() and (d.group, d.kind) != (group, kind)]
+        if not same:
+            kinds = {definition.kind.lower(): definition for definition in self}
+            same = [kinds[close] for close in difflib.get_close_matches(kind.lower(), list(kinds), n=2, cutoff=0.8)]
+        ideas = dict.fromkeys(f"{d.kind} ({d.group or 'core'}/{d.versions[0]})" for d in same)
+        return f"; did you mean {' or '.join(ideas)}?" if ideas else ""
 
     def lookup(self, api_version: str, kind: str) -> Lookup | None:
         """The definition for a resource's ``apiVersion`` and ``kind``, or None.

@@ -261,12 +261,26 @@ def compile_expression(source: str, language: str = "jmespath") -> Expression:
     try:
         compiled = jmespath.compile(source)
     except jmespath.exceptions.JMESPathError as error:
-        message = str(error).splitlines()[0]
-        raise ExpressionError(f"invalid JMESPath {source!r}: {message}") from None
+        raise ExpressionError(f"invalid JMESPath {source!r}: {_jmespath_problem(error)}") from None
     unknown = sorted(_function_names(compiled.parsed) - _KNOWN_FUNCTIONS)
     if unknown:
         raise ExpressionError(f"invalid JMESPath {source!r}: unknown function {unknown[0]}()")
     return Expression(source, language, compiled)
+
+
+def _jmespath_problem(error: Exception) -> str:
+    """What is wrong and where, in one line (jmespath's own text spans three lines with a caret)."""
+    column = getattr(error, "lex_position", None)
+    where = f" at column {column + 1}" if isinstance(column, int) else ""
+    if isinstance(error, jmespath.exceptions.IncompleteExpressionError):
+        return f"the expression ends too early{where}"
+    if isinstance(error, jmespath.exceptions.LexerError):
+        return f"{getattr(error, 'message', None) or 'bad token'}{where}"
+    token = getattr(error, "token_value", None)
+    message = str(getattr(error, "msg", "") or "invalid expression")
+    if message == "invalid token" and token is not None:
+        message = f"unexpected {token!r}"
+    return f"{message}{where}"
 
 
 _KNOWN_FUNCTIONS = frozenset(_WmapFunctions(None).FUNCTION_TABLE)

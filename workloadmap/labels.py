@@ -56,6 +56,8 @@ GPU_CLIQUE = "nvidia.com/gpu.clique"
 
 # -- wmap's own labels ----------------------------------------------------------------------
 SIMULATED = "wmap.dev/simulated"
+CLUSTER_NAME = "wmap.dev/cluster"
+"""On generated nodes: the simulated cluster's name (``topology generate --name``), read back as the cluster name."""
 SLURM_SWITCH_TIER = "slurm.wmap.dev/switch-tier-{tier}"
 SLURM_BLOCK = "slurm.wmap.dev/block"
 SLURM_BLOCK_GROUP = "slurm.wmap.dev/block-group-{size}"

@@ -64,20 +64,31 @@ def _fraction(value: Any) -> Fraction:
 
 @dataclass
 class WorkloadRef(JsonForm):
-    """Which object a result describes."""
+    """Which object a result describes.
+
+    Attributes:
+        generate_name: the object has no name yet, only ``metadata.generateName`` (held in
+            ``name``); the API server appends the rest when it is created. Not in the JSON form.
+    """
 
     api_version: str
     kind: str
     name: str
     namespace: str | None = None
+    generate_name: bool = field(default=False, metadata=OMIT, compare=False)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> WorkloadRef:
         """The reference from its JSON form."""
         return cls(data["apiVersion"], data["kind"], data["name"], data.get("namespace"))
 
+    @property
+    def display_name(self) -> str:
+        """The name as people read it: ``train-<generated>`` for a generateName prefix."""
+        return f"{self.name}<generated>" if self.generate_name else self.name
+
     def __str__(self) -> str:
-        return f"{self.kind}/{self.name}"
+        return f"{self.kind}/{self.display_name}"
 
 
 @dataclass(kw_only=True)

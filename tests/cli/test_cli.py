@@ -115,7 +115,7 @@ def test_every_document_is_processed_and_the_worst_code_wins(wmap):
 
 def test_usage_errors_exit_2(wmap):
     assert wmap("inspect").exit_code == 2
-    assert wmap("inspect", JOBSET, "-o", "wide").exit_code == 2
+    assert wmap("inspect", JOBSET, "-o", "wider").exit_code == 2
 
 
 def test_empty_input_is_not_an_error(wmap, tmp_path):

@@ -279,7 +279,12 @@ def test_get_watch_prints_phase_changes_until_the_timeout(fake_cluster):
     server.add(_jobset("a", None))
 
     def changes():
-        time.sleep(0.4)
+        # Change the object only once the command has listed it and watches (on a loaded machine
+        # loading the catalog alone can take longer than a fixed sleep).
+        deadline = time.monotonic() + 10
+        while not server.watch_requests and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)
         server.update(_jobset("a", "Suspended"))
         time.sleep(0.3)
         server.update(_jobset("a", "Suspended"))  # no phase change: no row

@@ -511,7 +511,7 @@ def test_load_cluster_from_stdin(monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO("SwitchName=s1 Nodes=n[1-3]\n"))
     cluster = load_cluster("-")
     assert [node.name for node in cluster.nodes] == ["n1", "n2", "n3"]
-    assert cluster.source == "-"
+    assert cluster.source == "stdin"  # never a cluster called "-"
 
 
 def test_load_preset():

@@ -94,7 +94,8 @@ def _workload(obj: Mapping[str, Any]) -> WorkloadRef:
     if not isinstance(api_version, str) or not isinstance(kind, str):
         raise InputError("a Kubernetes object needs apiVersion and kind")
     name = metadata.get("name") or metadata.get("generateName") or ""
-    return WorkloadRef(api_version, kind, str(name), metadata.get("namespace"))
+    generated = not metadata.get("name") and bool(metadata.get("generateName"))
+    return WorkloadRef(api_version, kind, str(name), metadata.get("namespace"), generate_name=generated)
 
 
 def select_components(slots: Sequence[PodSlot], names: str | Sequence[str] | None) -> list[PodSlot]:
@@ -143,7 +144,8 @@ def _definition(obj: Mapping[str, Any], workload: WorkloadRef, catalog: Catalog,
     lookup = catalog.lookup(workload.api_version, workload.kind)
     if lookup is None:
         raise NoDefinitionError(
-            f"no definition covers kind {workload.kind} ({workload.api_version}); see `wmap catalog list`",
+            f"no definition covers kind {workload.kind} ({workload.api_version}); see `wmap catalog list`"
+            f"{catalog.suggest(workload.api_version, workload.kind)}",
             api_version=workload.api_version,
             kind=workload.kind,
         )

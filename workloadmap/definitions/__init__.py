@@ -12,7 +12,7 @@ multi-instance component (``root()`` then reaches the resource).
 """
 
 from ..selectors import PodsDefinition
-from .base import PHASE_PRECEDENCE, Count, FieldPathText, Phase
+from .base import PHASE_PRECEDENCE, Count, FieldPathText, Phase, validation_problem
 from .components import ComponentDefinition, PodFieldsDefinition, PodSpecField
 from .gangs import GangDefinition, GangWarning, PodGroupRule, SubGroupRule, TopologyRule
 from .model import (
@@ -28,6 +28,7 @@ from .model import (
 from .status import ConditionFields, ConditionMatch, StatusDefinition, StatusMatcher
 
 __all__ = [
+    "validation_problem",
     "Count",
     "FieldPathText",
     "Phase",

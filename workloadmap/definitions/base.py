@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from typing import Annotated, Any, Union
 
@@ -10,7 +11,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Pri
 from ..errors import ExpressionError
 from ..expressions import Expression, field_path
 
-__all__ = ["Count", "FieldPathText", "Phase", "PHASE_PRECEDENCE"]
+__all__ = ["Count", "FieldPathText", "Phase", "PHASE_PRECEDENCE", "validation_problem"]
 
 
 def _count_constant(value: Any) -> Any:
@@ -82,3 +83,20 @@ class _Compiled(_Strict):
     def compiled(self, field_name: str) -> Expression | None:
         """The compiled expression of ``field_name`` (None when the field is unset or constant)."""
         return self._expressions.get(field_name)
+
+
+_PYDANTIC_PREFIX = re.compile(r"^(?:Value error|Assertion failed), ")
+
+
+def validation_problem(error: Any) -> tuple[str | None, str]:
+    """The first problem of a pydantic ``ValidationError`` as (field path, message), in wmap's words.
+
+    The path is written as wmap writes field paths (``components[0].replicas``); pydantic's
+    ``Value error, `` prefix is dropped and a forbidden extra key reads ``unknown field``.
+    """
+    first = error.errors()[0]
+    field = ""
+    for part in first["loc"]:
+        field += f"[{part}]" if isinstance(part, int) else (f".{part}" if field else str(part))
+    message = "unknown field" if first["type"] == "extra_forbidden" else _PYDANTIC_PREFIX.sub("", first["msg"])
+    return field or None, message

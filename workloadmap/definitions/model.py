@@ -115,6 +115,12 @@ class Definition(_Strict):
     group: str = Field(description="API group; empty for the core group.")
     kind: str
     versions: list[str] = Field(min_length=1, description="API versions this definition knows.")
+    short_names: list[str] = Field(
+        default_factory=list,
+        alias="shortNames",
+        description="The resource's short names, as its CRD's names.shortNames states them (`lws`); "
+        "`catalog show` accepts them as `kubectl get` does.",
+    )
     description: str = ""
     language: Literal["jmespath", "jsonpath"] = "jmespath"
     components: list[ComponentDefinition] = Field(min_length=1)

@@ -74,7 +74,11 @@ def demand(tree: WorkloadTree, report: PlacementReport | None = None) -> list[di
     document: dict[str, Any] = {
         "apiVersion": DEMAND_API_VERSION,
         "kind": "WorkloadDemand",
-        "metadata": {"name": dns_name(tree.workload.name, limit=253)},
+        "metadata": (
+            {"generateName": tree.workload.name}
+            if tree.workload.generate_name
+            else {"name": dns_name(tree.workload.name, limit=253)}
+        ),
         "workload": tree.workload.to_dict(),
         "gangs": gangs,
         "totals": {

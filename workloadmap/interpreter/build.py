@@ -105,7 +105,8 @@ def _identity(resource: Mapping[str, Any]) -> WorkloadRef:
     namespace = metadata.get("namespace")
     if namespace is not None and not isinstance(namespace, str):
         raise InputError("metadata.namespace must be a string", field="metadata.namespace")
-    return WorkloadRef(api_version=api_version, kind=kind, name=name, namespace=namespace)
+    generated = not metadata.get("name")
+    return WorkloadRef(api_version=api_version, kind=kind, name=name, namespace=namespace, generate_name=generated)
 
 
 def _export_hints(definition: Definition) -> ExportHints:
@@ -163,7 +164,7 @@ def inspect(
     if lookup is None:
         raise NoDefinitionError(
             f"no definition covers kind {workload.kind} ({workload.api_version}); see `wmap catalog list`, "
-            "or add one with --catalog DIR",
+            f"or add one with --catalog DIR{catalog.suggest(workload.api_version, workload.kind)}",
             api_version=workload.api_version,
             kind=workload.kind,
         )

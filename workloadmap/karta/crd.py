@@ -13,7 +13,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import yaml
 
 __all__ = ["CRD_FILE", "crd", "crd_schema", "crd_problems"]
@@ -49,6 +48,8 @@ def crd_schema() -> dict[str, Any]:
 
 def crd_problems(karta: dict[str, Any]) -> list[str]:
     """Where a Karta object breaks the CRD schema, as ``field: message`` lines (empty when it is valid)."""
+    import jsonschema  # loaded only when a Karta is exported, not on every start of the command line
+
     validator = jsonschema.Draft7Validator(crd_schema())
     problems = []
     for error in sorted(validator.iter_errors(karta), key=lambda e: list(e.absolute_path)):

@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ..definitions import validation_problem
 from ..errors import DefinitionError
 from .model import API_VERSION, KIND, Karta
 from .validation import validate_karta
@@ -62,6 +63,11 @@ class KartaDefinition:
         return self.karta.gvk.version
 
     @property
+    def short_names(self) -> list[str]:
+        """A Karta states no short names."""
+        return []
+
+    @property
     def versions(self) -> list[str]:
         """``[version]``: the catalog's view of the versions a definition knows."""
         return [self.version]
@@ -111,9 +117,7 @@ def parse_karta(data: Mapping[str, Any], file: str | None = None, *, origin: str
     try:
         karta = Karta.model_validate(data)
     except ValidationError as error:
-        first = error.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or None
-        message = "unknown field" if first["type"] == "extra_forbidden" else first["msg"]
+        field, message = validation_problem(error)
         raise DefinitionError(message, file=file, document=document, field=field) from None
     problems = validate_karta(karta)
     if problems:

@@ -16,6 +16,7 @@ credentials.
 from __future__ import annotations
 
 import builtins
+import difflib
 import json
 import os
 from typing import Any, Iterator
@@ -320,7 +321,16 @@ class ClusterClient:
         note = ""
         if self._failed_discovery:
             note = f" (discovery failed for {', '.join(self._failed_discovery[:3])})"
-        raise UnknownResourceTypeError(f'the server doesn\'t have a resource type "{type_token}"{note}')
+        known = {
+            name
+            for (group, version), resources in self._resource_lists.items()
+            for resource in resources
+            for name in (resource.plural, resource.singular, *resource.short_names)
+            if name
+        }
+        close = difflib.get_close_matches(token, sorted(known), n=3, cutoff=0.75)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        raise UnknownResourceTypeError(f'the server doesn\'t have a resource type "{type_token}"{note}{hint}')
 
     # -- reads -----------------------------------------------------------------------------------
 

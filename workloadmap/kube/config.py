@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ClusterError
+from ..errors import ClusterError, InputError
+from ..loader import parse_yaml
 
-__all__ = ["Connection", "connect", "SERVICE_ACCOUNT_DIR", "in_cluster_available"]
+__all__ = ["Connection", "connect", "check_kubeconfig", "SERVICE_ACCOUNT_DIR", "in_cluster_available"]
 
 SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 """Where Kubernetes mounts a pod's service account: ``token``, ``ca.crt``, ``namespace``."""
@@ -81,10 +82,72 @@ def _configuration() -> Any:
     return configuration
 
 
+def _read_config(path: str) -> dict[str, Any]:
+    try:
+        with open(os.path.expanduser(path), encoding="utf-8") as handle:
+            text = handle.read()
+    except FileNotFoundError:
+        return {}
+    except (OSError, UnicodeDecodeError) as error:
+        raise ClusterError(f"cannot read kubeconfig {path}: {getattr(error, 'strerror', None) or error}") from None
+    try:
+        body = parse_yaml(text).body
+    except InputError as error:
+        raise ClusterError(f"kubeconfig {path} is not a kubeconfig: {error.message}") from None
+    if body is None:
+        return {}
+    if not isinstance(body, dict):
+        raise ClusterError(f"kubeconfig {path} is not a kubeconfig: expected a mapping of clusters, users, contexts")
+    return body
+
+
+def _named(config: dict[str, list[Any]], section: str) -> dict[str, Any]:
+    return {entry["name"]: entry for entry in config[section] if isinstance(entry, dict) and "name" in entry}
+
+
+def check_kubeconfig(config_file: str, context: str | None) -> str:
+    """Check what the client would trip on, in wmap's words; return the context that will be used.
+
+    The files of a path list merge as kubectl merges them: the first definition of a name wins,
+    and the first ``current-context`` set.
+
+    Raises:
+        ClusterError: not YAML, not a kubeconfig, no context, an unknown context, or a context
+            naming a cluster (or user) the kubeconfig does not define.
+    """
+    merged: dict[str, list[Any]] = {"clusters": [], "users": [], "contexts": []}
+    current = ""
+    for path in [part for part in config_file.split(os.pathsep) if part]:
+        body = _read_config(path)
+        for section in merged:
+            entries = body.get(section) or []
+            merged[section] += entries if isinstance(entries, list) else []
+        current = current or str(body.get("current-context") or "")
+    contexts = _named(merged, "contexts")
+    listed = ", ".join(contexts) or "none"
+    chosen = context or current
+    if not chosen:
+        raise ClusterError(f"kubeconfig {config_file} sets no current context; pass --context (contexts: {listed})")
+    if chosen not in contexts:
+        raise ClusterError(f"context {chosen!r} is not in kubeconfig {config_file} (contexts: {listed})")
+    details = contexts[chosen].get("context") if isinstance(contexts[chosen].get("context"), dict) else {}
+    for section, key in (("clusters", "cluster"), ("users", "user")):
+        wanted = details.get(key)
+        if wanted and wanted not in _named(merged, section):
+            raise ClusterError(
+                f"context {chosen!r} names {key} {wanted!r}, which kubeconfig {config_file} does not define"
+            )
+    cluster = _named(merged, "clusters").get(str(details.get("cluster")), {}).get("cluster")
+    if not isinstance(cluster, dict) or not cluster.get("server"):
+        raise ClusterError(f"context {chosen!r} of kubeconfig {config_file} has no cluster with a server address")
+    return chosen
+
+
 def _from_kubeconfig(config_file: str, context: str | None) -> Connection:
     from kubernetes.config.config_exception import ConfigException
     from kubernetes.config.kube_config import _get_kube_config_loader, new_client_from_config
 
+    check_kubeconfig(config_file, context)
     configuration = _configuration()
     try:
         # The loader of the client itself, so that the context (and its namespace) is exactly
@@ -96,9 +159,13 @@ def _from_kubeconfig(config_file: str, context: str | None) -> Connection:
             config_file=config_file, context=context, persist_config=False, client_configuration=configuration
         )
     except ConfigException as error:
-        raise ClusterError(f"cannot use kubeconfig {config_file}: {_one_line(error)}") from None
+        raise ClusterError(
+            f"cannot use kubeconfig {config_file}: the Kubernetes client refused it ({_one_line(error)})"
+        ) from None
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as error:
-        raise ClusterError(f"cannot use kubeconfig {config_file}: {type(error).__name__}: {_one_line(error)}") from None
+        raise ClusterError(
+            f"cannot use kubeconfig {config_file}: the Kubernetes client could not read it ({_one_line(error)})"
+        ) from None
     details = current.get("context") or {}
     return Connection(api, str(current.get("name", "")), str(details.get("namespace") or "default"), configuration.host)
 

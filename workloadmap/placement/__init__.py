@@ -7,12 +7,13 @@ cluster as given. ``nodes`` holds the nodes a scheduler may use as a tree of dom
 resources placements consume; ``kueue_tas`` (with ``kueue_balanced``) and ``kai_tas`` are the
 two schedulers' choice rules, ``kueue_requests`` the PodSets and requests Kueue sees;
 ``schedule`` places workloads in turn by one of them; ``placer`` is the entry point; ``report``
-holds the results.
+holds the results; ``picture`` the data a picture of a placement shows.
 """
 
 from .kueue_model import KueueRequest, SliceLayer
 from .kueue_requests import kueue_requests
 from .packing import DEFAULT_BUDGET, UNLIMITED, node_capacity, pack_pods, pods_fit
+from .picture import DomainView, GangView, NodeView, PlacementMap, placement_map
 from .placer import Placement, place, place_on, place_together, rank_clusters
 from .policy import LevelOption, component_paths, group_pod_sets, subgroup_pod_sets
 from .report import (
@@ -31,6 +32,11 @@ from .report import (
 from .schedule import POLICIES
 
 __all__ = [
+    "placement_map",
+    "PlacementMap",
+    "DomainView",
+    "GangView",
+    "NodeView",
     "place",
     "place_together",
     "rank_clusters",

@@ -135,10 +135,15 @@ class Session:
                 for sub in group.sub_groups:
                     sub.fits, sub.assignment = False, None
                     sub.reason = sub.reason or f"its PodGroup {group.name} is not placed"
-        unfit = [group.name for group in report.pod_groups if not group.fits]
+        unfit = [group for group in report.pod_groups if not group.fits]
         report.fits = not unfit
         if unfit:
-            report.reason = f"{len(unfit)} of {len(report.pod_groups)} groups do not fit: {', '.join(unfit)}"
+            # How many fit and the first reason: a ranking across clusters keeps it as the cluster's reason.
+            first = unfit[0]
+            fitting = len(report.pod_groups) - len(unfit)
+            report.reason = (
+                f"{fitting} of {len(report.pod_groups)} groups fit; {first.name} does not: {first.reason or 'no room'}"
+            )
         self.placed.append(tree.workload)
         return report
 

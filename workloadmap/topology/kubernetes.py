@@ -216,13 +216,15 @@ def apply_pods(cluster: Cluster, documents: Sequence[Any], *, file: str = "-") -
     A pod counts when its ``status.phase`` is neither ``Succeeded`` nor ``Failed`` and its
     ``spec.nodeName`` names a node of the cluster; it adds its effective request
     (:func:`workloadmap.resources.pod_demand`) plus one ``pods`` slot to ``node.used``. Pods on
-    nodes the cluster does not have, and pending pods without a node, are skipped.
+    nodes the cluster does not have are skipped with a note in ``cluster.notes``; pending pods
+    without a node are skipped.
 
     Raises:
         TopologyError: wrong kinds or shapes, or a bad quantity (naming the pod and field).
     """
     by_name = {node.name: node for node in cluster.nodes}
     counted = 0
+    elsewhere: dict[str, int] = {}
     for where, obj in _objects(documents, file, "Pod", ("PodList", "List")):
         _, label = _named(where, obj, "Pod", file)
         status = mapping_field(obj.get("status"), file, label, "status")
@@ -232,6 +234,8 @@ def apply_pods(cluster: Cluster, documents: Sequence[Any], *, file: str = "-") -
         node_name = spec.get("nodeName")
         node = by_name.get(node_name) if isinstance(node_name, str) else None
         if node is None:
+            if isinstance(node_name, str) and node_name:
+                elsewhere[node_name] = elsewhere.get(node_name, 0) + 1
             continue
         try:
             requests = pod_demand(spec, "spec").requests
@@ -242,6 +246,14 @@ def apply_pods(cluster: Cluster, documents: Sequence[Any], *, file: str = "-") -
             used[resource] = used.get(resource, Fraction(0)) + amount
         used["pods"] = used.get("pods", Fraction(0)) + 1
         counted += 1
+    if elsewhere:
+        names = sorted(elsewhere)
+        shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        pods = sum(elsewhere.values())
+        cluster.notes.append(
+            f"{pods} pod{'s' if pods != 1 else ''} of {file} bound to nodes the cluster does not have "
+            f"({shown}) not counted"
+        )
     return counted
 
 

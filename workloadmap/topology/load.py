@@ -24,6 +24,7 @@ from typing import Any
 
 from ..documents import iter_documents, read_text
 from ..errors import InputError, TopologyError
+from ..labels import CLUSTER_NAME
 from ..loader import TOPOLOGY_LIMITS
 from ..numa import TopologyManager
 from .kubernetes import apply_pods, cluster_from_objects, nodes_from_documents, set_levels, topology_object_levels
@@ -65,6 +66,8 @@ def _display_name(source: str | Path) -> str:
 
 
 def _stem(source: str | Path) -> str:
+    if str(source) == "-":
+        return "stdin"
     name = Path(str(source)).name
     for suffix in (".yaml", ".yml", ".json", ".conf"):
         if name.endswith(suffix):
@@ -175,7 +178,10 @@ def _read_model(source: _Source) -> Cluster:
 def _read_nodelist(source: _Source) -> Cluster:
     documents, topologies = split_topology_objects(source.documents)
     nodes = nodes_from_documents(documents, file=source.name)
-    cluster = Cluster(name=source.stem, nodes=nodes, levels=detect_levels(nodes), source=source.name)
+    # A generated cluster keeps the name it was given (`topology generate --name`) on its nodes.
+    names = {node.labels.get(CLUSTER_NAME) for node in nodes}
+    name = names.pop() if len(names) == 1 and None not in names else source.stem
+    cluster = Cluster(name=str(name), nodes=nodes, levels=detect_levels(nodes), source=source.name)
     if topologies:  # `kubectl get nodes,noderesourcetopologies -o yaml` in one file
         attach_node_topologies(cluster, read_node_topologies(topologies, file=source.name))
     return cluster
@@ -323,7 +329,16 @@ def _read_source(source: str | Path, options: CapacityOptions, slurm_topology: s
                 file=name,
             )
         file.capacity = options.capacity()
-    return chosen.read(file)
+    cluster = chosen.read(file)
+    if cluster.source == "-":
+        cluster.source = "stdin"
+    if not chosen.states_capacity and options.gpus_per_node is None:
+        default = NodeCapacity()
+        cluster.notes.append(
+            f"the source states no node capacity: each node is taken to have {default.gpus} GPUs, "
+            f"{default.cpu} cpu and {default.memory} memory (give --gpus-per-node and friends)"
+        )
+    return cluster
 
 
 def load_cluster(

@@ -24,9 +24,10 @@ from typing import Any
 from ..errors import QuantityError, TopologyError
 from ..labels import HOSTNAME, NVIDIA_GPU
 from ..numa import NumaLayout
-from ..quantities import format_quantity, parse_quantity
+from ..quantities import parse_quantity
 from ..resources import DEFAULT_GPU_RESOURCES, count_gpus
 from ..scheduling import Taint
+from ..values import as_number
 
 __all__ = [
     "MAX_LEVELS",
@@ -110,12 +111,15 @@ class Cluster:
         nodes: the nodes.
         levels: node-label keys, widest domain first, hostname last.
         source: where the data came from (for messages).
+        notes: what reading the source assumed or left out that a reader should know (a
+            capacity the source does not state, pods bound to nodes the cluster lacks).
     """
 
     name: str
     nodes: list[Node] = field(default_factory=list)
     levels: list[str] = field(default_factory=list)
     source: str | None = None
+    notes: list[str] = field(default_factory=list)
 
     def node(self, name: str) -> Node | None:
         """The node called ``name``, or ``None``."""
@@ -243,9 +247,11 @@ class Domain:
         path: the label values from the widest level down to this one; the domain's identity.
         nodes: every node in the domain (its whole subtree).
         children: the domains one level down, keyed by their value within this domain.
-        ready_nodes: how many of :attr:`nodes` are Ready and schedulable (:attr:`Node.usable`).
+        ready_nodes: how many of :attr:`nodes` are Ready (cordoned or not, as `kubectl get nodes`
+            counts a ``Ready,SchedulingDisabled`` node).
         gpus_total: allocatable GPUs of all nodes.
-        gpus_free: GPUs not used by running pods on ready nodes.
+        gpus_free: GPUs not used by running pods on usable (Ready, uncordoned) nodes.
+        cordoned_nodes: how many of :attr:`nodes` are cordoned (``spec.unschedulable``).
     """
 
     level: str | None
@@ -256,6 +262,7 @@ class Domain:
     ready_nodes: int = 0
     gpus_total: Fraction = _ZERO
     gpus_free: Fraction = _ZERO
+    cordoned_nodes: int = 0
 
     @property
     def id(self) -> str:
@@ -287,7 +294,7 @@ class Domain:
         return domain
 
     def to_dict(self, *, max_depth: int | None = None, node_names: bool = False) -> dict[str, Any]:
-        """A JSON-ready dict: level, value, id, counts, GPUs as quantity strings, children.
+        """A JSON-ready dict: level, value, id, node counts, GPU counts (numbers), children.
 
         Args:
             max_depth: stop after this many levels below this domain (``None``: all).
@@ -299,7 +306,8 @@ class Domain:
             "id": self.id,
             "nodes": self.node_count,
             "readyNodes": self.ready_nodes,
-            "gpus": {"total": format_quantity(self.gpus_total), "free": format_quantity(self.gpus_free)},
+            "cordonedNodes": self.cordoned_nodes,
+            "gpus": {"total": as_number(self.gpus_total), "free": as_number(self.gpus_free)},
         }
         if self.children and (max_depth is None or max_depth > 0):
             below = None if max_depth is None else max_depth - 1
@@ -314,7 +322,7 @@ class Domain:
 _Stats = list[Any]
 
 
-"""[ready nodes, total GPUs, free GPUs] of a domain; GPUs as ints while whole (cheap to add)."""
+"""[ready nodes, total GPUs, free GPUs, cordoned nodes] of a domain; GPUs as ints while whole (cheap to add)."""
 
 
 def _node_gpus(node: Node, gpu_resources: Sequence[str]) -> tuple[int | Fraction, int | Fraction]:
@@ -336,15 +344,16 @@ def _node_gpus(node: Node, gpu_resources: Sequence[str]) -> tuple[int | Fraction
 def _roll_up(domain: Domain, leaf_stats: dict[int, _Stats], fractions: dict[int, Fraction]) -> _Stats:
     """Fill in a domain's counts from its children's (recursion depth is the level count, at most 16)."""
     if domain.children:
-        stats: _Stats = [0, 0, 0]
+        stats: _Stats = [0, 0, 0, 0]
         for child in domain.children.values():
             for position, amount in enumerate(_roll_up(child, leaf_stats, fractions)):
                 stats[position] += amount
     else:
-        stats = leaf_stats.get(id(domain), [0, 0, 0])
+        stats = leaf_stats.get(id(domain), [0, 0, 0, 0])
     domain.ready_nodes = stats[0]
     domain.gpus_total = _as_fraction(stats[1], fractions)
     domain.gpus_free = _as_fraction(stats[2], fractions)
+    domain.cordoned_nodes = stats[3]
     return stats
 
 
@@ -389,11 +398,12 @@ def domain_tree(
                 domain.children[value] = child
             domain = child
             domain.nodes.append(node)
-        stats = leaf_stats.setdefault(id(domain), [0, 0, 0])
+        stats = leaf_stats.setdefault(id(domain), [0, 0, 0, 0])
         total, free = _node_gpus(node, gpu_resources)
-        stats[0] += 1 if node.usable else 0
+        stats[0] += 1 if node.ready else 0
         stats[1] += total
         stats[2] += free
+        stats[3] += 1 if node.unschedulable else 0
     _roll_up(root, leaf_stats, {})
     return root
 

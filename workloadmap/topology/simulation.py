@@ -33,7 +33,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import TopologyError
-from ..labels import GPU_CLIQUE, HOSTNAME, SIMULATED, TOPOGRAPH_ACCELERATOR_DOMAIN, TOPOGRAPH_TIER, ZONE
+from ..labels import CLUSTER_NAME, GPU_CLIQUE, HOSTNAME, SIMULATED, TOPOGRAPH_ACCELERATOR_DOMAIN, TOPOGRAPH_TIER, ZONE
 from ..numa import TopologyManager, TopologyManagerPolicy, TopologyManagerScope
 from ..quantities import format_quantity, is_binary_resource
 from .model import Cluster, Node, NodeCapacity
@@ -299,6 +299,7 @@ def _node_layout(spec: SimulationSpec) -> Iterator[tuple[str, dict[str, str]]]:
             cluster_uuid = uuid.uuid5(_CLIQUE_NAMESPACE, f"{spec.name}/rack-{rack}")
             rack_labels[GPU_CLIQUE] = f"{cluster_uuid}.1"
         rack_labels[SIMULATED] = "true"
+        rack_labels[CLUSTER_NAME] = spec.name
         for slot in range(1, spec.nodes_per_rack + 1):
             name = f"node-{rack:0{rack_width}d}-{slot:0{slot_width}d}"
             labels = dict(rack_labels)

@@ -1,0 +1,98 @@
+"""The Examples section of every command's ``--help``, by command path (a test runs them all through ``--help``)."""
+
+from __future__ import annotations
+
+EXAMPLES: dict[str, tuple[str, ...]] = {
+    "": (
+        "# Expand a workload into pods, GPUs and gangs",
+        "wmap inspect jobset.yaml",
+        "# Where its gangs fit on a cluster, and the KAI objects that require it",
+        "wmap place jobset.yaml -t nodes.json --emit kai",
+        "# Shell completion (bash, zsh or fish)",
+        "source <(wmap completion bash)",
+    ),
+    "inspect": (
+        "# The tree of a workload file, a directory, or standard input",
+        "wmap inspect fixtures/jobset-leader-workers.yaml",
+        "kubectl get jobset train -o yaml | wmap inspect -",
+        "# One row per component; the names only; a template",
+        "wmap inspect manifests/ -R -o wide",
+        "wmap inspect manifests/ -o name",
+        "wmap inspect job.yaml -o jsonpath='{.totals.gpus}'",
+        "wmap inspect manifests/ -o custom-columns=NAME:.workload.name,GPUS:.totals.gpus",
+    ),
+    "place": (
+        "# On the built-in example cluster, then on your nodes (kubectl get nodes -o json > nodes.json)",
+        "wmap place fixtures/jobset-leader-workers.yaml",
+        "wmap place job.yaml -t nodes.json --pods pods.json",
+        "# On the live cluster, as KAI would place it, failing when a gang does not fit",
+        "wmap place job.yaml -t cluster: --policy kai --fail-unfit",
+        "# Rank two clusters; a picture of the placement",
+        "wmap place job.yaml -t preset:nvl72-16rack -t preset:h100-2spine",
+        "wmap place job.yaml -t nodes.json --html placement.html",
+        "# The objects that make KAI or Kueue require the placement",
+        "wmap place job.yaml -t nodes.json --emit kai | kubectl apply -f -",
+    ),
+    "get": (
+        "wmap get jobsets -n research",
+        "wmap get all -A -o wide",
+        "wmap get pytorchjob/train lws/serve -o name",
+        "wmap get jobsets -A -o custom-columns=NAME:.workload.name,GPUS:.totals.gpus",
+        "wmap get jobsets -w --timeout 5m",
+    ),
+    "describe": (
+        "wmap describe jobset/llm-train -n research",
+        "# Offline, from kubectl dumps of the namespace and the nodes",
+        "wmap describe -f job.yaml --objects namespace.yaml --nodes nodes.yaml",
+    ),
+    "alter": (
+        "wmap alter job.yaml --scheduler-name kai-scheduler --queue team-a | kubectl apply -f -",
+        "wmap alter job.yaml --toleration nvidia.com/gpu:NoSchedule --patch",
+    ),
+    "suspend": ("wmap suspend job.yaml | kubectl apply -f -", "wmap suspend job.yaml --patch"),
+    "resume": ("wmap resume job.yaml --patch | sh",),
+    "version": ("wmap version", "wmap --version"),
+    "completion": (
+        "# bash (add to ~/.bashrc)",
+        "source <(wmap completion bash)",
+        "# zsh (add to ~/.zshrc)",
+        "source <(wmap completion zsh)",
+        "# fish",
+        "wmap completion fish > ~/.config/fish/completions/wmap.fish",
+        "# kubectl wmap completes through the kubectl_complete-wmap command installed with wmap",
+    ),
+    "catalog": ("wmap catalog list", "wmap catalog show jobset"),
+    "catalog list": ("wmap catalog list", "wmap catalog list -o wide", "wmap catalog list -o name"),
+    "catalog show": (
+        "wmap catalog show jobset",
+        "wmap catalog show PyTorchJob -o json",
+        "wmap catalog show lws",
+        "wmap catalog show jobset -o jsonpath='{.gang.policy}'",
+    ),
+    "catalog validate": ("wmap catalog validate my-definitions/", "wmap catalog validate trainer.yaml"),
+    "catalog lint": (
+        "wmap catalog lint my-definitions/ --samples samples/",
+        "wmap catalog lint --rules",
+    ),
+    "catalog schema": ("wmap catalog schema > definition.schema.json",),
+    "catalog export": (
+        "wmap catalog export --format karta pytorchjob | kubectl apply -f -",
+        "wmap catalog export --format karta -o json",
+    ),
+    "topology": ("wmap topology show preset:nvl72-4rack", "wmap topology presets"),
+    "topology show": (
+        "wmap topology show nodes.json --pods pods.json",
+        "wmap topology show cluster: --hosts",
+        "wmap topology show topology.conf --gpus-per-node 4",
+        "wmap topology show preset:nvl72-16rack --depth 2 -o json",
+        "wmap topology show nodes.json --html topology.html",
+    ),
+    "topology generate": (
+        "wmap topology generate --preset nvl72-16rack > nodes.yaml",
+        "wmap topology generate --racks 8 --nodes-per-rack 18 --gpus-per-node 4 --name lab -o json",
+    ),
+    "topology presets": ("wmap topology presets", "wmap topology presets -o name"),
+    "cluster": ("wmap cluster nodes > nodes.yaml", "wmap cluster pods > pods.yaml"),
+    "cluster nodes": ("wmap cluster nodes -l nvidia.com/gpu.present=true > nodes.yaml",),
+    "cluster pods": ("wmap cluster pods -o json > pods.json",),
+}

@@ -1,0 +1,168 @@
+"""``-o FORMAT`` as kubectl reads it: named views plus ``jsonpath=``, ``custom-columns=`` and their file forms.
+
+Each command declares the views it has (:func:`output_option`); the template formats work on
+exactly what ``-o json`` prints, as kubectl's do: ``jsonpath`` on the whole document,
+``custom-columns`` one row per item of a ``List`` (or one row for a single object).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from . import output
+
+__all__ = ["Output", "output_option", "chosen_output", "parse_output", "write_template", "FORMATS", "TEMPLATES"]
+
+TEMPLATES = ("jsonpath", "jsonpath-file", "jsonpath-as-json", "custom-columns", "custom-columns-file")
+"""Formats that carry a template after ``=`` (kubectl's names)."""
+
+FORMATS: dict[str, tuple[str, ...]] = {}
+"""The -o views of each command (``"catalog list"`` -> ``("table", "wide", ...)``), for help and completion."""
+
+
+@dataclass(frozen=True)
+class Output:
+    """A parsed ``-o`` value.
+
+    Attributes:
+        kind: the view (``tree``, ``table``, ``wide``, ``name``, ``json``, ``yaml``) or template format.
+        template: for ``jsonpath*``: the parsed template; for ``custom-columns*``: the columns.
+    """
+
+    kind: str
+    template: Any = None
+
+    @property
+    def machine(self) -> bool:
+        """A plain json/yaml dump."""
+        return self.kind in ("json", "yaml")
+
+    @property
+    def templated(self) -> bool:
+        """A jsonpath or custom-columns template."""
+        return self.template is not None
+
+
+def _read(path: str, what: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise typer.BadParameter(f"{what} {path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+
+
+def _columns(spec: str) -> list[tuple[str, Any]]:
+    """``NAME:.path,OTHER:.path`` as (header, template) pairs, as kubectl's custom-columns reads them."""
+    from . import jsonpath
+
+    columns = []
+    for part in spec.split(","):
+        header, colon, path = part.partition(":")
+        if not colon or not header:
+            raise typer.BadParameter(f"expected <header>:<json-path-expr>, got {part!r}")
+        columns.append((header, jsonpath.parse(jsonpath.relaxed(path))))
+    return columns
+
+
+def _columns_file(text: str) -> str:
+    """A custom-columns file: a line of headers, a line of paths (kubectl's custom-columns-file)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) != 2:
+        raise typer.BadParameter("a custom-columns file holds two lines: the headers, then the paths")
+    headers, paths = lines[0].split(), lines[1].split()
+    if len(headers) != len(paths):
+        raise typer.BadParameter(f"{len(headers)} headers but {len(paths)} paths in the custom-columns file")
+    return ",".join(f"{header}:{path}" for header, path in zip(headers, paths, strict=True))
+
+
+def parse_output(value: str, kinds: Sequence[str]) -> Output:
+    """Read an ``-o`` value against the views a command has.
+
+    Raises:
+        typer.BadParameter: an unknown format, a missing or malformed template (a usage error, exit 2).
+    """
+    name, equals, template = value.partition("=")
+    accepted = ", ".join(f"{kind}=..." if kind in TEMPLATES else kind for kind in kinds)
+    if name not in kinds or (name in TEMPLATES) != bool(equals):
+        hint = f" (did you mean {name}=...?)" if name in TEMPLATES and not equals else ""
+        raise typer.BadParameter(f"{value!r} is not one of {accepted}{hint}")
+    if name not in TEMPLATES:
+        return Output(name)
+    from . import jsonpath  # the template language loads only for a template
+
+    try:
+        if name.startswith("jsonpath"):
+            text = _read(template, "jsonpath file") if name == "jsonpath-file" else template
+            return Output(name, jsonpath.parse(text))
+        spec = _columns_file(_read(template, "custom-columns file")) if name.endswith("-file") else template
+        return Output(name, _columns(spec))
+    except jsonpath.JsonPathError as error:
+        raise typer.BadParameter(f"{name} template: {error}") from None
+
+
+def chosen_output(command: str, value: str) -> Output:
+    """The ``-o`` value of ``command`` (declared with :func:`output_option`), parsed."""
+    return parse_output(value, FORMATS[command])
+
+
+def output_option(command: str, kinds: Sequence[str], default: str | None, help_text: str = "") -> Any:
+    """The ``-o/--output FORMAT`` option of ``command``, checked when the command line is read.
+
+    ``kinds`` lists the named views; ``"templates"`` among them adds every template format.
+    """
+    names = tuple(kind for kind in kinds if kind != "templates")
+    if "templates" in kinds:
+        names += TEMPLATES
+    FORMATS[command] = names
+
+    def check(value: str | None) -> str | None:
+        if value is not None:
+            parse_output(value, names)
+        return value
+
+    listed = ", ".join(kind for kind in names if kind not in TEMPLATES)
+    templates = "; jsonpath=TEMPLATE, custom-columns=SPEC (and -file forms), as kubectl" if "templates" in kinds else ""
+    return typer.Option(
+        default,
+        "-o",
+        "--output",
+        metavar="FORMAT",
+        callback=check,
+        help=(help_text or "Output format") + f": {listed}{templates}.",
+    )
+
+
+def write_template(chosen: Output, document: Any) -> None:
+    """Print ``document`` (what ``-o json`` prints) through a jsonpath or custom-columns template.
+
+    Raises:
+        typer.Exit: the template fails on this data (exit 1, with the reason on stderr).
+    """
+    from . import jsonpath
+
+    try:
+        if chosen.kind.startswith("custom-columns"):
+            items = document.get("items") if isinstance(document, dict) and document.get("kind") == "List" else None
+            rows = [[jsonpath.column(path, item) for _, path in chosen.template] for item in items or [document]]
+            output.write(_columns_table([header for header, _ in chosen.template], rows))
+            return
+        if chosen.kind == "jsonpath-as-json":
+            output.write(jsonpath.render_json(chosen.template, document))
+            return
+        output.write(jsonpath.render(chosen.template, document))
+    except jsonpath.JsonPathError as error:
+        output.error(f"{chosen.kind}: {error}")
+        raise typer.Exit(1) from None
+
+
+def _columns_table(headers: list[str], rows: list[list[str]]) -> str:
+    """Kubectl's custom-columns layout: cells as they are, columns padded with three spaces."""
+    widths = [max([len(header)] + [len(row[index]) for row in rows]) for index, header in enumerate(headers)]
+    lines = [
+        "   ".join(cell.ljust(widths[index]) for index, cell in enumerate(row)).rstrip() for row in [headers, *rows]
+    ]
+    return "\n".join(lines) + "\n"

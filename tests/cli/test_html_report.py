@@ -1,0 +1,136 @@
+"""The placement picture (``--html``): self-contained, and laid out right in a real headless Chromium.
+
+The browser test compares structure, not pixels: element counts against the placement's own
+data, each gang's outline inside its chosen domain's box, its pods' tiles inside that box, and a
+screenshot whose pixels are not blank where the domains are drawn.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from helpers import FIXTURES_DIR
+from helpers.browser import layout, screenshot
+
+JOBSET = str(FIXTURES_DIR / "jobset-leader-workers.yaml")
+PLACEMENT = FIXTURES_DIR / "placement"
+LEVELS = "cloud.provider.com/topology-block,cloud.provider.com/topology-rack,kubernetes.io/hostname"
+DEMO = [
+    str(PLACEMENT / "jobset-slices.yaml"),
+    str(PLACEMENT / "job-rack-required.yaml"),
+    "-t",
+    str(PLACEMENT / "gpu-racks-tainted.yaml"),
+    "--levels",
+    LEVELS,
+    "--pods",
+    str(PLACEMENT / "pods-bound.yaml"),
+]
+
+
+class _Elements(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def having(self, tag: str, css: str) -> list[dict[str, str | None]]:
+        return [attrs for name, attrs in self.tags if name == tag and css in (attrs.get("class") or "").split()]
+
+
+def _page(wmap, tmp_path: Path, *args: str) -> tuple[Path, dict]:
+    target = tmp_path / "picture.html"
+    result = wmap("place", *args, "--html", str(target))
+    assert result.exit_code == 0, result.stderr
+    assert f"note: wrote {target}" in result.stderr
+    report = json.loads(wmap("place", *args, "-o", "json").stdout)
+    return target, report
+
+
+def test_the_page_is_self_contained_and_holds_every_domain_node_and_gang(wmap, tmp_path):
+    page, reports = _page(wmap, tmp_path, *DEMO)
+    text = page.read_text()
+    assert "<script" not in text and not re.search(r"(src|href)=\"https?:", text) and "@import" not in text
+    elements = _Elements()
+    elements.feed(text)
+    assert len(elements.having("g", "domain")) == 1 + 2 + 4 + 1  # cluster, 2 blocks, 4 racks, the unlabelled rack
+    assert len(elements.having("g", "node")) == 20
+    rows = elements.having("tr", "gang")
+    assert [row["data-gang"] for row in rows] == [f"{r['workload']['kind']}/{r['workload']['name']} {g['name']}"
+                                                  for r in reports["items"] for g in r["podGroups"]]  # fmt: skip
+    unfit = [row for row in rows if "unfit" in (row.get("class") or "")]
+    assert len(unfit) == 1 and "allows to fit only 4 out of 6 pod(s)" in text
+
+
+def test_topology_show_draws_the_cluster_alone(wmap, tmp_path):
+    target = tmp_path / "topology.html"
+    assert wmap("topology", "show", "preset:nvl72-4rack", "--html", str(target)).exit_code == 0
+    elements = _Elements()
+    elements.feed(target.read_text())
+    assert len(elements.having("g", "domain")) == 1 + 1 + 2 + 4 and len(elements.having("g", "node")) == 72
+    assert not elements.having("rect", "chosen") and not elements.having("tr", "gang")
+
+
+def test_an_unwritable_target_is_one_error_line(wmap, tmp_path):
+    result = wmap("place", JOBSET, "--html", str(tmp_path / "missing-dir" / "x.html"))
+    assert result.exit_code == 1 and "cannot write" in result.stderr
+
+
+def _inside(inner: dict, outer: dict) -> bool:
+    return (
+        inner["x"] >= outer["x"] - 0.5
+        and inner["y"] >= outer["y"] - 0.5
+        and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + 0.5
+        and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + 0.5
+    )
+
+
+@pytest.mark.parametrize("case", ["demo", "nvl72"])
+def test_chromium_lays_out_gangs_inside_their_domains(wmap, tmp_path, case):
+    args = DEMO if case == "demo" else [JOBSET, str(FIXTURES_DIR / "leaderworkerset.yaml"), "--each-alone"]
+    page, reports = _page(wmap, tmp_path, *args)
+    seen = layout(page)
+    assert seen["scripts"] == 1  # only the probe: the page itself runs nothing
+    domains = {domain["id"]: domain["box"] for domain in seen["domains"]}
+    groups = [group for report in reports["items"] for group in report["podGroups"]]
+    assert len(seen["rows"]) == len(groups)
+    assert [row["fits"] for row in seen["rows"]] == [group["fits"] for group in groups]
+    fitting = [group for group in groups if group["fits"] and group["assignment"]["domain"]]
+    assert len(seen["chosen"]) == len(fitting)
+    for outline in seen["chosen"]:
+        box = domains[outline["domain"]]
+        assert box["width"] > 0 and _inside(outline["box"], box)
+        tiles = [node["box"] for node in seen["nodes"] if node["pods"]]
+        assert tiles and all(any(_inside(tile, domains[o["domain"]]) for o in seen["chosen"]) for tile in tiles)
+    for row in seen["rows"]:
+        if not row["fits"]:
+            assert "DOES NOT FIT" in row["text"]
+    svg = seen["svg"][0]
+    assert svg["width"] > 300 and all(row["box"]["y"] >= svg["y"] + svg["height"] for row in seen["rows"])
+
+
+def test_chromium_screenshot_is_not_blank_where_domains_are(wmap, tmp_path):
+    page, _ = _page(wmap, tmp_path, *DEMO)
+    seen = layout(page)
+    pixels = screenshot(page, tmp_path / "shot.png")
+    height, width = len(pixels), len(pixels[0])
+    white = (255, 255, 255)
+    for domain in seen["domains"]:
+        box = domain["box"]
+        x, y = int(box["x"] + box["width"] / 2), int(box["y"] + 3)  # inside its fill, clear of its label
+        if y < height and x < width:
+            assert pixels[y][x] != white, domain["id"]
+    for node in seen["nodes"]:
+        box = node["box"]
+        x, y = int(box["x"] + box["width"] / 2), int(box["y"] + box["height"] - 2)
+        if node["pods"] and y < height:
+            red, green, blue = pixels[y][x]
+            assert blue > red, node["name"]  # the gang's colour (blue) fills a tile it put pods on
+    right = int(seen["svg"][0]["x"] + seen["svg"][0]["width"] + 20)
+    assert right < width and pixels[int(seen["svg"][0]["y"]) + 10][right] == white  # the page around it is blank
