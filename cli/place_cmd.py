@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any, List, Optional
 
 import typer
-import yaml
 
 from workloadmap.errors import PlacementError
 from workloadmap.exporters import export, export_targets
@@ -80,7 +79,7 @@ def _write_objects(objects: list[dict[str, Any]], output_format: ViewFormat) -> 
     if output_format is ViewFormat.json:
         output.write(output.dump(output.as_list(objects), "json"))
         return
-    output.write(yaml.safe_dump_all(objects, sort_keys=False, default_flow_style=False))
+    output.write(output.dump_all(objects))
 
 
 def _write_reports(

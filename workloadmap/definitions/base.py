@@ -81,4 +81,6 @@ class _Compiled(_Strict):
 
     def compiled(self, field_name: str) -> Expression | None:
         """The compiled expression of ``field_name`` (None when the field is unset or constant)."""
-        return self._expressions.get(field_name)
+        # Straight to pydantic's private store: its __getattr__ fallback costs more than the lookup.
+        private = self.__pydantic_private__
+        return private["_expressions"].get(field_name) if private else None
