@@ -4,24 +4,26 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
 
 from workloadmap.catalog import CatalogEntry, definition_files, load_definitions
 from workloadmap.definitions import definition_json_schema
 from workloadmap.errors import WorkloadMapError
-from workloadmap.karta import KartaDefinition
-from workloadmap.karta.export import export_karta
-from workloadmap.lint import LintFinding, has_errors, lint_path, render_rules_table
 
 from . import output
 from .common import catalog_option, load_catalog
 from .output import DumpFormat, TableFormat
 from .render import render_definition_table, render_lint_table
 
+if TYPE_CHECKING:  # heavy stages load inside the commands that use them
+    from workloadmap.lint import LintFinding
+
 
 def _summary(definition: CatalogEntry) -> dict[str, Any]:
+    from workloadmap.karta import KartaDefinition
+
     if isinstance(definition, KartaDefinition):
         return {
             "name": definition.name,
@@ -67,6 +69,8 @@ def catalog_show(
     catalog_dirs: Optional[List[Path]] = catalog_option(),
 ) -> None:
     """Print one definition."""
+    from workloadmap.karta import KartaDefinition
+
     definition = load_catalog(catalog_dirs).get(name)
     if definition is None:
         output.error(f"no definition named {name!r}; see `wmap catalog list`")
@@ -80,6 +84,8 @@ def catalog_show(
 
 def catalog_validate(files: List[Path] = typer.Argument(..., help="Definition files or directories to check.")) -> None:
     """Check definition files (or directories of them): wmap definitions and Kartas; expressions compile."""
+    from workloadmap.karta import KartaDefinition
+
     code = 0
     expanded: list[Path] = []
     for path in files:
@@ -124,6 +130,8 @@ def catalog_lint(
 
     Exit code 1 when any finding is an error, 0 otherwise (warnings only).
     """
+    from workloadmap.lint import has_errors, lint_path, render_rules_table
+
     if rules:
         output.write(render_rules_table())
         return
@@ -164,6 +172,9 @@ def catalog_export(
 
     What a Karta cannot say is listed in each object's annotation and warned about on stderr.
     """
+    from workloadmap.karta import KartaDefinition
+    from workloadmap.karta.export import export_karta
+
     catalog = load_catalog(catalog_dirs)
     chosen = [catalog.get(name) for name in names] if names else list(catalog)
     missing = [name for name, found in zip(names or [], chosen, strict=True) if found is None]

@@ -3,27 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
 
 from workloadmap.errors import PlacementError
-from workloadmap.exporters import export, export_targets
 from workloadmap.interpreter import ObjectIndex, inspect_file
-from workloadmap.placement import (
-    POLICIES,
-    ClusterRanking,
-    JointPlacement,
-    Placement,
-    PlacementReport,
-    place_together,
-    rank_clusters,
-)
-from workloadmap.placement import place as place_workload
-from workloadmap.topology import DEFAULT_PRESET, Cluster, load_cluster
 
 from . import output
 from .common import (
+    DEFAULT_PRESET_NAME,
+    EXPORT_TARGETS,
     Collected,
     catalog_option,
     gpu_resource_option,
@@ -41,18 +31,29 @@ from .render import (
     render_rankings_table,
 )
 
+if TYPE_CHECKING:  # heavy stages load inside the commands that use them
+    from workloadmap.placement import (
+        ClusterRanking,
+        JointPlacement,
+        Placement,
+        PlacementReport,
+    )
+    from workloadmap.topology import Cluster
+
 EXIT_UNFIT = 3
-EMIT_HELP = f"Print scheduler objects instead of the report: {', '.join(export_targets())} (repeatable)."
+EMIT_HELP = f"Print scheduler objects instead of the report: {', '.join(EXPORT_TARGETS)} (repeatable)."
 
 TOPOLOGY_HELP = (
     "Cluster SOURCE: NodeList, Slurm topology.conf/.yaml, Topograph model, preset:NAME or cluster:[CONTEXT]. "
-    f"Repeat to rank several clusters. Default: the built-in example preset:{DEFAULT_PRESET}."
+    f"Repeat to rank several clusters. Default: the built-in example preset:{DEFAULT_PRESET_NAME}."
 )
 
 
 def _clusters(
     sources: list[str], levels: Optional[str], pods: Optional[Path], topology_object: Optional[Path], **capacity: Any
 ) -> list[Cluster]:
+    from workloadmap.topology import load_cluster
+
     level_list = parse_levels(levels)
     given = {name: value for name, value in capacity.items() if value is not None}
     return [
@@ -151,13 +152,16 @@ def place(
     gpu_resource: Optional[List[str]] = gpu_resource_option(),
 ) -> None:
     """Show where each gang of the workload fits (per topology level), or emit scheduler objects."""
+    from workloadmap.exporters import export
+    from workloadmap.placement import POLICIES
+
     targets = list(emit or [])
     for target in targets:
-        if target not in export_targets():
-            raise typer.BadParameter(f"{target!r} is not one of {', '.join(export_targets())}", param_hint="--emit")
-    sources = list(topology or [f"preset:{DEFAULT_PRESET}"])
+        if target not in EXPORT_TARGETS:
+            raise typer.BadParameter(f"{target!r} is not one of {', '.join(EXPORT_TARGETS)}", param_hint="--emit")
+    sources = list(topology or [f"preset:{DEFAULT_PRESET_NAME}"])
     if not topology:
-        output.warn(f"note: no --topology given; placing on the built-in example cluster preset:{DEFAULT_PRESET}")
+        output.warn(f"note: no --topology given; placing on the built-in example cluster preset:{DEFAULT_PRESET_NAME}")
     clusters = _clusters(
         sources, levels, pods, topology_object,
         gpus_per_node=gpus_per_node, cpus_per_node=cpus_per_node, memory_per_node=memory_per_node,
@@ -219,6 +223,9 @@ def _place_all(
     the workloads before it were already there. A workload whose request is invalid is reported
     on stderr (exit 1) and takes nothing.
     """
+    from workloadmap.placement import Placement, place_together, rank_clusters
+    from workloadmap.placement import place as place_workload
+
     trees = collected.trees
     placed: list[tuple[Placement, Any, Any]] = []
     if together and len(clusters) == 1 and len(trees) > 1:

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workloadmap.labels import HOSTNAME
-from workloadmap.lint import LintFinding
-from workloadmap.placement import Assignment, ClusterRanking, GroupPlacement, JointPlacement, PlacementReport
 from workloadmap.quantities import format_quantity, format_resources
-from workloadmap.topology import Cluster, Domain, Node, SimulationSpec
 from workloadmap.tree import Component, Grouping, PodGroup, TopologyConstraint, WorkloadTree
 from workloadmap.values import as_number
 
 from .output import table, tree_lines
+
+if TYPE_CHECKING:  # placement, topology and lint load only with the commands that use them
+    from workloadmap.lint import LintFinding
+    from workloadmap.placement import Assignment, ClusterRanking, GroupPlacement, JointPlacement, PlacementReport
+    from workloadmap.topology import Cluster, Domain, Node, SimulationSpec
 
 
 def _plural(count: Any, word: str) -> str:
@@ -368,6 +370,8 @@ def _domain_summary(domain: Domain) -> str:
 
 def render_domain_tree(cluster: Cluster, root: Domain, *, shown: int, list_nodes: bool) -> str:
     """`wmap topology show`: the cluster's domains ``shown`` levels deep, optionally with nodes."""
+    from workloadmap.topology import Domain
+
     lines = [
         f"cluster {cluster.name} ({cluster.source}): {_domain_summary(root)}",
         f"levels: {' > '.join(cluster.levels)}",

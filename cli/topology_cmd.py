@@ -11,18 +11,8 @@ from typing import Any, Optional
 import typer
 import yaml
 
-from workloadmap.topology import (
-    DEFAULT_PRESET,
-    PRESETS,
-    SimulationSpec,
-    detect_schemes,
-    generate_nodelist,
-    get_preset,
-    load_cluster,
-)
-
 from . import output
-from .common import parse_levels
+from .common import DEFAULT_PRESET_NAME, parse_levels
 from .output import DumpFormat, TableFormat, TreeFormat
 from .render import render_domain_tree, render_presets, shown_depth
 
@@ -57,6 +47,8 @@ def show(
     output_format: TreeFormat = typer.Option(TreeFormat.tree, "-o", "--output", help="tree, json or yaml."),
 ) -> None:
     """Print the domain tree: nodes, ready nodes and free/total GPUs per topology domain."""
+    from workloadmap.topology import detect_schemes, load_cluster
+
     cluster = load_cluster(
         source,
         levels=parse_levels(levels),
@@ -85,7 +77,9 @@ def show(
 
 def generate(
     preset: Optional[str] = typer.Option(
-        None, "--preset", help=f"Start from a named example (default {DEFAULT_PRESET} when no shape option is given)."
+        None,
+        "--preset",
+        help=f"Start from a named example (default {DEFAULT_PRESET_NAME} when no shape option is given).",
     ),
     name: Optional[str] = typer.Option(None, "--name", help="Cluster name."),
     racks: Optional[int] = typer.Option(None, "--racks", help="Number of racks."),
@@ -107,6 +101,8 @@ def generate(
     output_file: Optional[Path] = typer.Option(None, "--output-file", "--file", help="Write here instead of stdout."),
 ) -> None:
     """Write a simulated cluster as a Kubernetes NodeList (Topograph v1 labels)."""
+    from workloadmap.topology import DEFAULT_PRESET, SimulationSpec, generate_nodelist, get_preset
+
     overrides: dict[str, Any] = {
         "name": name,
         "racks": racks,
@@ -148,6 +144,8 @@ def presets(
     output_format: TableFormat = typer.Option(TableFormat.table, "-o", "--output", help="table, json or yaml."),
 ) -> None:
     """List the named example clusters (usable as SOURCE ``preset:NAME``)."""
+    from workloadmap.topology import DEFAULT_PRESET, PRESETS
+
     if output_format is TableFormat.table:
         output.write(render_presets(list(PRESETS.values()), DEFAULT_PRESET))
         return

@@ -71,7 +71,8 @@ PHASE_PRECEDENCE: tuple[Phase, ...] = (
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # defer_build: the validators are built on first use, not at import (the precompiled catalog needs none).
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
 class _Compiled(_Strict):
