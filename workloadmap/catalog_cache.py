@@ -28,7 +28,7 @@ from .definitions import Definition
 __all__ = ["PRECOMPILED_NAME", "fingerprint", "read_precompiled", "write_precompiled"]
 
 PRECOMPILED_NAME = "compiled.pickle"
-_FORMAT = 1
+_FORMAT = 2  # bump when the stored objects change shape (Expression state, model fields)
 
 
 def fingerprint(files: list[Path]) -> str:
