@@ -367,4 +367,8 @@ def definition_files(directory: Path) -> Iterator[Path]:
 
 
 if __name__ == "__main__":  # python -m workloadmap.catalog: rebuild the precompiled built-in catalog
+    import sys
+
+    if os.environ.get("PYTHONHASHSEED") != "0":  # sets pickle in hash order: fix it, so rebuilds are byte-equal
+        os.execve(sys.executable, [sys.executable, "-m", "workloadmap.catalog"], {**os.environ, "PYTHONHASHSEED": "0"})
     print(f"wrote {rebuild_precompiled()}")

@@ -71,3 +71,16 @@ def test_karta_metadata_not_a_mapping_is_a_lint_finding():
     assert [(finding.severity, finding.field, finding.message) for finding in findings] == [
         ("error", "metadata", "Input should be a valid dictionary")
     ]
+
+
+def test_subgroup_naming_the_empty_component_is_refused():
+    from workloadmap.catalog import load_definition
+    from workloadmap.lint import lint_path
+
+    path = BAD_FIXTURES_DIR / "definition-subgroup-empty-component.yaml"
+    with pytest.raises(DefinitionError) as caught:
+        load_definition(path)
+    assert str(caught.value) == (
+        f"{path}, document emptycomponent: Value error, gang.podGroups[0].subGroups[0] names unknown component ''"
+    )
+    assert [(finding.rule, finding.severity) for finding in lint_path(path)] == [("schema", "error")]
