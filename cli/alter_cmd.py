@@ -13,13 +13,12 @@ import shlex
 from collections.abc import Mapping
 from enum import Enum
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
 import yaml
 
 from workloadmap import labels
-from workloadmap.alter import Alteration, Changes, Toleration, alter
 from workloadmap.catalog import NON_WORKLOAD_KINDS, Catalog
 from workloadmap.documents import Document, load_objects
 from workloadmap.errors import WorkloadMapError
@@ -27,6 +26,9 @@ from workloadmap.interpreter import ChainedObjects, ObjectIndex
 
 from . import output
 from .common import catalog_option, load_catalog, related_option, worst_exit_code
+
+if TYPE_CHECKING:  # heavy stages load inside the commands that use them
+    from workloadmap.alter import Alteration, Changes
 
 PATCH_HELP = "Print a `kubectl patch --type merge` per changed object instead of the manifests."
 
@@ -140,6 +142,8 @@ def run(
     related: Optional[List[str]],
 ) -> None:
     """Alter every document of ``sources`` and print the result (or nothing, when one fails)."""
+    from workloadmap.alter import alter
+
     catalog = load_catalog(catalog_dirs)
     documents = [document for source in sources for document in load_objects(source, recursive=recursive)]
     own = ObjectIndex(document.body for document in documents if isinstance(document, Document))
@@ -221,6 +225,8 @@ def alter_command(
     related: Optional[List[str]] = related_option(),
 ) -> None:
     """Set scheduler, queue, labels, tolerations, node selector or priority on every pod template of a workload."""
+    from workloadmap.alter import Changes, Toleration
+
     try:
         changes = Changes(
             scheduler_name=scheduler_name,
@@ -254,6 +260,8 @@ def _suspension(suspend: bool) -> Any:
         recursive: bool = typer.Option(False, "-R", "--recursive", help="Read directories recursively."),
         catalog_dirs: Optional[List[Path]] = catalog_option(),
     ) -> None:
+        from workloadmap.alter import Changes
+
         run(
             files, Changes(suspend=suspend), component=None, output_format=output_format, patch=patch,
             recursive=recursive, catalog_dirs=catalog_dirs, related=None,

@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
 
 from workloadmap.catalog import CatalogEntry, definition_files, load_definitions
 from workloadmap.definitions import definition_json_schema
 from workloadmap.errors import WorkloadMapError
-from workloadmap.karta import KartaDefinition
-from workloadmap.karta.export import export_karta
-from workloadmap.lint import LintFinding, has_errors, lint_path, render_rules_table
 
 from . import output
 from .common import catalog_option, load_catalog
@@ -33,7 +30,13 @@ def _unknown(catalog: Any, name: str) -> None:
     raise typer.Exit(4)
 
 
+if TYPE_CHECKING:  # heavy stages load inside the commands that use them
+    from workloadmap.lint import LintFinding
+
+
 def _summary(definition: CatalogEntry) -> dict[str, Any]:
+    from workloadmap.karta import KartaDefinition
+
     if isinstance(definition, KartaDefinition):
         return {
             "name": definition.name,
@@ -87,6 +90,8 @@ def catalog_show(
     catalog_dirs: Optional[List[Path]] = catalog_option(),
 ) -> None:
     """Print one definition."""
+    from workloadmap.karta import KartaDefinition
+
     chosen = chosen_output("catalog show", output_format)
     catalog = load_catalog(catalog_dirs)
     definition = catalog.get(name)
@@ -107,6 +112,8 @@ def catalog_validate(
     files: List[Path] = typer.Argument(..., metavar="PATH...", help="Definition files or directories to check."),
 ) -> None:
     """Check definition files (or directories of them): wmap definitions and Kartas; expressions compile."""
+    from workloadmap.karta import KartaDefinition
+
     code = 0
     expanded: list[Path] = []
     for path in files:
@@ -156,6 +163,8 @@ def catalog_lint(
 
     Exit code 1 when any finding is an error, 0 otherwise (warnings only).
     """
+    from workloadmap.lint import has_errors, lint_path, render_rules_table
+
     if rules:
         output.write(render_rules_table())
         return
@@ -196,6 +205,9 @@ def catalog_export(
 
     What a Karta cannot say is listed in each object's annotation and warned about on stderr.
     """
+    from workloadmap.karta import KartaDefinition
+    from workloadmap.karta.export import export_karta
+
     catalog = load_catalog(catalog_dirs)
     chosen = [catalog.get(name) for name in names] if names else list(catalog)
     missing = [name for name, found in zip(names or [], chosen, strict=True) if found is None]

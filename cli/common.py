@@ -37,6 +37,11 @@ SOURCE_FORMS = (
 
 Command = TypeVar("Command", bound=Callable[..., Any])
 
+# Help texts name these at start-up, before the topology and exporter stages are imported (they
+# load with the commands that use them); tests/cli/test_cli.py checks them against the library.
+DEFAULT_PRESET_NAME = "nvl72-4rack"
+EXPORT_TARGETS = ("demand", "kai", "kai-annotations", "kueue", "pinned", "volcano")
+
 
 def catalog_option() -> Any:
     """The `--catalog DIR` option (repeatable)."""

@@ -9,14 +9,13 @@ offline.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
 
 from workloadmap.documents import load_objects
 from workloadmap.errors import WorkloadMapError
 from workloadmap.interpreter import ObjectIndex, inspect_documents
-from workloadmap.live import DescribeReport, LiveObjects, describe, from_cluster, from_dumps
 
 from . import output
 from .common import (
@@ -31,6 +30,9 @@ from .common import (
 )
 from .formats import Output, chosen_output, output_option, write_template
 from .render import render_describe
+
+if TYPE_CHECKING:  # heavy stages load inside the commands that use them
+    from workloadmap.live import DescribeReport, LiveObjects
 
 DEFAULT_POD_LIMIT = 10
 """Pods shown per component in the tree view unless --pod-limit says otherwise."""
@@ -62,6 +64,8 @@ def _write(reports: list[DescribeReport], chosen: Output, pod_limit: Optional[in
 def _from_files(
     files: list[str], objects: Optional[str], nodes: Optional[str], options: dict[str, Any]
 ) -> tuple[list[DescribeReport], int]:
+    from workloadmap.live import describe, from_dumps
+
     live: LiveObjects | None = None
     if objects is not None:
         node_objects = None
@@ -127,6 +131,8 @@ def describe_command(
     related: Optional[List[str]] = related_option(),
 ) -> None:
     """Describe a workload: its components with their live pods, recent events, and where its gangs landed."""
+    from workloadmap.live import describe, from_cluster
+
     chosen = chosen_output("describe", output_format)
     if (ref is None) == (not filename):
         raise typer.BadParameter("give TYPE/NAME or -f FILE (one of them)", param_hint="TYPE/NAME")

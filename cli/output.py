@@ -46,11 +46,20 @@ class DumpFormat(str, Enum):
     json = "json"
 
 
+# libyaml's emitter writes what PyYAML's pure-Python one does, about ten times faster.
+_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
 def dump(data: Any, output: str) -> str:
     """Plain json/yaml dumps: what `-o json|yaml` prints, byte for byte."""
     if output == "json":
         return json.dumps(data, indent=2) + "\n"
-    return yaml.safe_dump(data, sort_keys=False, default_flow_style=False)
+    return yaml.dump(data, Dumper=_DUMPER, sort_keys=False, default_flow_style=False)
+
+
+def dump_all(objects: Iterable[Any]) -> str:
+    """Kubernetes objects as a YAML stream (``---`` between them), with the C emitter."""
+    return yaml.dump_all(objects, Dumper=_DUMPER, sort_keys=False, default_flow_style=False)
 
 
 def as_list(items: list[dict[str, Any]]) -> Any:

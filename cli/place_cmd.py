@@ -3,28 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
-import yaml
 
 from workloadmap.errors import PlacementError
-from workloadmap.exporters import export, export_targets
 from workloadmap.interpreter import ObjectIndex, inspect_file
-from workloadmap.placement import (
-    POLICIES,
-    ClusterRanking,
-    JointPlacement,
-    Placement,
-    PlacementReport,
-    place_together,
-    rank_clusters,
-)
-from workloadmap.placement import place as place_workload
-from workloadmap.topology import DEFAULT_PRESET, Cluster, load_cluster
 
 from . import output
 from .common import (
+    DEFAULT_PRESET_NAME,
+    EXPORT_TARGETS,
     SOURCE_FORMS,
     Collected,
     catalog_option,
@@ -46,19 +35,30 @@ from .render import (
 )
 from .terminal import progress
 
+if TYPE_CHECKING:  # heavy stages load inside the commands that use them
+    from workloadmap.placement import (
+        ClusterRanking,
+        JointPlacement,
+        Placement,
+        PlacementReport,
+    )
+    from workloadmap.topology import Cluster
+
 EXIT_UNFIT = 3
 VIEWS = ("tree", "table", "wide", "json", "yaml", "templates")
-EMIT_HELP = f"Print scheduler objects instead of the report: {', '.join(export_targets())} (repeatable)."
+EMIT_HELP = f"Print scheduler objects instead of the report: {', '.join(EXPORT_TARGETS)} (repeatable)."
 
 TOPOLOGY_HELP = (
     f"The cluster SOURCE: {SOURCE_FORMS}. Repeat to rank several clusters. "
-    f"Default: the built-in example preset:{DEFAULT_PRESET}."
+    f"Default: the built-in example preset:{DEFAULT_PRESET_NAME}."
 )
 
 
 def _clusters(
     sources: list[str], levels: Optional[str], pods: Optional[Path], topology_object: Optional[Path], **capacity: Any
 ) -> list[Cluster]:
+    from workloadmap.topology import load_cluster
+
     level_list = parse_levels(levels)
     given = {name: value for name, value in capacity.items() if value is not None}
     clusters = []
@@ -89,7 +89,7 @@ def _write_objects(objects: list[dict[str, Any]], chosen: Output) -> None:
     if chosen.kind == "json":
         output.write(output.dump(output.as_list(objects), "json"))
         return
-    output.write(yaml.safe_dump_all(objects, sort_keys=False, default_flow_style=False))
+    output.write(output.dump_all(objects))
 
 
 def _write_reports(reports: list[PlacementReport], chosen: Output, joint: JointPlacement | None = None) -> None:
@@ -119,6 +119,8 @@ def _write_rankings(rankings: list[ClusterRanking], chosen: Output) -> None:
 
 
 def _check_policy(value: str) -> str:
+    from workloadmap.placement import POLICIES
+
     if value not in POLICIES:
         raise typer.BadParameter(f"{value!r} is not one of {', '.join(POLICIES)}")
     return value
@@ -126,8 +128,8 @@ def _check_policy(value: str) -> str:
 
 def _check_targets(values: Optional[List[str]]) -> Optional[List[str]]:
     for target in values or []:
-        if target not in export_targets():
-            raise typer.BadParameter(f"{target!r} is not one of {', '.join(export_targets())}")
+        if target not in EXPORT_TARGETS:
+            raise typer.BadParameter(f"{target!r} is not one of {', '.join(EXPORT_TARGETS)}")
     return values
 
 
@@ -211,9 +213,9 @@ def place(
     targets = list(emit or [])
     chosen = _chosen(output_format, targets)
     if not topology:
-        output.warn(f"note: no --topology given; placing on the built-in example cluster preset:{DEFAULT_PRESET}")
+        output.warn(f"note: no --topology given; placing on the built-in example cluster preset:{DEFAULT_PRESET_NAME}")
     clusters = _clusters(
-        list(topology or [f"preset:{DEFAULT_PRESET}"]), levels, pods, topology_object,
+        list(topology or [f"preset:{DEFAULT_PRESET_NAME}"]), levels, pods, topology_object,
         gpus_per_node=gpus_per_node, cpus_per_node=cpus_per_node, memory_per_node=memory_per_node,
         **numa_load_options(node_topology, tm_policy, tm_scope, tm_options),
     )  # fmt: skip
@@ -255,6 +257,8 @@ def _emit(
     placed: list[tuple[Placement, Any, Any]], targets: list[str], chosen: Output, catalog: Any, **settings: Any
 ) -> None:
     """The scheduler objects of every placed workload; an unfit workload is warned about, never silent."""
+    from workloadmap.exporters import export
+
     objects: list[dict[str, Any]] = []
     notes: list[str] = []
     for placement, body, tree in placed:
@@ -296,6 +300,9 @@ def _place_all(
     the workloads before it were already there. A workload whose request is invalid is reported
     on stderr (exit 1) and takes nothing.
     """
+    from workloadmap.placement import Placement, place_together, rank_clusters
+    from workloadmap.placement import place as place_workload
+
     trees = collected.trees
     placed: list[tuple[Placement, Any, Any]] = []
     if together and len(clusters) == 1 and len(trees) > 1:

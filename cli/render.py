@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timezone
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from workloadmap.lint import LintFinding
-from workloadmap.placement import Assignment, ClusterRanking, GroupPlacement, JointPlacement, PlacementReport
 from workloadmap.tree import Component, Grouping, PodGroup, TopologyConstraint, WorkloadTree
 
 from .collapse import MAX_SHOWN, runs
@@ -18,6 +16,10 @@ from .render_topology import render_domain_tree, render_presets, shown_depth
 from .terminal import current as current_terminal
 
 __all__ = ["render_domain_tree", "render_presets", "shown_depth"]  # re-exported: topology views live apart
+
+if TYPE_CHECKING:  # placement and lint load only with the commands that use them
+    from workloadmap.lint import LintFinding
+    from workloadmap.placement import Assignment, ClusterRanking, GroupPlacement, JointPlacement, PlacementReport
 
 _plural = plural
 

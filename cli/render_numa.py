@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from workloadmap.numa import NumaLayout, ZoneState
 from workloadmap.quantities import format_quantity, is_binary_resource
-from workloadmap.topology import Cluster, Node
 from workloadmap.tree import Component
 
 from .output import table
+
+if TYPE_CHECKING:  # the topology stage loads with the commands that use it
+    from workloadmap.topology import Cluster, Node
 
 __all__ = ["qos_text", "render_numa_zones"]
 

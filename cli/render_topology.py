@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workloadmap.labels import HOSTNAME
-from workloadmap.topology import Cluster, Domain, Node, SimulationSpec
 
 from .numbers import count, plural
 from .output import table, tree_lines
+
+if TYPE_CHECKING:  # the topology stage loads with the commands that use it
+    from workloadmap.topology import Cluster, Domain, Node, SimulationSpec
 
 __all__ = ["render_domain_tree", "shown_depth", "render_presets", "node_state"]
 
@@ -39,6 +41,8 @@ def render_domain_tree(cluster: Cluster, root: Domain, *, shown: int, list_nodes
         f"levels: {' > '.join(cluster.levels)}",
         f"cluster {cluster.name} ({cluster.source}): {_domain_summary(root)}",
     ]
+
+    from workloadmap.topology import Domain
 
     def children(item: Domain | Node) -> list[Any]:
         if isinstance(item, Domain):

@@ -6,25 +6,18 @@ import dataclasses
 import json
 from enum import Enum
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 import yaml
 
 from workloadmap.errors import TopologyError
-from workloadmap.topology import (
-    DEFAULT_PRESET,
-    PRESETS,
-    SimulationSpec,
-    detect_schemes,
-    generate_nodelist,
-    get_preset,
-    load_cluster,
-    numa_summary,
-)
+
+if TYPE_CHECKING:  # the topology stage loads inside the commands that use it
+    from workloadmap.topology import SimulationSpec
 
 from . import output
-from .common import SOURCE_FORMS, parse_levels
+from .common import DEFAULT_PRESET_NAME, SOURCE_FORMS, parse_levels
 from .formats import Output, chosen_output, output_option, write_template
 from .numa_options import NODE_TOPOLOGY, TM_POLICY, TM_POLICY_OPTIONS, TM_SCOPE, numa_load_options
 from .output import DumpFormat
@@ -85,6 +78,8 @@ def show(
     tm_options: Optional[str] = TM_POLICY_OPTIONS,
 ) -> None:
     """Print the domain tree: nodes, ready nodes and free/total GPUs per topology domain (--numa: NUMA zones)."""
+    from workloadmap.topology import detect_schemes, load_cluster
+
     chosen = chosen_output("topology show", output_format)
     with progress(f"reading topology {source}"):
         cluster = load_cluster(
@@ -131,7 +126,7 @@ def generate(
         None,
         "--preset",
         metavar="PRESET",
-        help=f"Start from a named example (default {DEFAULT_PRESET} when no shape option is given).",
+        help=f"Start from a named example (default {DEFAULT_PRESET_NAME} when no shape option is given).",
     ),
     name: Optional[str] = typer.Option(
         None, "--name", metavar="NAME", help="Cluster name (kept on the nodes; `topology show` reads it back)."
@@ -176,6 +171,8 @@ def generate(
     ),
 ) -> None:
     """Write a simulated cluster as a Kubernetes NodeList (Topograph v1 labels), with --numa-nodes also NUMA zones."""
+    from workloadmap.topology import DEFAULT_PRESET, SimulationSpec, generate_nodelist, get_preset
+
     overrides: dict[str, Any] = {
         "name": name,
         "racks": racks,
@@ -224,6 +221,8 @@ def _show_numa(cluster: Any, chosen: Output) -> None:
     if chosen.kind == "tree":
         output.human(render_numa_zones(cluster))
         return
+    from workloadmap.topology import numa_summary
+
     data = {"cluster": cluster.name, "nodes": numa_summary(cluster)}
     if chosen.templated:
         write_template(chosen, data)
@@ -245,6 +244,8 @@ def presets(
     output_format: str = output_option("topology presets", PRESET_VIEWS, "table"),
 ) -> None:
     """List the named example clusters (usable as SOURCE `preset:NAME`)."""
+    from workloadmap.topology import DEFAULT_PRESET, PRESETS
+
     chosen = chosen_output("topology presets", output_format)
     if chosen.kind in ("table", "wide"):
         output.human(render_presets(list(PRESETS.values()), DEFAULT_PRESET, wide=chosen.kind == "wide"), fit=False)

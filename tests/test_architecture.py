@@ -30,6 +30,7 @@ RANK = {
     "scheduling": 3,
     "definitions": 4,
     "karta": 4.5,  # reads Kartas and writes wmap definitions as Kartas; the catalog loads them
+    "catalog_cache": 4.6,  # the precompiled built-in definitions, below the catalog that reads them
     "catalog": 5,
     "catalog_docs": 6,
     "tree": 6,

@@ -20,56 +20,60 @@ The everyday calls::
     described = workloadmap.describe(obj, live)             # live = LiveObjects(pods, owners, events, nodes)
 """
 
-from .alter import Alteration, Changes, NodeRequirement, Toleration, alter
-from .catalog import Catalog, load_definition, load_definitions, parse_definition
-from .definitions import Definition, Phase, definition_json_schema
-from .documents import Document, load_objects
-from .errors import (
-    AlterError,
-    ClusterApiError,
-    ClusterError,
-    DefinitionError,
-    ExpressionError,
-    ExpressionLimitError,
-    InputError,
-    InputNotFoundError,
-    Location,
-    NoDefinitionError,
-    PlacementError,
-    QuantityError,
-    TopologyError,
-    UnknownResourceTypeError,
-    WorkloadMapError,
-)
-from .exporters import ExportRequest, export, export_targets
-from .interpreter import (
-    ChainedObjects,
-    InspectResult,
-    ObjectIndex,
-    RelatedObjects,
-    inspect,
-    inspect_documents,
-    inspect_file,
-)
-from .karta import Karta, KartaDefinition, parse_karta
-from .karta.export import ExportedKarta, export_karta
-from .lint import LintFinding, lint_definition, lint_path
-from .live import DescribeReport, LiveObjects, ObjectsByUid, describe, from_dumps
-from .placement import (
-    ClusterRanking,
-    GroupPlacement,
-    JointPlacement,
-    Placement,
-    PlacementReport,
-    place,
-    place_on,
-    place_together,
-    rank_clusters,
-)
-from .quantities import format_quantity, parse_quantity
-from .resources import DEFAULT_GPU_RESOURCES, PodDemand, pod_demand
-from .topology import Cluster, Domain, Node, NodeCapacity, detect_levels, example_cluster, load_cluster
-from .tree import Component, PodGroup, PodSet, SubGroup, Totals, WorkloadRef, WorkloadTree
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .alter import Alteration, Changes, NodeRequirement, Toleration, alter
+    from .catalog import Catalog, load_definition, load_definitions, parse_definition
+    from .definitions import Definition, Phase, definition_json_schema
+    from .documents import Document, load_objects
+    from .errors import (
+        AlterError,
+        ClusterApiError,
+        ClusterError,
+        DefinitionError,
+        ExpressionError,
+        ExpressionLimitError,
+        InputError,
+        InputNotFoundError,
+        Location,
+        NoDefinitionError,
+        PlacementError,
+        QuantityError,
+        TopologyError,
+        UnknownResourceTypeError,
+        WorkloadMapError,
+    )
+    from .exporters import ExportRequest, export, export_targets
+    from .interpreter import (
+        ChainedObjects,
+        InspectResult,
+        ObjectIndex,
+        RelatedObjects,
+        inspect,
+        inspect_documents,
+        inspect_file,
+    )
+    from .karta import Karta, KartaDefinition, parse_karta
+    from .karta.export import ExportedKarta, export_karta
+    from .lint import LintFinding, lint_definition, lint_path
+    from .live import DescribeReport, LiveObjects, ObjectsByUid, describe, from_dumps  # type: ignore[no-redef]
+    from .placement import (
+        ClusterRanking,
+        GroupPlacement,
+        JointPlacement,
+        Placement,
+        PlacementReport,
+        place,
+        place_on,
+        place_together,
+        rank_clusters,
+    )
+    from .quantities import format_quantity, parse_quantity
+    from .resources import DEFAULT_GPU_RESOURCES, PodDemand, pod_demand
+    from .topology import Cluster, Domain, Node, NodeCapacity, detect_levels, example_cluster, load_cluster
+    from .tree import Component, PodGroup, PodSet, SubGroup, Totals, WorkloadRef, WorkloadTree
+
 
 __version__ = "0.1.0"
 
@@ -167,3 +171,84 @@ __all__ = [
     "ClusterApiError",
     "UnknownResourceTypeError",
 ]
+
+# The public names are imported when first used (PEP 562): `wmap inspect` needs the interpreter, not
+# placement, alter, live or Karta, and importing them all would double its start-up time.
+_LAZY = {
+    **dict.fromkeys(("Alteration", "Changes", "NodeRequirement", "Toleration", "alter"), ".alter"),
+    **dict.fromkeys(("Catalog", "load_definition", "load_definitions", "parse_definition"), ".catalog"),
+    **dict.fromkeys(("Definition", "Phase", "definition_json_schema"), ".definitions"),
+    **dict.fromkeys(("Document", "load_objects"), ".documents"),
+    **dict.fromkeys(
+        (
+            "AlterError",
+            "ClusterApiError",
+            "ClusterError",
+            "DefinitionError",
+            "ExpressionError",
+            "ExpressionLimitError",
+            "InputError",
+            "InputNotFoundError",
+            "Location",
+            "NoDefinitionError",
+            "PlacementError",
+            "QuantityError",
+            "TopologyError",
+            "UnknownResourceTypeError",
+            "WorkloadMapError",
+        ),
+        ".errors",
+    ),
+    **dict.fromkeys(("ExportRequest", "export", "export_targets"), ".exporters"),
+    **dict.fromkeys(
+        (
+            "ChainedObjects",
+            "InspectResult",
+            "ObjectIndex",
+            "RelatedObjects",
+            "inspect",
+            "inspect_documents",
+            "inspect_file",
+        ),
+        ".interpreter",
+    ),
+    **dict.fromkeys(("Karta", "KartaDefinition", "parse_karta"), ".karta"),
+    **dict.fromkeys(("ExportedKarta", "export_karta"), ".karta.export"),
+    **dict.fromkeys(("LintFinding", "lint_definition", "lint_path"), ".lint"),
+    **dict.fromkeys(("DescribeReport", "LiveObjects", "ObjectsByUid", "describe", "from_dumps"), ".live"),
+    **dict.fromkeys(
+        (
+            "ClusterRanking",
+            "GroupPlacement",
+            "JointPlacement",
+            "Placement",
+            "PlacementReport",
+            "place",
+            "place_on",
+            "place_together",
+            "rank_clusters",
+        ),
+        ".placement",
+    ),
+    **dict.fromkeys(("format_quantity", "parse_quantity"), ".quantities"),
+    **dict.fromkeys(("DEFAULT_GPU_RESOURCES", "PodDemand", "pod_demand"), ".resources"),
+    **dict.fromkeys(
+        ("Cluster", "Domain", "Node", "NodeCapacity", "detect_levels", "example_cluster", "load_cluster"), ".topology"
+    ),
+    **dict.fromkeys(("Component", "PodGroup", "PodSet", "SubGroup", "Totals", "WorkloadRef", "WorkloadTree"), ".tree"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'workloadmap' has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])

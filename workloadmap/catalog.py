@@ -19,14 +19,17 @@ import difflib
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from pydantic import ValidationError
 
+from .catalog_cache import read_precompiled, write_precompiled
 from .definitions import Definition, validation_problem
 from .documents import load_yaml_text
 from .errors import DefinitionError, InputError
-from .karta import KartaDefinition, is_karta, parse_karta
+
+if TYPE_CHECKING:
+    from .karta import KartaDefinition
 
 __all__ = [
     "Catalog",
@@ -36,6 +39,8 @@ __all__ = [
     "load_definition",
     "parse_definition",
     "definition_files",
+    "builtin_definitions",
+    "rebuild_precompiled",
     "builtin_catalog_dir",
     "NON_WORKLOAD_KINDS",
     "CATALOG_ENV",
@@ -118,6 +123,21 @@ def builtin_catalog_dir() -> Path:
     return Path(__file__).parent.parent / "catalog"
 
 
+def builtin_definitions() -> list[Definition]:
+    """The built-in definitions: the precompiled ones when they match the files, else parsed from YAML."""
+    directory = builtin_catalog_dir()
+    files = list(definition_files(directory))
+    precompiled = read_precompiled(directory, files)
+    return precompiled if precompiled is not None else [load_definition(path) for path in files]
+
+
+def rebuild_precompiled() -> Path:
+    """Validate and compile the built-in definitions from their YAML and store them precompiled."""
+    directory = builtin_catalog_dir()
+    files = list(definition_files(directory))
+    return write_precompiled(directory, files, [load_definition(path) for path in files])
+
+
 def load_definition(path: str | Path) -> Definition:
     """Load, validate and compile one definition file.
 
@@ -133,7 +153,7 @@ def load_definition(path: str | Path) -> Definition:
     return parse_definition(text, file)
 
 
-CatalogEntry = Union[Definition, KartaDefinition]
+CatalogEntry = Union[Definition, "KartaDefinition"]
 """What the catalog holds: a wmap definition or a Karta."""
 
 BUILTIN, CLUSTER, USER = 0, 1, 2
@@ -157,6 +177,8 @@ def load_definitions(path: str | Path) -> list[CatalogEntry]:
     except InputError as error:
         raise DefinitionError(error.message, file=file, document=error.document) from None
     items = [item for body in bodies for item in (body.get("items") or [] if _is_list(body) else [body])]
+    from .karta import is_karta, parse_karta  # Kartas bring jq; only files that hold one need it
+
     if items and any(is_karta(item) for item in items):
         return [parse_karta(item, file) for item in items]
     return [parse_definition(text, file)]
@@ -246,8 +268,8 @@ class Catalog:
         """
         catalog = cls()
         if builtin:
-            for path in definition_files(builtin_catalog_dir()):
-                catalog.add(load_definition(path))
+            for builtin_entry in builtin_definitions():
+                catalog.add(builtin_entry)
         dirs: list[str | Path] = list(extra_dirs)
         if use_env and os.environ.get(CATALOG_ENV):
             dirs = [*(d for d in os.environ[CATALOG_ENV].split(os.pathsep) if d), *dirs]
@@ -306,6 +328,8 @@ class Catalog:
         Raises:
             DefinitionError: two cluster Kartas cover the same group, version and kind.
         """
+        from .karta import parse_karta
+
         for obj in objects:
             try:
                 definition = parse_karta(obj, source, origin="cluster")
@@ -386,3 +410,11 @@ def definition_files(directory: Path) -> Iterator[Path]:
     for path in sorted(directory.iterdir()):
         if path.suffix in (".yaml", ".yml") and path.is_file() and not path.name.startswith("."):
             yield path
+
+
+if __name__ == "__main__":  # python -m workloadmap.catalog: rebuild the precompiled built-in catalog
+    import sys
+
+    if os.environ.get("PYTHONHASHSEED") != "0":  # sets pickle in hash order: fix it, so rebuilds are byte-equal
+        os.execve(sys.executable, [sys.executable, "-m", "workloadmap.catalog"], {**os.environ, "PYTHONHASHSEED": "0"})
+    print(f"wrote {rebuild_precompiled()}")

@@ -58,6 +58,7 @@ FieldPath = tuple[str | int, ...]
 """A field inside a document: keys and list indexes, outermost first."""
 
 _SEGMENT = re.compile(r"\[(\d+)\]|\[([^\]]*)\]|\.?([^.\[]+)")
+_EXPRESSION_TEXT = re.compile(r"[\s()|&!=<>'\"`{},@?]")  # no key of a field path holds these
 
 
 def format_path(path: Sequence[str | int]) -> str:
@@ -78,6 +79,8 @@ def parse_path(text: str) -> FieldPath:
 
     Text that is not a plain path (an expression used as a field name) comes back as one segment.
     """
+    if _EXPRESSION_TEXT.search(text):
+        return (text,)
     parts: list[str | int] = []
     position = 0
     for match in _SEGMENT.finditer(text):
@@ -111,7 +114,16 @@ class Location:
             parts.append(f"document {self.document}")
         if self.path:
             parts.append(f"field {format_path(self.path)}")
-        return ", ".join(parts)
+        # Names and expressions come from the input: always one line, and never a page long.
+        return ", ".join(_one_line(part) for part in parts)
+
+
+_MAX_PART = 300
+
+
+def _one_line(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _MAX_PART else text[: _MAX_PART - 3] + "..."
 
 
 def _as_path(field: str | Sequence[str | int] | None) -> FieldPath:

@@ -188,12 +188,23 @@ class Expression:
         language: ``jmespath`` or ``jsonpath``.
     """
 
-    __slots__ = ("source", "language", "_compiled")
+    __slots__ = ("source", "language", "_compiled", "_scopeless", "_memo")
 
     def __init__(self, source: str, language: str, compiled: Any) -> None:
         self.source = source
         self.language = language
         self._compiled = compiled
+        # An expression that reads only root() and ref() gives one value per resource, however many
+        # instances it is evaluated for (a Grove topology name scanning every clique, per clique).
+        self._scopeless = language == "jmespath" and not _reads_current(compiled.parsed)
+        self._memo: tuple[Any, Any, Any] | None = None
+
+    def __getstate__(self) -> tuple[str, str, Any, bool]:
+        return (self.source, self.language, self._compiled, self._scopeless)
+
+    def __setstate__(self, state: tuple[str, str, Any, bool]) -> None:
+        self.source, self.language, self._compiled, self._scopeless = state
+        self._memo = None
 
     def __repr__(self) -> str:
         return f"Expression({self.language}: {self.source!r})"
@@ -216,9 +227,16 @@ class Expression:
             if not matches:
                 return None
             return matches[0] if len(matches) == 1 else matches
-        options = jmespath.Options(custom_functions=_WmapFunctions(data if root is None else root, refs))
+        root = data if root is None else root
+        memo = self._memo
+        if self._scopeless and memo is not None and memo[0] is root and memo[1] == (refs or {}):
+            return memo[2]
+        options = jmespath.Options(custom_functions=_WmapFunctions(root, refs))
         try:
-            return self._compiled.search(data, options=options)
+            result = self._compiled.search(data, options=options)
+            if self._scopeless:
+                self._memo = (root, dict(refs or {}), result)
+            return result
         except (jmespath.exceptions.JMESPathError, TypeError, ValueError, ArithmeticError) as error:
             # jmespath raises plain TypeError when comparing mixed types (e.g. "4" < 3).
             message = " ".join(str(error).split())
@@ -284,6 +302,23 @@ def _jmespath_problem(error: Exception) -> str:
 
 
 _KNOWN_FUNCTIONS = frozenset(_WmapFunctions(None).FUNCTION_TABLE)
+_SCOPELESS_FUNCTIONS = frozenset({"root", "ref"})
+
+
+def _reads_current(node: Any) -> bool:
+    """Whether a JMESPath AST reads the value it is evaluated on (else only root(), ref() and literals)."""
+    kind = node.get("type")
+    children = node.get("children", [])
+    if kind in ("literal", "expref"):
+        return False
+    if kind == "function_expression":
+        return node.get("value") not in _SCOPELESS_FUNCTIONS and not children or any(map(_reads_current, children))
+    if kind in ("subexpression", "index_expression", "pipe", "projection", "value_projection", "flatten",
+                "filter_projection"):  # fmt: skip
+        return _reads_current(children[0])  # the rest runs on what the first part gave
+    if kind in ("or_expression", "and_expression", "not_expression", "comparator", "key_val_pair"):
+        return any(map(_reads_current, children))
+    return True  # a field, @, an index, a multi-select (null on a null scope) ...
 
 
 def _function_names(node: Any) -> set[str]:

@@ -12,7 +12,10 @@ Every limit lives in :class:`Limits`; ``docs/security.md`` lists them with their
 
 from __future__ import annotations
 
+import gc
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +23,16 @@ import yaml
 
 from .errors import InputError
 
-__all__ = ["Limits", "WORKLOAD_LIMITS", "TOPOLOGY_LIMITS", "Parsed", "parse_yaml", "parse_json", "check_structure"]
+__all__ = [
+    "Limits",
+    "WORKLOAD_LIMITS",
+    "TOPOLOGY_LIMITS",
+    "Parsed",
+    "parse_yaml",
+    "parse_json",
+    "check_structure",
+    "paused_gc",
+]
 
 MAX_INT_DIGITS = 4300
 """Integers longer than this are refused (Python's own int/str conversion limit)."""
@@ -54,6 +66,23 @@ TOPOLOGY_LIMITS = Limits(max_bytes=2 * 1024**3, max_documents=100_000, max_list_
 # A walk visits each container once per reference; an alias bomb blows past the document's own
 # text length, which is the real budget (this is the floor).
 _MIN_CONTAINER_BUDGET = 100_000
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Run a block with Python's cyclic garbage collector paused (and restored after).
+
+    Parsing builds millions of containers and no reference cycles; each allocation burst triggers
+    collections that walk every object alive, which tripled the time of ``json.load`` on a NodeList
+    of 100,000 nodes (1.6 s against 0.54 s). Reference counting still frees everything as usual.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class _Refused(Exception):
@@ -170,7 +199,8 @@ def parse_yaml(text: str, *, line_offset: int = 0) -> Parsed:
     """
     loader = _Loader(text)
     try:
-        body = loader.get_single_data()
+        with paused_gc():
+            body = loader.get_single_data()
     except yaml.YAMLError as error:
         raise InputError(_yaml_problem(error, line_offset)) from None
     except RecursionError:
@@ -198,7 +228,8 @@ def parse_json(text: str) -> Any:
         json.JSONDecodeError: only through ``InputError``; never escapes.
     """
     try:
-        return json.loads(text, parse_int=_json_int, parse_constant=_json_constant)
+        with paused_gc():
+            return json.loads(text, parse_int=_json_int, parse_constant=_json_constant)
     except _Refused as error:
         raise InputError(str(error)) from None
     except RecursionError:

@@ -338,7 +338,7 @@ class PodsDefinition(BaseModel):
     source may give ``replicaIndex`` alone: its descendants' pods carry it (an LWS group index).
     """
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     selector: str | None = Field(
         default=None,

@@ -194,3 +194,37 @@ def test_missing_related_file_is_a_one_line_error(tmp_path):
     )
     assert result.returncode == 1
     assert result.stderr.strip().splitlines() == [f"error: {tmp_path / 'missing'}: no such file or directory"]
+
+
+def test_help_constants_match_the_library():
+    # The command line names them at start-up without importing the topology and exporter stages.
+    from workloadmap.cli.common import DEFAULT_PRESET_NAME, EXPORT_TARGETS
+    from workloadmap.exporters import export_targets
+    from workloadmap.topology import DEFAULT_PRESET
+
+    assert DEFAULT_PRESET_NAME == DEFAULT_PRESET
+    assert EXPORT_TARGETS == export_targets()
+
+
+def test_inspect_imports_only_what_it_needs():
+    # Start-up time: `wmap inspect` loads neither placement, topology, exporters, alter, live, lint,
+    # Karta (jq) nor the kubernetes client and jsonschema.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.argv = ['wmap', 'inspect', 'fixtures/jobset-leader-workers.yaml'];"
+        "from workloadmap.cli.main import run\n"
+        "try:\n    run()\nexcept SystemExit:\n    pass\n"
+        "print(' '.join(sorted(sys.modules)), file=sys.stderr)"
+    )
+    from helpers import REPO_ROOT
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_ROOT, check=True)
+    loaded = set(done.stderr.split())
+    heavy = {
+        "workloadmap.placement", "workloadmap.topology", "workloadmap.exporters", "workloadmap.alter",
+        "workloadmap.live", "workloadmap.lint", "workloadmap.karta", "workloadmap.kube", "kubernetes",
+        "jsonschema", "jq",
+    }  # fmt: skip
+    assert not loaded & heavy

@@ -5,12 +5,20 @@ Each case starts from a corpus document and applies one or two mutations, chosen
 the classes of bad input that reach real users: wrong types where scalars are expected (and the
 reverse), huge and non-ASCII numbers, negative/fractional/astronomic quantities, explicit YAML
 tags with bad values, deep nesting, duplicated keys, and lists multiplied many times.
+
+The same engine makes adversarial clusters for ``place`` and ``topology show`` (:func:`make_cluster_case`:
+nodes in two racks, missing labels, zero, negative and absurd GPU counts, a workload asking for 10^6
+GPUs) and hostile definitions for ``catalog validate|lint`` (:func:`make_definition_case`).
+
+:func:`fuzz_plan` reads the run's size from the environment: a bounded CI run by default, a long
+run with ``WMAP_FUZZ_CASES`` (and ``WMAP_FUZZ_SEED`` to start elsewhere), see ``docs/security.md``.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import os
 import random
 import sys
 from collections.abc import Callable, Iterator
@@ -84,7 +92,11 @@ def _replace_container(rng: random.Random, body: Any) -> tuple[Any, str]:
     return _set(body, path, value), f"container {path} -> {str(value)[:20]!r}"
 
 
-def _multiply_list(rng: random.Random, body: Any) -> tuple[Any, str]:
+LIST_BUDGET = 20_000
+"""Items a multiplied list may reach, and its size in bytes / 200: 4 MB of text, a large real manifest."""
+
+
+def _multiply_list(rng: random.Random, body: Any, budget: int = LIST_BUDGET) -> tuple[Any, str]:
     candidates = [path for path, value in _paths(body) if isinstance(value, list) and value]
     if not candidates:
         return body, "none"
@@ -93,7 +105,8 @@ def _multiply_list(rng: random.Random, body: Any) -> tuple[Any, str]:
     for key in path:
         node = node[key]
     # A few MB of text at most: the size of a large real manifest, not a memory test of the engine.
-    factor = min(rng.choice([10, 100, 1000, 5000]), max(1, 20_000 // len(node)))
+    size = len(json.dumps(node, default=str))
+    factor = min(rng.choice([10, 100, 1000, 5000]), max(1, budget // len(node)), max(1, budget * 200 // size))
     node[:] = [copy.deepcopy(item) for item in node for _ in range(factor)]
     return body, f"multiply {path} x{factor}"
 
@@ -150,11 +163,17 @@ def _text_mutation(rng: random.Random, text: str) -> tuple[str, str]:
     return "\n".join(lines) + "\n", what
 
 
+_NOT_WORKLOADS = ("recorded", "karta", "bad", "live", "topology", "placement")
+
+
 def corpus_documents(corpus: Path) -> list[tuple[str, Any]]:
-    """Every workload document of the corpus (recorded flows and Karta definitions left out)."""
+    """Every workload document below ``corpus`` (the shared corpus or the repo's ``fixtures/``).
+
+    Recorded flows, Karta definitions, deliberately broken files, live dumps and clusters are left out.
+    """
     documents = []
     for path in sorted(corpus.rglob("*.yaml")):
-        if "recorded" in path.parts or "karta" in path.parts:
+        if any(part in _NOT_WORKLOADS for part in path.relative_to(corpus).parts):
             continue
         for body in yaml.safe_load_all(path.read_text()):
             if isinstance(body, dict) and body.get("kind"):
@@ -162,25 +181,203 @@ def corpus_documents(corpus: Path) -> list[tuple[str, Any]]:
     return documents
 
 
-def make_case(documents: list[tuple[str, Any]], seed: int) -> Case:
-    """The case of ``seed``: a corpus document with one or two mutations, as YAML (or JSON) text."""
+@dataclass(frozen=True)
+class FuzzPlan:
+    """How many cases a fuzz test runs: ``cases`` seeds from ``start``; ``budget`` for multiplied lists."""
+
+    start: int
+    cases: int
+    budget: int
+    long: bool
+
+    def batches(self, count: int) -> list[range]:
+        """The seeds split into ``count`` ranges (one test each, so a failure names its seeds)."""
+        size = -(-self.cases // count)
+        return [
+            range(begin, min(begin + size, self.start + self.cases))
+            for begin in range(self.start, self.start + self.cases, size)
+        ]
+
+
+def fuzz_plan(ci_cases: int) -> FuzzPlan:
+    """The CI run (``ci_cases`` seeds from 0, lists up to 2,000 items) unless ``WMAP_FUZZ_CASES`` asks for more."""
+    asked = os.environ.get("WMAP_FUZZ_CASES", "").strip()
+    start = int(os.environ.get("WMAP_FUZZ_SEED", "0") or 0)
+    if asked:
+        return FuzzPlan(start, int(asked), LIST_BUDGET, True)
+    return FuzzPlan(start, ci_cases, 2_000, False)
+
+
+# -- clusters: NodeLists with nodes in two racks, missing labels, absurd GPU counts --------------------
+
+GPU_VALUES: list[Any] = [
+    "0", 0, "0", "8", 4, "1000000", "1k", "-4", -8, "2.5", "abc", "", None, "1e999", HUGE_DIGITS, "9" * 40, "٨",
+    "8Ki", [], {}, True,
+]  # fmt: skip
+
+
+def _nodes(nodelist: Any) -> list[Any]:
+    items = nodelist.get("items") if isinstance(nodelist, dict) else None
+    return [item for item in items if isinstance(item, dict)] if isinstance(items, list) else []
+
+
+def _node_in_two_racks(rng: random.Random, nodelist: Any) -> str:
+    """A node listed twice with other rack labels, or a rack whose id appears under two spines."""
+    nodes = _nodes(nodelist)
+    if len(nodes) < 2:
+        return "none"
+    if rng.random() < 0.3:
+        twin = copy.deepcopy(rng.choice(nodes))
+        labels = (twin.get("metadata") or {}).get("labels") or {}
+        for key in list(labels):
+            if key != "kubernetes.io/hostname":
+                labels[key] = f"{labels[key]}-other"
+        nodelist["items"].append(twin)
+        return f"node {(twin.get('metadata') or {}).get('name')} twice, in two racks"
+    first, second = rng.sample(nodes, 2)
+    source = (first.get("metadata") or {}).get("labels") or {}
+    target = (second.get("metadata") or {}).get("labels")
+    if not isinstance(target, dict):
+        return "none"
+    keys = [key for key in source if key != "kubernetes.io/hostname"]
+    for key in rng.sample(keys, k=min(len(keys), rng.choice([1, 2]))):
+        target[key] = source[key]
+    return "rack labels of one node copied to another (a rack under two spines)"
+
+
+def _drop_labels(rng: random.Random, nodelist: Any) -> str:
+    nodes = _nodes(nodelist)
+    chosen = rng.sample(nodes, k=min(len(nodes), rng.choice([1, 3, len(nodes)])))
+    for node in chosen:
+        labels = (node.get("metadata") or {}).get("labels")
+        if isinstance(labels, dict) and labels:
+            del labels[rng.choice(sorted(labels))]
+    return f"a label dropped on {len(chosen)} nodes"
+
+
+def _gpu_count(rng: random.Random, nodelist: Any) -> str:
+    nodes = _nodes(nodelist)
+    value = rng.choice(GPU_VALUES)
+    for node in rng.sample(nodes, k=min(len(nodes), rng.choice([1, 1, 3, len(nodes)]))):
+        status = node.setdefault("status", {})
+        if isinstance(status, dict):
+            for field in ("capacity", "allocatable"):
+                if isinstance(status.get(field), dict):
+                    status[field]["nvidia.com/gpu"] = copy.deepcopy(value)
+    return f"GPUs -> {str(value)[:20]!r}"
+
+
+CLUSTER_MUTATIONS: list[Callable[[random.Random, Any], str]] = [_node_in_two_racks, _drop_labels, _gpu_count]
+
+DEMANDS: list[Any] = [1_000_000, "1000000", 10**6 * 8, "0", 0, -1, "1.5", "1e999", HUGE_DIGITS, "abc", None]
+
+
+def _demand(rng: random.Random, workload: Any) -> str:
+    """A GPU request on every container of the workload (10^6 GPUs, negative, fractional ...)."""
+    value = rng.choice(DEMANDS)
+    for path, node in list(_paths(workload)):
+        if path and path[-1] == "resources" and isinstance(node, dict):
+            for field in ("requests", "limits"):
+                node[field] = (
+                    {**(node.get(field) or {}), "nvidia.com/gpu": copy.deepcopy(value)}
+                    if isinstance(node.get(field) or {}, dict)
+                    else node.get(field)
+                )
+    return f"demand {str(value)[:20]!r} GPUs"
+
+
+@dataclass(frozen=True)
+class ClusterCase:
+    """An adversarial cluster (NodeList text) and a workload to place on it."""
+
+    seed: int
+    mutations: tuple[str, ...]
+    nodes_text: str
+    workload_text: str
+    policy: str
+
+
+def make_cluster_case(
+    clusters: list[Any], workloads: list[tuple[str, Any]], seed: int, *, budget: int = LIST_BUDGET
+) -> ClusterCase:
+    """The case of ``seed``: a NodeList with topology mutations (and sometimes generic ones) and a workload."""
+    rng = random.Random(seed)
+    nodelist = copy.deepcopy(rng.choice(clusters))
+    applied = [rng.choice(CLUSTER_MUTATIONS)(rng, nodelist) for _ in range(rng.choice([1, 2, 3]))]
+    if rng.random() < 0.3:
+        nodelist, generic = _mutate(rng, nodelist, budget, 1)
+        applied.extend(generic)
+    source, workload = workloads[rng.randrange(len(workloads))]
+    workload = copy.deepcopy(workload)
+    if rng.random() < 0.6:
+        applied.append(_demand(rng, workload))
+    applied.append(f"workload {source}")
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))
+    try:
+        nodes_text = json.dumps(nodelist, default=str) if rng.random() < 0.5 else _dump(nodelist)
+        workload_text = _dump(workload)
+    finally:
+        sys.setrecursionlimit(limit)
+    return ClusterCase(seed, tuple(applied), nodes_text, workload_text, rng.choice(["kueue", "kai"]))
+
+
+def _dump(body: Any, limit: int | None = None) -> str:
+    """YAML, or compact JSON when YAML cannot say it or its indentation would blow past ``limit`` bytes."""
+    try:
+        text = yaml.dump(body, Dumper=_DUMPER, sort_keys=False, width=10_000)
+    except (ValueError, OverflowError, yaml.YAMLError, RecursionError, SystemError):
+        return json.dumps(body, default=str)
+    return json.dumps(body, default=str) if limit is not None and len(text) > limit else text
+
+
+# -- definitions: the catalog's own files, mutated ---------------------------------------------------
+
+
+def make_definition_case(definitions: list[tuple[str, Any]], seed: int, *, budget: int = LIST_BUDGET) -> Case:
+    """The case of ``seed``: a definition (a catalog file or a Karta) with one to three mutations."""
+    rng = random.Random(seed)
+    source, body = definitions[rng.randrange(len(definitions))]
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))
+    try:
+        body, applied = _mutate(rng, copy.deepcopy(body), budget, rng.choice([1, 2, 3]))
+        text = _dump(body, limit=budget * 200)
+        if rng.random() < 0.3:
+            text, what = _text_mutation(rng, text)
+            applied.append(what)
+    finally:
+        sys.setrecursionlimit(limit)
+    return Case(source, seed, tuple(applied), text)
+
+
+def _mutate(rng: random.Random, body: Any, budget: int, rounds: int) -> tuple[Any, list[str]]:
+    applied = []
+    for _ in range(rounds):
+        mutation = rng.choice(OBJECT_MUTATIONS)
+        if mutation is _multiply_list:
+            body, what = _multiply_list(rng, body, budget)
+        else:
+            body, what = mutation(rng, body)
+        applied.append(what)
+    return body, applied
+
+
+def make_case(documents: list[tuple[str, Any]], seed: int, *, budget: int = LIST_BUDGET) -> Case:
+    """The case of ``seed``: a corpus document with one or two mutations, as YAML (or JSON) text.
+
+    ``budget`` bounds how long a multiplied list gets (the CI run uses a smaller one than the long run).
+    """
     rng = random.Random(seed)
     source, body = documents[rng.randrange(len(documents))]
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))  # copy and the dumpers recurse once per level of nesting
     try:
-        body = copy.deepcopy(body)
-        applied = []
-        for _ in range(rng.choice([1, 1, 2])):
-            body, what = rng.choice(OBJECT_MUTATIONS)(rng, body)
-            applied.append(what)
+        body, applied = _mutate(rng, copy.deepcopy(body), budget, rng.choice([1, 1, 2]))
         if rng.random() < 0.15:
             text = json.dumps(body, default=str)
         else:
-            try:
-                text = yaml.dump(body, Dumper=_DUMPER, sort_keys=False, width=10_000)
-            except (ValueError, OverflowError, yaml.YAMLError, RecursionError, SystemError):
-                text = json.dumps(body, default=str)
+            text = _dump(body, limit=budget * 200)
             if rng.random() < 0.3:
                 text, what = _text_mutation(rng, text)
                 applied.append(what)

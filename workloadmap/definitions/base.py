@@ -72,7 +72,8 @@ PHASE_PRECEDENCE: tuple[Phase, ...] = (
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # defer_build: the validators are built on first use, not at import (the precompiled catalog needs none).
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
 class _Compiled(_Strict):
@@ -82,7 +83,9 @@ class _Compiled(_Strict):
 
     def compiled(self, field_name: str) -> Expression | None:
         """The compiled expression of ``field_name`` (None when the field is unset or constant)."""
-        return self._expressions.get(field_name)
+        # Straight to pydantic's private store: its __getattr__ fallback costs more than the lookup.
+        private = self.__pydantic_private__
+        return private["_expressions"].get(field_name) if private else None
 
 
 _PYDANTIC_PREFIX = re.compile(r"^(?:Value error|Assertion failed), ")

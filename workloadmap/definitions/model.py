@@ -146,7 +146,7 @@ class Definition(_Strict):
         by_name = {component.name: component for root in self.components for component in root.walk()}
         for index, rule in enumerate(self.gang.pod_groups):
             for scope in (rule.per_instance, rule.per_replica):
-                if scope and scope not in known:
+                if scope is not None and scope not in known:  # "" is a name too, and no component's
                     raise ValueError(f"gang.podGroups[{index}] names unknown component {scope!r}")
             if rule.per_instance and not by_name[rule.per_instance].instances:
                 raise ValueError(
@@ -155,7 +155,7 @@ class Definition(_Strict):
             subgroup_names = set()
             for sub_index, sub in enumerate(rule.sub_groups):
                 for named in (sub.component, sub.each_replica_of, sub.segment_leader):
-                    if named and named not in known:
+                    if named is not None and named not in known:
                         raise ValueError(
                             f"gang.podGroups[{index}].subGroups[{sub_index}] names unknown component {named!r}"
                         )

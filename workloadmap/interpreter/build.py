@@ -18,13 +18,11 @@ from ..catalog import NON_WORKLOAD_KINDS, Catalog
 from ..definitions import Definition
 from ..documents import Document, load_objects
 from ..errors import InputError, NoDefinitionError, WorkloadMapError, format_path
-from ..karta import KartaDefinition
 from ..resources import DEFAULT_GPU_RESOURCES, add_resources
 from ..scheduling import pod_scheduling
 from ..tree import Component, ExportHints, Totals, WorkloadRef, WorkloadTree
 from .expand import ExpandedComponent, Expander
 from .gangs import form_pod_groups
-from .karta import interpret_karta
 from .merge import merge_bases
 from .phases import evaluate_phase
 from .references import ChainedObjects, ObjectIndex, RelatedObjects, resolve_references
@@ -170,7 +168,9 @@ def inspect(
         )
     definition = lookup.definition
     warnings = [lookup.warning] if lookup.warning else []
-    if isinstance(definition, KartaDefinition):
+    if not isinstance(definition, Definition):  # a Karta: jq, in its own module (imported when needed)
+        from .karta import interpret_karta
+
         return interpret_karta(
             definition, resource, workload, gpu_resources=gpu_resources, source=source, warnings=warnings
         )

@@ -34,6 +34,67 @@ def _is_plain_path(source: str) -> bool:
     return _PLAIN_PATH.fullmatch(source) is not None
 
 
+_NEAR_BUDGET = 512
+"""Containers a search near a known object may look at before the whole resource is walked once."""
+
+
+class PathIndex:
+    """Where objects sit inside one resource, found by identity (works for any expression language).
+
+    A lookup first searches a little way below an object whose place is known (a pod template lies a
+    few keys below its component's scope); a miss walks the whole resource once, after which every
+    lookup is a dictionary hit. Nested expanders of embedded resources share the index, so a document
+    is walked at most once however many components it has.
+    """
+
+    def __init__(self, root: Any) -> None:
+        self._known: dict[int, list[str | int]] = {id(root): []}
+        self._root = root
+        self._walked = False
+
+    def find(self, target: Any, near: Any = None) -> list[str | int] | None:
+        """The path of ``target`` (None when it is not part of the resource, e.g. built by an expression)."""
+        path = self._known.get(id(target))
+        if path is not None or self._walked:
+            return path
+        if near is not None and id(near) in self._known and self._search(near, target, _NEAR_BUDGET):
+            return self._known[id(target)]
+        self._search(self._root, None, None)
+        self._walked = True
+        return self._known.get(id(target))
+
+    def note_items(self, container: Any, near: Any) -> None:
+        """Record the places of a list's (or mapping's) items when the container is found near ``near``.
+
+        Instances are items of a list the resource holds; knowing its place saves a search per item.
+        Nothing is recorded for a container an expression built (a filter's result).
+        """
+        if id(container) not in self._known:
+            if self._walked or id(near) not in self._known or not self._search(near, container, _NEAR_BUDGET):
+                return
+        path = self._known[id(container)]
+        children = container.items() if isinstance(container, dict) else enumerate(container)
+        for key, value in children:
+            if isinstance(value, (dict, list)):
+                self._known.setdefault(id(value), path + [key])
+
+    def _search(self, start: Any, target: Any, budget: int | None) -> bool:
+        """Breadth first below ``start``, recording every container met; True when ``target`` was met."""
+        known = self._known
+        queue = [(start, known[id(start)])]
+        for node, path in queue:
+            if budget is not None and len(queue) > budget:
+                return False
+            children = node.items() if isinstance(node, dict) else enumerate(node)
+            for key, value in children:
+                if isinstance(value, (dict, list)):
+                    known.setdefault(id(value), path + [key])
+                    if value is target:
+                        return True
+                    queue.append((value, path + [key]))
+        return False
+
+
 INDEX_REF = "$index"
 """``ref('$index')`` in an ``instanceName`` expression: the element's position in its list (KAI names a Ray
 worker group without ``groupName`` ``worker-group-<index>``)."""
@@ -214,6 +275,7 @@ class Expander:
         refs: Mapping[str, Any] | None = None,
         path_root: Mapping | None = None,
         depth: int = 0,
+        paths: PathIndex | None = None,
     ) -> None:
         self.definition = definition
         self.resource = resource
@@ -221,7 +283,7 @@ class Expander:
         self.refs = dict(refs or {})
         self.path_root = path_root if path_root is not None else resource
         self.depth = depth
-        self._paths: dict[int, list[str | int]] | None = None
+        self._paths = paths if paths is not None else PathIndex(self.path_root)
 
     # -- evaluation helpers --------------------------------------------------------------
     def _evaluate(self, model: Any, field_name: str, scope: Any, index: int | None = None) -> Any:
@@ -264,30 +326,16 @@ class Expander:
         """
         if scope is self.path_root:
             return source
-        prefix = self._template_path(scope)
+        prefix = self._paths.find(scope)
         if not prefix:
             return source
         if _is_plain_path(source):
             return f"{format_path(prefix)}.{source}"
         return format_path(prefix)
 
-    def _template_path(self, template: Any) -> list[str | int] | None:
-        """Where a pod template sits inside the resource, found by identity (works for any language)."""
-        if self._paths is None:
-            self._paths = {}
-            stack: list[tuple[Any, list[str | int]]] = [(self.path_root, [])]
-            while stack:
-                node, path = stack.pop()
-                if isinstance(node, dict):
-                    self._paths.setdefault(id(node), path)
-                    stack.extend(
-                        (value, path + [key]) for key, value in node.items() if isinstance(value, (dict, list))
-                    )
-                elif isinstance(node, list):
-                    stack.extend(
-                        (value, path + [index]) for index, value in enumerate(node) if isinstance(value, (dict, list))
-                    )
-        return self._paths.get(id(template))
+    def _template_path(self, template: Any, near: Any = None) -> list[str | int] | None:
+        """Where a pod template sits inside the resource (searched below ``near`` first)."""
+        return self._paths.find(template, near)
 
     # -- expansion -------------------------------------------------------------------------
     def expand(self, parent: Parent | None = None) -> list[ExpandedComponent]:
@@ -340,7 +388,12 @@ class Expander:
                 field=where,
             )
         nested = Expander(
-            lookup.definition, embedded, catalog=self.catalog, path_root=self.path_root, depth=self.depth + 1
+            lookup.definition,
+            embedded,
+            catalog=self.catalog,
+            path_root=self.path_root,
+            depth=self.depth + 1,
+            paths=self._paths,
         )
         return kind, nested.expand(parent)
 
@@ -352,6 +405,8 @@ class Expander:
         if result is None:
             return []
         pairs: list[tuple[str, Any]]
+        if isinstance(result, (dict, list)):
+            self._paths.note_items(result, scope)
         if isinstance(result, Mapping):
             pairs = [(str(key), value) for key, value in result.items()]
         elif isinstance(result, list):
@@ -403,7 +458,7 @@ class Expander:
             demand=demand,
             kind=component.kind,
             template=template,
-            template_path=self._template_path(template) if template is not None else None,
+            template_path=self._template_path(template, element) if template is not None else None,
         )
 
     def _expand(self, component: ComponentDefinition, scope: Any, parent: Parent) -> list[ExpandedComponent]:
@@ -433,7 +488,7 @@ class Expander:
             template = self._evaluate(component, "pod_template", element)
             if template is None:
                 return None, None, ""
-            found = self._template_path(template)
+            found = self._template_path(template, element)
             source = format_path(found) if found else self._field_path(element, expression.source)  # type: ignore[union-attr]
             if not isinstance(template, Mapping):
                 raise InputError(
@@ -450,7 +505,7 @@ class Expander:
             spec = self._evaluate(component, "pod_spec", element)
             if spec is None:
                 return None, None, ""
-            found = self._template_path(spec)
+            found = self._template_path(spec, element)
             source = format_path(found) if found else self._field_path(element, expression.source)  # type: ignore[union-attr]
             if not isinstance(spec, Mapping):
                 raise InputError(

@@ -113,7 +113,8 @@ def parse_karta(data: Mapping[str, Any], file: str | None = None, *, origin: str
     Raises:
         DefinitionError: naming the file, the Karta and the first field that breaks a rule.
     """
-    document = str((data.get("metadata") or {}).get("name") or "#1") if isinstance(data, Mapping) else "#1"
+    metadata = data.get("metadata") if isinstance(data, Mapping) else None
+    document = str((metadata.get("name") if isinstance(metadata, Mapping) else None) or "#1")
     try:
         karta = Karta.model_validate(data)
     except ValidationError as error:

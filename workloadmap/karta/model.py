@@ -48,7 +48,7 @@ STATUS_KEYS = ("resuming", "suspending", "suspended", "running", "failed", "comp
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     def dump(self) -> dict[str, Any]:
         """The object as upstream writes it (camelCase, unset fields left out)."""

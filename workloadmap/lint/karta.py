@@ -61,7 +61,8 @@ def lint_karta(
     data: Mapping[str, Any], file: str | None, samples: Iterable[Mapping[str, Any]] = ()
 ) -> list[LintFinding]:
     """Lint one Karta object (see the module docstring for the rules)."""
-    name = str((data.get("metadata") or {}).get("name") or "#1")
+    metadata = data.get("metadata")
+    name = str((metadata.get("name") if isinstance(metadata, Mapping) else None) or "#1")
     try:
         karta = Karta.model_validate(data)
     except ValidationError as error:

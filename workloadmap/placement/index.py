@@ -101,11 +101,9 @@ class ClusterIndex:
         # hash fast) before any arithmetic.
         raw_ids: dict[tuple[Any, ...], int] = {}
         for node in nodes:
-            raw = (
-                tuple((name, value.numerator, value.denominator) for name, value in sorted(node.allocatable.items())),
-                tuple((name, value.numerator, value.denominator) for name, value in sorted(node.used.items()))
-                if node.used
-                else (),
+            raw = (  # amounts by identity: see NodeTree._initial_types
+                tuple((name, id(value)) for name, value in node.allocatable.items()),
+                tuple((name, id(value)) for name, value in node.used.items()) if node.used else (),
             )
             type_id = raw_ids.get(raw)
             if type_id is None:
@@ -128,22 +126,25 @@ class ClusterIndex:
         compositions: list[dict[int, int]] = []
         node_domain: list[int] = []
         is_first = not self.levels
-        for position, node in enumerate(nodes):
-            parent = parent_of_node[position]
+        hostname = level_key == HOSTNAME
+        domains = level.domains
+        for node, parent, type_id in zip(nodes, parent_of_node, node_types, strict=True):
             value = node.labels.get(level_key)
-            if value is None and level_key == HOSTNAME:
+            if value is None and hostname:
                 value = node.name
             if value is None or (parent < 0 and not is_first):
                 node_domain.append(-1)
                 continue
-            domain_id = domain_ids.get((parent, value))
+            ident = (parent, value)
+            domain_id = domain_ids.get(ident)
             if domain_id is None:
-                domain_id = domain_ids[(parent, value)] = len(level.domains)
-                level.domains.append(_Domain(value, parent, -1))
-                compositions.append({})
+                domain_id = domain_ids[ident] = len(domains)
+                domains.append(_Domain(value, parent, -1))
+                compositions.append({type_id: 1})
+            else:
+                composition = compositions[domain_id]
+                composition[type_id] = composition.get(type_id, 0) + 1
             node_domain.append(domain_id)
-            composition = compositions[domain_id]
-            composition[node_types[position]] = composition.get(node_types[position], 0) + 1
         signature_ids: dict[Signature, int] = {}
         for domain_id, composition in enumerate(compositions):
             signature = tuple(sorted(composition.items()))

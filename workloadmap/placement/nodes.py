@@ -136,19 +136,18 @@ class NodeTree:
         raw_types: dict[tuple, int] = {}
         found = []
         for node in self.nodes:
+            # Readers share one Fraction object per distinct raw quantity, so object identities tell
+            # nodes built alike apart without hashing fractions (equal values under other objects
+            # only cost one more type computation, which ends in the same type).
             raw = (
-                tuple((name, value.numerator, value.denominator) for name, value in sorted(node.allocatable.items())),
-                tuple((name, value.numerator, value.denominator) for name, value in sorted(node.used.items())),
+                tuple((name, id(value)) for name, value in node.allocatable.items()),
+                tuple((name, id(value)) for name, value in node.used.items()) if node.used else (),
             )
             type_id = raw_types.get(raw)
             if type_id is None:
                 type_id = raw_types[raw] = self._type_of(node.free())
             found.append(type_id)
         return found
-
-    def _value(self, node: Node, key: str) -> str:
-        value = node.labels.get(key)
-        return node.name if value is None else value
 
     def _build_domains(self) -> None:
         previous = [-1] * len(self.nodes)
@@ -160,7 +159,9 @@ class NodeTree:
             own: list[int] = []
             for position, node in enumerate(self.nodes):
                 parent = previous[position]
-                value = self._value(node, key)
+                value = node.labels.get(key)
+                if value is None:
+                    value = node.name
                 ident = (parent, value) if depth < last else (position, value)
                 domain = ids.get(ident)
                 if domain is None:

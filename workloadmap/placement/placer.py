@@ -22,6 +22,7 @@ from fractions import Fraction
 from typing import Any
 
 from ..errors import PlacementError
+from ..loader import paused_gc
 from ..resources import count_gpus
 from ..topology import Cluster, apply_pods, resolve_level
 from ..tree import WorkloadTree
@@ -95,10 +96,11 @@ def place(
         ValueError: an unknown policy.
     """
     options = Options(required, preferred, auto, max_candidates, policy, balanced)
-    session = _session(cluster, pods, options)
-    for earlier in before:
-        session.place(earlier)
-    return session.place(tree)
+    with paused_gc():  # node trees and indexes are acyclic: see loader.paused_gc
+        session = _session(cluster, pods, options)
+        for earlier in before:
+            session.place(earlier)
+        return session.place(tree)
 
 
 def place_together(
@@ -127,15 +129,16 @@ def place_together(
     Raises:
         PlacementError: as :func:`place`, when ``on_error`` is not given.
     """
-    session = _session(cluster, pods, Options(**options))
     reports = []
-    for position, tree in enumerate(trees):
-        try:
-            reports.append(session.place(tree))
-        except PlacementError as error:
-            if on_error is None:
-                raise
-            on_error(position, error)
+    with paused_gc():
+        session = _session(cluster, pods, Options(**options))
+        for position, tree in enumerate(trees):
+            try:
+                reports.append(session.place(tree))
+            except PlacementError as error:
+                if on_error is None:
+                    raise
+                on_error(position, error)
     unfit = [f"{report.workload} {group.name}" for report in reports for group in report.pod_groups if not group.fits]
     total = sum(len(report.pod_groups) for report in reports)
     return JointPlacement(

@@ -25,7 +25,7 @@ from typing import Any
 from ..documents import iter_documents, read_text
 from ..errors import InputError, TopologyError
 from ..labels import CLUSTER_NAME
-from ..loader import TOPOLOGY_LIMITS
+from ..loader import TOPOLOGY_LIMITS, paused_gc
 from ..numa import TopologyManager
 from .kubernetes import apply_pods, cluster_from_objects, nodes_from_documents, set_levels, topology_object_levels
 from .levels import detect_levels
@@ -386,7 +386,8 @@ def load_cluster(
     if levels is not None and topology_object is not None:
         raise ValueError("give either explicit levels or a Topology object, not both")
     options = CapacityOptions(gpus_per_node, cpus_per_node, memory_per_node, pods_per_node, gpu_resource)
-    cluster = _read_source(source, options, slurm_topology, with_pods=pods_file is None)
+    with paused_gc():  # a cluster is a tree of new objects without cycles; see loader.paused_gc
+        cluster = _read_source(source, options, slurm_topology, with_pods=pods_file is None)
     if pods_file is not None:
         apply_pods(cluster, read_topology_documents(pods_file), file=_display_name(pods_file))
     if topology_object is not None:

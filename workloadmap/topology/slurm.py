@@ -94,10 +94,16 @@ _CONF_KEY_RE = re.compile(r"^\s*(switchname|blockname|blocksizes)\s*=", re.IGNOR
 
 def looks_like_topology_conf(text: str) -> bool:
     """Whether the first meaningful line of ``text`` is a ``SwitchName=``/``BlockName=``/``BlockSizes=`` line."""
-    for line in text.splitlines():
-        stripped = line.split("#", 1)[0].strip()
+    # Looks at lines one by one, and at most the start of each: a 1 GB one-line JSON NodeList must not
+    # be split or copied to learn that it is not a topology.conf.
+    position = 0
+    while position < len(text):
+        end = text.find("\n", position)
+        end = len(text) if end < 0 else end
+        stripped = text[position : min(end, position + 4096)].split("#", 1)[0].strip()
         if stripped:
             return bool(_CONF_KEY_RE.match(stripped))
+        position = end + 1
     return False
 
 

@@ -1,0 +1,165 @@
+"""Side-by-side pairs for the hardening and speed targets (issue 13): wmap against the floor it rests on.
+
+Each pair is timed in one run, alternating, best of N, and printed with its ratio; the machine is
+shared, so compare ratios, not absolute times, and re-measure on a quiet machine.
+
+    python bench/bench_pairs.py multidoc     # 10,000 documents: wmap's reader / CSafeLoader load_all
+    python bench/bench_pairs.py interpret    # corpus x100: inspect / CSafeLoader parse of the same text
+    python bench/bench_pairs.py grove        # PodCliqueSet of N cliques against a JobSet of N replicatedJobs
+    python bench/bench_pairs.py coldstart    # `wmap inspect FILE` / `python -c 'import yaml'`, CPU of the process
+    python bench/bench_pairs.py place        # `wmap place` on 100k nodes / json.load of the same files
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT.parent / "shared" / "corpus"
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+def best(function, repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def pair(name: str, ours, floor, repeat: int = 3) -> None:
+    wmap_times, floor_times = [], []
+    for _ in range(repeat):  # alternate, so a busy moment hits both sides
+        floor_times.append(best(floor, 1))
+        wmap_times.append(best(ours, 1))
+    a, b = min(wmap_times), min(floor_times)
+    print(f"{name}: wmap {a:.3f} s, floor {b:.3f} s, ratio {a / b:.2f}")
+
+
+def corpus_texts() -> list[str]:
+    if not CORPUS.is_dir():
+        sys.exit(f"needs the shared corpus at {CORPUS}")
+    return [
+        path.read_text()
+        for path in sorted(CORPUS.rglob("*.yaml"))
+        if "recorded" not in path.parts and "karta" not in path.parts
+    ]
+
+
+def multidoc() -> None:
+    from workloadmap.documents import iter_documents
+
+    bodies = [body for text in corpus_texts() for body in yaml.load_all(text, Loader=LOADER) if isinstance(body, dict)]
+    stream = "---\n".join(yaml.dump(body, Dumper=DUMPER, sort_keys=False) for body in (bodies * 200)[:10_000])
+    print(f"{len(stream) / 1e6:.1f} MB, 10,000 documents")
+    pair(
+        "multi-document stream",
+        lambda: list(iter_documents(stream, "s")),
+        lambda: list(yaml.load_all(stream, Loader=LOADER)),
+    )
+
+
+def interpret() -> None:
+    from workloadmap import Catalog
+    from workloadmap.documents import iter_documents
+    from workloadmap.interpreter import inspect_documents
+
+    texts = corpus_texts() * 100
+    catalog = Catalog.load(use_env=False)
+    documents = [document for text in texts for document in iter_documents(text, "c")]
+    parse = best(lambda: [list(yaml.load_all(text, Loader=LOADER)) for text in texts])
+    inspect = best(lambda: list(inspect_documents(documents, catalog=catalog)))
+    count = len(documents)
+    print(
+        f"corpus x100 ({count} documents): CSafeLoader parse {parse / count * 1e6:.0f} us/doc, "
+        f"inspect after parse {inspect / count * 1e6:.0f} us/doc, overhead ratio {inspect / parse:.2f}"
+    )
+
+
+def grove(count: int = 2_000) -> None:
+    from workloadmap import Catalog
+    from workloadmap.interpreter import inspect
+
+    catalog = Catalog.load(use_env=False)
+    clique = {
+        "name": "c",
+        "spec": {
+            "replicas": 2,
+            "podSpec": {"containers": [{"name": "m", "image": "x", "resources": {"limits": {"nvidia.com/gpu": 4}}}]},
+        },
+    }
+    pcs = {
+        "apiVersion": "grove.io/v1alpha1", "kind": "PodCliqueSet", "metadata": {"name": "g"},
+        "spec": {"template": {"cliques": [dict(copy.deepcopy(clique), name=f"c{i}") for i in range(count)]}},
+    }  # fmt: skip
+    job = {"name": "j", "replicas": 1, "template": {"spec": {"template": {"spec": clique["spec"]["podSpec"]}}}}
+    jobset = {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": {"name": "js"},
+        "spec": {"replicatedJobs": [dict(copy.deepcopy(job), name=f"j{i}") for i in range(count)]},
+    }  # fmt: skip
+    pair(
+        f"{count} units: PodCliqueSet cliques vs JobSet replicatedJobs",
+        lambda: inspect(pcs, catalog=catalog),
+        lambda: inspect(jobset, catalog=catalog),
+        repeat=2,
+    )
+
+
+def _process_cpu(command: list[str], runs: int = 7) -> float:
+    times = []
+    for _ in range(runs):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        times.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return sorted(times)[len(times) // 2]
+
+
+def coldstart() -> None:
+    wmap = (
+        [sys.executable, "-m", "workloadmap.cli.main"]
+        if not Path(sys.executable).with_name("wmap").exists()
+        else [str(Path(sys.executable).with_name("wmap"))]
+    )
+    ours = _process_cpu([*wmap, "inspect", "fixtures/jobset-leader-workers.yaml"])
+    floor = _process_cpu([sys.executable, "-c", "import yaml"])
+    print(
+        f"cold start, median CPU: wmap inspect {ours * 1e3:.0f} ms, import yaml {floor * 1e3:.0f} ms, "
+        f"ratio {ours / floor:.1f}"
+    )
+
+
+def place(nodes: int = 100_008) -> None:
+    from workloadmap.topology import SimulationSpec, generate_nodelist
+
+    racks = nodes // 18
+    nodelist = generate_nodelist(SimulationSpec(name="bench", racks=racks, nodes_per_rack=18).validate())
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "nodes.json"
+        path.write_text(json.dumps(nodelist))
+        del nodelist
+        wmap = str(Path(sys.executable).with_name("wmap"))
+        ours = _process_cpu([wmap, "place", "fixtures/jobset-leader-workers.yaml", "-t", str(path)], runs=3)
+        floor = _process_cpu([sys.executable, "-c", f"import json; json.load(open({str(path)!r}))"], runs=3)
+        print(
+            f"place on {racks * 18} nodes, median CPU: wmap {ours:.2f} s, json.load {floor:.2f} s, "
+            f"ratio {ours / floor:.2f}"
+        )
+
+
+if __name__ == "__main__":
+    os.chdir(ROOT)
+    for name in sys.argv[1:] or ["multidoc", "interpret", "grove", "coldstart", "place"]:
+        globals()[name]()

@@ -1,0 +1,86 @@
+"""Every bug the fuzz suite found, kept as a fixture under ``fixtures/bad/`` with its expected one line.
+
+Expected messages follow the API server where it has a rule: extended resources are whole,
+non-negative numbers (k8s.io/kubernetes pkg/apis/core/validation ValidateResourceRequirements:
+"must be an integer", "must be greater than or equal to 0"); a key given twice is a warning and the
+last value wins (field validation "duplicate field", strict decoding off by default); everything else
+must name the file, the document and the field, and never be an internal error.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import BAD_FIXTURES_DIR
+from workloadmap.catalog import load_definitions
+from workloadmap.errors import DefinitionError, InputError
+from workloadmap.interpreter import inspect_file
+
+QUANTITY_FIELD = "field spec.template.spec.containers[0].resources.limits.nvidia.com/gpu"
+JOB_REPLICAS = "field min([spec.parallelism || `1`, spec.completions || spec.parallelism || `1`])"
+TRAINJOB_POD = (
+    "field ref('runtime') == null && {containers: [{name: 'node', image: spec.trainer.image, "
+    "resources: spec.trainer.resourcesPerNode || `{}`}]} || null"
+)
+
+INSPECT_CASES = [
+    ("job-parallelism-huge-integer.yaml", "document #1: invalid YAML at line 7 column 16: an integer of more than 4300 digits (refused)"),  # noqa: E501
+    ("job-int-tag-not-a-number.yaml", "document #1: invalid YAML at line 7 column 16: not an integer: 'abc'"),
+    ("job-float-tag-not-a-number.yaml", "document #1: invalid YAML at line 7 column 16: not a number: 'abc'"),
+    ("job-parallelism-unicode-digit.yaml", f"document #1 (Job/fuzzed), {JOB_REPLICAS}: replicas of component job must be a whole number, got '²'"),  # noqa: E501
+    ("job-parallelism-arabic-indic.yaml", f"document #1 (Job/fuzzed), {JOB_REPLICAS}: replicas of component job must be a whole number, got '٣'"),  # noqa: E501
+    ("job-timestamp-tag.yaml", f"document #1 (Job/fuzzed), {JOB_REPLICAS}: replicas of component job must be a whole number, got '2001-12-14'"),  # noqa: E501
+    ("job-gpu-negative.yaml", f"document #1 (Job/fuzzed), {QUANTITY_FIELD}: must be greater than or equal to 0"),
+    ("job-gpu-fractional.yaml", f"document #1 (Job/fuzzed), {QUANTITY_FIELD}: must be an integer (an extended resource is counted in whole units)"),  # noqa: E501
+    ("job-gpu-astronomic.yaml", f"document #1 (Job/fuzzed), {QUANTITY_FIELD}: invalid quantity '1e308': exponent out of range"),  # noqa: E501
+    ("job-gpu-not-a-quantity.yaml", f"document #1 (Job/fuzzed), {QUANTITY_FIELD}: invalid quantity [1, 2]: expected a number or a quantity string, got list"),  # noqa: E501
+    ("trainjob-resources-not-a-mapping.yaml", f"document #1 (TrainJob/orphan), {TRAINJOB_POD}.containers[0].resources: expected a mapping, got str"),  # noqa: E501
+    ("trainjob-gpu-nan.yaml", f"document #1 (TrainJob/nan-gpus), {TRAINJOB_POD}.containers[0].resources.requests.nvidia.com/gpu: invalid quantity nan"),  # noqa: E501
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "expected"), INSPECT_CASES, ids=[name for name, _ in INSPECT_CASES])
+def test_fuzz_finding_is_one_located_line(name, expected, builtin_catalog):
+    path = BAD_FIXTURES_DIR / name
+    [result] = inspect_file(str(path), catalog=builtin_catalog)
+    assert isinstance(result.error, InputError)
+    assert str(result.error) == f"{path}, {expected}"
+
+
+def test_duplicate_key_is_a_warning_and_the_last_value_wins(builtin_catalog):
+    [result] = inspect_file(str(BAD_FIXTURES_DIR / "job-duplicate-key.yaml"), catalog=builtin_catalog)
+    assert result.tree is not None
+    assert result.tree.totals.pods == 3
+    assert result.tree.warnings == [
+        "key 'parallelism' is given twice (line 9); the last value is used, as the API server does"
+    ]
+
+
+def test_karta_metadata_not_a_mapping_is_a_definition_error():
+    path = BAD_FIXTURES_DIR / "karta-metadata-not-a-mapping.yaml"
+    with pytest.raises(DefinitionError) as caught:
+        load_definitions(path)
+    assert str(caught.value) == f"{path}, document #1, field metadata: Input should be a valid dictionary"
+
+
+def test_karta_metadata_not_a_mapping_is_a_lint_finding():
+    from workloadmap.lint import lint_path
+
+    path = BAD_FIXTURES_DIR / "karta-metadata-not-a-mapping.yaml"
+    findings = lint_path(path)
+    assert [(finding.severity, finding.field, finding.message) for finding in findings] == [
+        ("error", "metadata", "Input should be a valid dictionary")
+    ]
+
+
+def test_subgroup_naming_the_empty_component_is_refused():
+    from workloadmap.catalog import load_definition
+    from workloadmap.lint import lint_path
+
+    path = BAD_FIXTURES_DIR / "definition-subgroup-empty-component.yaml"
+    with pytest.raises(DefinitionError) as caught:
+        load_definition(path)
+    assert str(caught.value) == (
+        f"{path}, document emptycomponent: gang.podGroups[0].subGroups[0] names unknown component ''"
+    )
+    assert [(finding.rule, finding.severity) for finding in lint_path(path)] == [("schema", "error")]
