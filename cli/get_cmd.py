@@ -9,7 +9,6 @@ inspect view. ``-w`` prints the rows, then a row whenever a workload's phase cha
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from .common import (
     gpu_resources,
     kubeconfig_option,
     load_catalog,
+    parse_duration,
 )
 from .inspect_cmd import write_trees
 from .live_cmd import add_cluster_kartas, client_for, reference
@@ -49,18 +49,6 @@ class GetFormat(str, Enum):
     json = "json"
     yaml = "yaml"
     tree = "tree"
-
-
-_DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s?)?$")
-
-
-def parse_duration(text: str) -> float:
-    """``30s``, ``5m``, ``1h30m`` or plain seconds as seconds (kubectl's duration forms)."""
-    match = _DURATION.match(text.strip())
-    if not text.strip() or match is None or not any(match.groups()):
-        raise typer.BadParameter(f"{text!r} is not a duration such as 30s, 5m or 1h", param_hint="--timeout")
-    hours, minutes, seconds = match.groups()
-    return int(hours or 0) * 3600 + int(minutes or 0) * 60 + float(seconds or 0)
 
 
 @dataclass

@@ -1,8 +1,9 @@
 """The ``wmap`` (and ``kubectl-wmap``) command line: every command is registered here, and only here.
 
 Exit codes: 0 success; 1 invalid input or runtime error; 2 usage error; 3 placement does not fit
-(only with ``--fail-unfit``); 4 no definition covers a kind. With several documents every one is
-processed and the exit code reports the worst (1 before 4).
+(only with ``--fail-unfit``, and ``--emit`` refusing); 4 no definition covers a kind; 5 placement
+unknown (as 3). With several documents every one is processed and the exit code reports the worst
+(1 before 4).
 """
 
 from __future__ import annotations
@@ -44,23 +45,25 @@ def version() -> None:
     output.write(f"wmap {__version__}\n")
 
 
-app.command("inspect")(guarded(inspect_cmd.inspect))
+app.command("inspect")(guarded(inspect_cmd.inspect, budgets=True))
 app.command("place", help="Which topology level each gang fits, and the scheduler objects that require it.")(
-    guarded(place_cmd.place)
+    guarded(place_cmd.place, budgets=True)
 )
 app.command("get", help="List workloads of a live cluster: phase, ready pods, GPUs (read-only; -w watches).")(
-    guarded(get_cmd.get)
+    guarded(get_cmd.get, budgets=True)
 )
 app.command("describe", help="A workload's components with their live pods, events and placement audit (read-only).")(
-    guarded(describe_cmd.describe_command)
+    guarded(describe_cmd.describe_command, budgets=True)
 )
 app.command("alter", help="Change every pod template of a workload: scheduler, queue, labels, tolerations ...")(
-    guarded(alter_cmd.alter_command)
+    guarded(alter_cmd.alter_command, budgets=True)
 )
 app.command("suspend", help="Suspend workloads through their operator's suspend field (printed, never applied).")(
-    guarded(alter_cmd.suspend_command)
+    guarded(alter_cmd.suspend_command, budgets=True)
 )
-app.command("resume", help="Resume suspended workloads (printed, never applied).")(guarded(alter_cmd.resume_command))
+app.command("resume", help="Resume suspended workloads (printed, never applied).")(
+    guarded(alter_cmd.resume_command, budgets=True)
+)
 app.command("version")(version)
 
 catalog_app.command("list")(guarded(catalog_cmd.catalog_list))
@@ -71,15 +74,15 @@ catalog_app.command("schema")(guarded(catalog_cmd.catalog_schema))
 catalog_app.command("export")(guarded(catalog_cmd.catalog_export))
 app.add_typer(catalog_app, name="catalog")
 
-topology_app.command("show")(guarded(topology_cmd.show))
-topology_app.command("generate")(guarded(topology_cmd.generate))
+topology_app.command("show")(guarded(topology_cmd.show, budgets=True))
+topology_app.command("generate")(guarded(topology_cmd.generate, budgets=True))
 topology_app.command("presets")(guarded(topology_cmd.presets))
 app.add_typer(topology_app, name="topology")
 
 cluster_app.command("nodes", help="Print the cluster's NodeList (feeds `wmap topology show` and `wmap place -t`).")(
-    guarded(live_cmd.nodes)
+    guarded(live_cmd.nodes, budgets=True)
 )
-cluster_app.command("pods", help="Print the active PodList (feeds --pods).")(guarded(live_cmd.pods))
+cluster_app.command("pods", help="Print the active PodList (feeds --pods).")(guarded(live_cmd.pods, budgets=True))
 app.add_typer(cluster_app, name="cluster")
 
 

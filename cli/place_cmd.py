@@ -17,6 +17,7 @@ from workloadmap.placement import (
     JointPlacement,
     Placement,
     PlacementReport,
+    Verdict,
     place_together,
     rank_clusters,
 )
@@ -43,6 +44,8 @@ from .render import (
 )
 
 EXIT_UNFIT = 3
+EXIT_UNKNOWN = 5
+"""Exit code of ``--fail-unfit`` (and of a refused ``--emit``) when some gang's fit is unknown and none is unfit."""
 EMIT_HELP = f"Print scheduler objects instead of the report: {', '.join(export_targets())} (repeatable)."
 
 TOPOLOGY_HELP = (
@@ -146,7 +149,15 @@ def place(
     each_alone: bool = typer.Option(
         False, "--each-alone", help="Place each workload on the empty cluster instead of one after another."
     ),
-    fail_unfit: bool = typer.Option(False, "--fail-unfit", help="Exit 3 when some gang does not fit."),
+    fail_unfit: bool = typer.Option(
+        False, "--fail-unfit", help="Exit 3 when some gang does not fit, else 5 when some gang's fit is unknown."
+    ),
+    allow_unfit: bool = typer.Option(
+        False,
+        "--allow-unfit",
+        help="With --emit, print the objects even when some gang does not fit or its fit is unknown "
+        "(a warning on stderr names each); without it --emit refuses (exit 3 or 5).",
+    ),
     catalog_dirs: Optional[List[Path]] = catalog_option(),
     related: Optional[List[str]] = related_option(),
     gpu_resource: Optional[List[str]] = gpu_resource_option(),
@@ -178,7 +189,9 @@ def place(
     joint, placed = _place_all(collected, clusters, options, together=not each_alone)
     reports = [placement.report for placement, _, _ in placed if placement.report is not None]
     rankings = [placement.ranking for placement, _, _ in placed if placement.ranking is not None]
+    verdict = Verdict.worst([placement.verdict for placement, _, _ in placed])
     if targets:
+        _check_emit(placed, verdict, allow_unfit)
         objects: list[dict[str, Any]] = []
         notes: list[str] = []
         for placement, body, tree in placed:
@@ -207,8 +220,41 @@ def place(
         _write_reports(reports, output_format, joint)
     if collected.exit_code:
         raise typer.Exit(collected.exit_code)
-    if fail_unfit and not all(placement.fits for placement, _, _ in placed):
-        raise typer.Exit(EXIT_UNFIT)
+    if fail_unfit and verdict is not Verdict.FITS:
+        raise typer.Exit(_EXIT_CODES[verdict])
+
+
+_EXIT_CODES = {Verdict.DOES_NOT_FIT: EXIT_UNFIT, Verdict.UNKNOWN: EXIT_UNKNOWN}
+
+
+def _not_fitting(placed: list[tuple[Placement, Any, Any]]) -> list[str]:
+    """``Kind/name group: verdict (reason)`` of every gang not known to fit."""
+    found = []
+    for placement, _, tree in placed:
+        if placement.report is None:
+            found.append(f"{tree.workload}: {placement.verdict.value} on every cluster")
+            continue
+        for group in placement.report.groups():
+            if group.verdict is not Verdict.FITS and (group.parent is None or group.verdict is Verdict.UNKNOWN):
+                found.append(f"{tree.workload} {group.name}: {group.verdict.value} ({group.reason or 'no reason'})")
+    return found
+
+
+def _check_emit(placed: list[tuple[Placement, Any, Any]], verdict: Verdict, allow_unfit: bool) -> None:
+    """Refuse to print scheduler objects for gangs that do not fit (or may not), unless told to."""
+    if verdict is Verdict.FITS:
+        return
+    problems = _not_fitting(placed)
+    if not allow_unfit:
+        for problem in problems:
+            output.error(problem)
+        output.error(
+            "refusing to --emit objects for gangs that do not fit or whose fit is unknown; "
+            "pass --allow-unfit to print them anyway"
+        )
+        raise typer.Exit(_EXIT_CODES[verdict])
+    for problem in problems:
+        output.warn(f"WARNING: emitting objects for a gang that may never be scheduled: {problem}")
 
 
 def _place_all(

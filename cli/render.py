@@ -8,7 +8,7 @@ from typing import Any
 
 from workloadmap.labels import HOSTNAME
 from workloadmap.lint import LintFinding
-from workloadmap.placement import Assignment, ClusterRanking, GroupPlacement, JointPlacement, PlacementReport
+from workloadmap.placement import Assignment, ClusterRanking, GroupPlacement, JointPlacement, PlacementReport, Verdict
 from workloadmap.quantities import format_quantity, format_resources
 from workloadmap.topology import Cluster, Domain, Node, SimulationSpec
 from workloadmap.tree import Component, Grouping, PodGroup, TopologyConstraint, WorkloadTree
@@ -200,8 +200,12 @@ def _level(level: str | None) -> str:
     return "cluster" if level is None else level
 
 
+VERDICT_WORDS = {Verdict.FITS: "fits", Verdict.DOES_NOT_FIT: "DOES NOT FIT", Verdict.UNKNOWN: "UNKNOWN"}
+VERDICT_CELLS = {Verdict.FITS: "yes", Verdict.DOES_NOT_FIT: "no", Verdict.UNKNOWN: "unknown"}
+
+
 def _group_label(group: GroupPlacement) -> str:
-    status = "fits" if group.fits else "DOES NOT FIT"
+    status = VERDICT_WORDS[group.verdict]
     parts = [f"{group.name} ({group.pods} pods, min {group.min_member}{'' if group.gang else ', no gang'}): {status}"]
     if group.required_level:
         parts.append(f"required {group.required_level} ({group.required_source})")
@@ -219,7 +223,8 @@ def _group_label(group: GroupPlacement) -> str:
     if group.reason:
         parts.append(group.reason)
     if group.approximate:
-        parts.append("(search budget exhausted: fit assumed)")
+        undecided = sum(fit.undecided for fit in group.levels)
+        parts.append(f"(search budget spent: {undecided} domains undecided, none counted as fitting)")
     return "; ".join(parts)
 
 
@@ -242,7 +247,7 @@ def render_joint_summary(joint: JointPlacement) -> str:
 
 def render_placement(report: PlacementReport) -> str:
     """`wmap place` as a tree: the verdict, each PodGroup with its SubGroups, then the slices."""
-    head = f"{report.workload} on {report.topology.name}: {'fits' if report.fits else 'DOES NOT FIT'}"
+    head = f"{report.workload} on {report.topology.name}: {VERDICT_WORDS[report.verdict]}"
     if report.reason:
         head += f" ({report.reason})"
     if report.placed_before:
@@ -300,7 +305,7 @@ def render_placement_table(reports: Sequence[PlacementReport]) -> str:
                         name,
                         entry.pods,
                         entry.min_member,
-                        "yes" if entry.fits else "no",
+                        VERDICT_CELLS[entry.verdict],
                         entry.required_level,
                         _level(entry.preferred_level),
                         ",".join(entry.candidates[:3]),

@@ -21,18 +21,22 @@ The everyday calls::
 """
 
 from .alter import Alteration, Changes, NodeRequirement, Toleration, alter
+from .budgets import Budgets, Deadline
 from .catalog import Catalog, load_definition, load_definitions, parse_definition
 from .definitions import Definition, Phase, definition_json_schema
 from .documents import Document, load_objects
 from .errors import (
     AlterError,
+    BudgetError,
     ClusterApiError,
     ClusterError,
+    DeadlineError,
     DefinitionError,
     ExpressionError,
     ExpressionLimitError,
     InputError,
     InputNotFoundError,
+    InternalError,
     Location,
     NoDefinitionError,
     PlacementError,
@@ -61,6 +65,7 @@ from .placement import (
     JointPlacement,
     Placement,
     PlacementReport,
+    Verdict,
     place,
     place_on,
     place_together,
@@ -130,6 +135,10 @@ __all__ = [
     "ClusterRanking",
     "place_together",
     "JointPlacement",
+    "Verdict",
+    # budgets and deadlines
+    "Budgets",
+    "Deadline",
     # exporters
     "export",
     "export_targets",
@@ -156,6 +165,7 @@ __all__ = [
     "InputError",
     "InputNotFoundError",
     "QuantityError",
+    "BudgetError",
     "ExpressionError",
     "ExpressionLimitError",
     "DefinitionError",
@@ -163,6 +173,8 @@ __all__ = [
     "TopologyError",
     "PlacementError",
     "AlterError",
+    "DeadlineError",
+    "InternalError",
     "ClusterError",
     "ClusterApiError",
     "UnknownResourceTypeError",

@@ -14,6 +14,8 @@ from fractions import Fraction
 from typing import Any
 
 from .. import labels
+from ..budgets import active as active_budgets
+from ..budgets import check as check_budget
 from ..catalog import NON_WORKLOAD_KINDS, Catalog
 from ..definitions import Definition
 from ..documents import Document, load_objects
@@ -129,6 +131,24 @@ def _totals(nodes: Iterable[ExpandedComponent], gpu_resources: Sequence[str]) ->
     return Totals(pods=pods, gpus=gpus, resources=resources)
 
 
+def _check_pods(nodes: Iterable[ExpandedComponent]) -> None:
+    """Refuse a workload of more pods than the budget, naming the component that holds the most.
+
+    The field named is the larger of that component's two factors (its replicas or its pods per
+    replica), as the definition read it.
+    """
+    leaves = [leaf for root in nodes for leaf in root.leaves()]
+    total = sum(leaf.pods() for leaf in leaves)
+    if total <= active_budgets().pods:
+        return
+    leaf = max(leaves, key=lambda node: node.pods())
+    how = f"{leaf.replicas:,} replicas x {leaf.pods_per_replica:,} pods per replica"
+    if leaf.parent_replicas != 1:
+        how += f" x {leaf.parent_replicas:,} parent replicas"
+    factor = "replicas" if leaf.replicas >= leaf.pods_per_replica else "pods_per_replica"
+    check_budget("pods", total, f"pods (component {leaf.path}: {how})", field=leaf.count_fields.get(factor))
+
+
 def inspect(
     resource: Mapping[str, Any],
     *,
@@ -173,6 +193,7 @@ def inspect(
     refs = resolve_references(definition, resource, related or _NO_RELATED, workload.namespace, warnings)
     resource = merge_bases(definition, resource, refs)
     nodes = Expander(definition, resource, catalog=catalog, refs=refs).expand()
+    _check_pods(nodes)  # before any gang is built from these numbers
     if any(node.definition.per_node for root in nodes for node in root.walk()):
         warnings.append(
             "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"

@@ -27,6 +27,7 @@ from .report import (
     PlacementReport,
     SliceFit,
     TopologyRef,
+    Verdict,
 )
 from .schedule import POLICIES
 
@@ -40,6 +41,7 @@ __all__ = [
     "PlacementReport",
     "JointPlacement",
     "GroupPlacement",
+    "Verdict",
     "Assignment",
     "NodePods",
     "POLICIES",

@@ -27,7 +27,7 @@ from ..topology import Cluster, apply_pods, resolve_level
 from ..tree import WorkloadTree
 from .analysis import all_shapes
 from .policy import LevelOption
-from .report import ClusterFit, ClusterRanking, ClusterUnfit, JointPlacement, PlacementReport, TopologyRef
+from .report import ClusterFit, ClusterRanking, ClusterUnfit, JointPlacement, PlacementReport, TopologyRef, Verdict
 from .schedule import Options, Session
 
 __all__ = ["place", "place_together", "rank_clusters", "place_on", "Placement"]
@@ -192,7 +192,7 @@ def rank_clusters(
             unfit.append(ClusterUnfit(cluster.name, str(error)))
             continue
         if not report.fits:
-            unfit.append(ClusterUnfit(cluster.name, report.reason or "does not fit"))
+            unfit.append(ClusterUnfit(cluster.name, report.reason or "does not fit", report.verdict))
             continue
         ranked.append(_ranking_figures(tree, cluster, report))
     ranked.sort(key=lambda fit: (fit.levels_from_bottom, fit.leftover_gpus, fit.cluster))
@@ -216,8 +216,16 @@ class Placement:
 
     @property
     def fits(self) -> bool:
-        """Whether the workload fits the chosen cluster."""
+        """Whether the workload is known to fit the chosen cluster."""
         return self.report is not None and self.report.fits
+
+    @property
+    def verdict(self) -> Verdict:
+        """The chosen cluster's verdict; without one, unknown when some cluster's fit is unknown."""
+        if self.report is not None:
+            return self.report.verdict
+        unknown = self.ranking is not None and any(u.verdict is Verdict.UNKNOWN for u in self.ranking.unfit)
+        return Verdict.UNKNOWN if unknown else Verdict.DOES_NOT_FIT
 
 
 def place_on(tree: WorkloadTree, clusters: Sequence[Cluster], **options: Any) -> Placement:

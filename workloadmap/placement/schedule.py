@@ -31,7 +31,7 @@ from .kueue_tas import find_assignment
 from .nodes import NodeTree
 from .packing import Amount
 from .policy import LevelOption, LevelRequest, component_paths, find_path, group_pod_sets, subgroup_pod_sets
-from .report import Assignment, GroupPlacement, NodePods, PlacementReport, TopologyRef
+from .report import Assignment, GroupPlacement, NodePods, PlacementReport, TopologyRef, Verdict
 
 __all__ = ["POLICIES", "Options", "Session"]
 
@@ -72,6 +72,7 @@ class Session:
         self.placed: list[WorkloadRef] = []
         self._indexes: dict[tuple, ClusterIndex] = {}
         self._crowded: set[int] = set()  # groups placed after others had taken capacity
+        self._decided: set[int] = set()  # groups whose verdict the scheduler's rule gave
 
     def index_for(self, schedulings: Sequence[PodScheduling], gpu_resources: tuple[str, ...]) -> ClusterIndex:
         """The nodes of the cluster as given that pass at least one of the node filters, indexed."""
@@ -131,12 +132,35 @@ class Session:
                 for sub in group.sub_groups:
                     sub.fits, sub.assignment = False, None
                     sub.reason = sub.reason or f"its PodGroup {group.name} is not placed"
-        unfit = [group.name for group in report.pod_groups if not group.fits]
-        report.fits = not unfit
+        unfit = self._settle(report)
         if unfit:
             report.reason = f"{len(unfit)} of {len(report.pod_groups)} groups do not fit: {', '.join(unfit)}"
         self.placed.append(tree.workload)
         return report
+
+    def _settle(self, report: PlacementReport) -> list[str]:
+        """Each group's verdict: the scheduler's where its rule placed the group, else the analysis'.
+
+        Kueue places PodGroups (as PodSets), not SubGroups: a SubGroup of a placed PodGroup keeps
+        the analysis' verdict, which may be unknown. Returns the PodGroups that do not fit.
+        """
+        kai = self.options.policy == "kai"
+        for group in report.pod_groups:
+            decided = [group] if kai or id(group) in self._decided else []
+            decided += [sub for sub in group.sub_groups if kai or not group.fits]
+            for placed in decided:
+                placed.verdict = Verdict.FITS if placed.fits else Verdict.DOES_NOT_FIT
+            for sub in (group, *group.sub_groups):
+                if sub.fits:
+                    sub.verdict = Verdict.FITS
+        unfit = [group.name for group in report.pod_groups if group.verdict is Verdict.DOES_NOT_FIT]
+        unknown = [group.name for group in report.groups() if group.verdict is Verdict.UNKNOWN]
+        # A SubGroup Kueue does not place cannot make the workload unfit, but an unknown one is not a fit.
+        report.verdict = Verdict.DOES_NOT_FIT if unfit else Verdict.UNKNOWN if unknown else Verdict.FITS
+        report.fits = report.verdict is Verdict.FITS
+        if unknown and not unfit:
+            report.reason = f"unknown whether {', '.join(unknown)} fit (the exact search spent its budget)"
+        return unfit
 
     # -- assignments ----------------------------------------------------------------------------
 
@@ -192,6 +216,7 @@ class Session:
                         mine[node] = mine.get(node, 0) + count
                     levels.setdefault(owner, pod_set.topology.level)
             owners_in_unit = {owner for owner, _ in unit.pod_sets}
+            self._decided.update(id(by_name[owner]) for owner in owners_in_unit)
             if failed is not None:
                 self.nodes.rollback(mark)
                 name, reason, failing = failed
