@@ -17,7 +17,7 @@ import typer
 
 from workloadmap.budgets import DEFAULT_BUDGETS, active, applied, deadline_after
 from workloadmap.catalog import Catalog
-from workloadmap.errors import DeadlineError, WorkloadMapError
+from workloadmap.errors import DeadlineError, WorkloadMapError, internal_error
 from workloadmap.interpreter import InspectResult
 from workloadmap.resources import DEFAULT_GPU_RESOURCES
 from workloadmap.tree import WorkloadTree
@@ -183,6 +183,18 @@ def alarm(seconds: float | None) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+def located_error(error: Exception, *, file: str | None = None, document: str | None = None) -> WorkloadMapError:
+    """Any exception raised while handling one document, as a located one-line error.
+
+    Unexpected ones (bugs, memory or recursion exhausted) become an ``InternalError``; a passed
+    deadline is re-raised, since it stops the whole command.
+    """
+    if isinstance(error, DeadlineError):
+        raise error
+    found = error if isinstance(error, WorkloadMapError) else internal_error(error)
+    return found.located(file=file, document=document)
 
 
 @dataclass

@@ -27,6 +27,7 @@ from .common import (
     gpu_resources,
     kubeconfig_option,
     load_catalog,
+    located_error,
     related_option,
 )
 from .output import TreeFormat
@@ -78,9 +79,10 @@ def _from_files(
     for tree, body in collected.trees:
         try:
             reports.append(describe(body, live, source=tree.source, **options))
-        except WorkloadMapError as error:  # inspect succeeded, so this is rare (a broken gang expression)
-            output.error(str(error))
-            collected.codes.append(error.exit_code)
+        except Exception as error:  # inspect succeeded, so this is rare (a broken gang expression, a bug)
+            located = located_error(error, file=tree.source)
+            output.error(f"{tree.workload}: {located}")
+            collected.codes.append(located.exit_code)
     return reports, collected.exit_code
 
 

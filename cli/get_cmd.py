@@ -21,6 +21,7 @@ import typer
 from workloadmap.catalog import Catalog
 from workloadmap.definitions import Phase
 from workloadmap.documents import Document
+from workloadmap.errors import ClusterError
 from workloadmap.interpreter import inspect_documents
 
 from . import output
@@ -32,6 +33,7 @@ from .common import (
     gpu_resources,
     kubeconfig_option,
     load_catalog,
+    located_error,
     parse_duration,
 )
 from .inspect_cmd import write_trees
@@ -165,7 +167,14 @@ class _Rows:
             report = None
             if pods:
                 live = self.pods_of(tree.workload.namespace)
-                report = describe(obj, live, catalog=self.catalog, gpu_resources=self.gpus, related=self.related)
+                try:
+                    report = describe(obj, live, catalog=self.catalog, gpu_resources=self.gpus, related=self.related)
+                except ClusterError:
+                    raise  # the cluster itself failed: no other row would do better
+                except Exception as error:  # one object's failure must not hide the others'
+                    located = located_error(error, file=source)
+                    output.error(f"{tree.workload}: {located}")
+                    collected.codes.append(located.exit_code)
             rows.append(workload_row(obj, tree, report))
         return rows
 

@@ -8,7 +8,7 @@ from typing import Any, List, Optional
 import typer
 import yaml
 
-from workloadmap.errors import PlacementError
+from workloadmap.errors import WorkloadMapError
 from workloadmap.exporters import export, export_targets
 from workloadmap.interpreter import ObjectIndex, inspect_file
 from workloadmap.placement import (
@@ -31,6 +31,7 @@ from .common import (
     gpu_resource_option,
     gpu_resources,
     load_catalog,
+    located_error,
     parse_levels,
     related_option,
 )
@@ -192,28 +193,8 @@ def place(
     verdict = Verdict.worst([placement.verdict for placement, _, _ in placed])
     if targets:
         _check_emit(placed, verdict, allow_unfit)
-        objects: list[dict[str, Any]] = []
-        notes: list[str] = []
-        for placement, body, tree in placed:
-            if placement.report is None:
-                continue
-            for target in targets:
-                objects.extend(
-                    export(
-                        target,
-                        tree,
-                        placement.report,
-                        cluster=placement.cluster,
-                        obj=body,
-                        topology=topology_name,
-                        queue=queue,
-                        catalog=catalog,
-                        notes=notes,
-                    )  # fmt: skip
-                )
-        for note in dict.fromkeys(notes):
-            output.warn(f"note: {note}")
-        _write_objects(_unique(objects), output_format)
+        exported = {"topology": topology_name, "queue": queue, "catalog": catalog}
+        _write_objects(_unique(_emit(placed, targets, collected, exported)), output_format)
     elif rankings:
         _write_rankings(rankings, output_format)
     else:
@@ -238,6 +219,31 @@ def _not_fitting(placed: list[tuple[Placement, Any, Any]]) -> list[str]:
             if group.verdict is not Verdict.FITS and (group.parent is None or group.verdict is Verdict.UNKNOWN):
                 found.append(f"{tree.workload} {group.name}: {group.verdict.value} ({group.reason or 'no reason'})")
     return found
+
+
+def _emit(
+    placed: list[tuple[Placement, Any, Any]], targets: list[str], collected: Collected, exported: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The scheduler objects of every placed workload; one that fails is reported and left out."""
+    objects: list[dict[str, Any]] = []
+    notes: list[str] = []
+    for placement, body, tree in placed:
+        if placement.report is None:
+            continue
+        for target in targets:
+            try:
+                made = export(
+                    target, tree, placement.report, cluster=placement.cluster, obj=body, notes=notes, **exported
+                )
+            except Exception as error:  # one workload's failure must not hide the others'
+                located = located_error(error, file=tree.source)
+                output.error(f"{tree.workload}: {located}")
+                collected.codes.append(located.exit_code)
+                continue
+            objects.extend(made)
+    for note in dict.fromkeys(notes):
+        output.warn(f"note: {note}")
+    return objects
 
 
 def _check_emit(placed: list[tuple[Placement, Any, Any]], verdict: Verdict, allow_unfit: bool) -> None:
@@ -271,7 +277,7 @@ def _place_all(
     if together and len(clusters) == 1 and len(trees) > 1:
         failed: set[int] = set()
 
-        def reject(position: int, error: PlacementError) -> None:
+        def reject(position: int, error: WorkloadMapError) -> None:
             output.error(f"{trees[position][0].workload}: {error}")
             collected.codes.append(error.exit_code)
             failed.add(position)
@@ -288,16 +294,28 @@ def _place_all(
         return place_workload(tree, cluster, before=list(earlier[id(cluster)]) if together else [], **given)
 
     for tree, body in trees:
-        if len(clusters) == 1:
-            placement = Placement(place_after(tree, clusters[0], **options), clusters[0])
-        else:
-            ranking = rank_clusters(tree, clusters, place_fn=place_after, **options)
-            best = ranking.ranked[0] if ranking.ranked else None
-            chosen = next((cluster for cluster in clusters if best and cluster.name == best.cluster), None)
-            placement = Placement(best.report if best else None, chosen, ranking)
-            for unfit in ranking.unfit if best is None else []:
-                output.warn(f"note: {tree.workload} does not fit {unfit.cluster}: {unfit.reason}")
+        try:
+            placement = _place_one(tree, clusters, options, place_after)
+        except Exception as error:  # one workload's failure must not hide the others'
+            located = located_error(error, file=tree.source)
+            output.error(f"{tree.workload}: {located}")
+            collected.codes.append(located.exit_code)
+            continue
         if placement.cluster is not None:
             earlier[id(placement.cluster)].append(tree)
         placed.append((placement, body, tree))
     return None, placed
+
+
+def _place_one(tree: Any, clusters: list[Cluster], options: dict[str, Any], place_after: Any) -> Placement:
+    """One workload on one cluster, or ranked across several (the unfit ones noted on stderr)."""
+    if len(clusters) == 1:
+        placement = Placement(place_after(tree, clusters[0], **options), clusters[0])
+    else:
+        ranking = rank_clusters(tree, clusters, place_fn=place_after, **options)
+        best = ranking.ranked[0] if ranking.ranked else None
+        chosen = next((cluster for cluster in clusters if best and cluster.name == best.cluster), None)
+        placement = Placement(best.report if best else None, chosen, ranking)
+        for unfit in ranking.unfit if best is None else []:
+            output.warn(f"note: {tree.workload} does not fit {unfit.cluster}: {unfit.reason}")
+    return placement

@@ -55,6 +55,7 @@ __all__ = [
     "AlterError",
     "DeadlineError",
     "InternalError",
+    "internal_error",
     "ClusterError",
     "ClusterApiError",
     "UnknownResourceTypeError",
@@ -282,6 +283,18 @@ class InternalError(WorkloadMapError):
 
     The other documents are still processed; the message names the exception's type.
     """
+
+
+def internal_error(error: Exception) -> InternalError:
+    """An unexpected exception as a one-line :class:`InternalError` (to be located by the caller).
+
+    Memory and recursion exhaustion say so plainly; anything else names the exception's type.
+    """
+    if isinstance(error, MemoryError):
+        return InternalError("out of memory while handling this document")
+    if isinstance(error, RecursionError):
+        return InternalError("nested too deeply to handle (recursion limit reached)")
+    return InternalError(f"internal error ({type(error).__name__}: {error}); please report it with this document")
 
 
 class ClusterError(WorkloadMapError):

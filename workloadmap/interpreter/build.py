@@ -16,10 +16,11 @@ from typing import Any
 from .. import labels
 from ..budgets import active as active_budgets
 from ..budgets import check as check_budget
+from ..budgets import check_deadline
 from ..catalog import NON_WORKLOAD_KINDS, Catalog
 from ..definitions import Definition
 from ..documents import Document, load_objects
-from ..errors import InputError, NoDefinitionError, WorkloadMapError, format_path
+from ..errors import DeadlineError, InputError, NoDefinitionError, WorkloadMapError, format_path, internal_error
 from ..karta import KartaDefinition
 from ..resources import DEFAULT_GPU_RESOURCES, add_resources
 from ..scheduling import pod_scheduling
@@ -268,6 +269,10 @@ def inspect_documents(
 ) -> Iterator[InspectResult]:
     """Inspect each document, never stopping at a bad one; non-workload kinds are skipped with a note.
 
+    An unexpected exception (a bug, memory or recursion exhausted) in one document becomes an
+    :class:`~workloadmap.errors.InternalError` located at that document; only the command's
+    deadline stops the loop.
+
     Objects of the input can reference each other (a TrainJob and its runtime in one file); more
     related objects come through ``related``, which is asked after the input's own objects.
     """
@@ -277,6 +282,7 @@ def inspect_documents(
     own = ObjectIndex(document.body for document in documents if isinstance(document, Document))
     sources = ChainedObjects(own, related) if related is not None else own
     for document in documents:
+        check_deadline("interpreting the documents")
         if isinstance(document, WorkloadMapError):
             yield InspectResult(None, error=document)
             continue
@@ -290,8 +296,14 @@ def inspect_documents(
             tree = inspect(
                 document.body, catalog=catalog, gpu_resources=gpu_resources, source=document.file, related=sources
             )
+        except DeadlineError:
+            raise  # the whole command stops, not this document
         except WorkloadMapError as error:
             yield InspectResult(document, error=error.located(file=document.file, document=document.label))
+            continue
+        except Exception as error:  # a bug or exhaustion in one document must not hide the others
+            unexpected = internal_error(error).located(file=document.file, document=document.label)
+            yield InspectResult(document, error=unexpected)
             continue
         tree.warnings.extend(document.warnings)
         yield InspectResult(document, tree=tree)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from ..errors import PlacementError
+from ..errors import DeadlineError, PlacementError, WorkloadMapError, internal_error
 from ..resources import count_gpus
 from ..topology import Cluster, apply_pods, resolve_level
 from ..tree import WorkloadTree
@@ -106,7 +106,7 @@ def place_together(
     cluster: Cluster,
     *,
     pods: Sequence[Mapping[str, Any]] | None = None,
-    on_error: Callable[[int, PlacementError], None] | None = None,
+    on_error: Callable[[int, WorkloadMapError], None] | None = None,
     **options: Any,
 ) -> JointPlacement:
     """Place several workloads on one cluster in turn, each taking capacity the next cannot use.
@@ -121,7 +121,8 @@ def place_together(
         cluster: the cluster; never modified.
         pods: Pod objects bound to the cluster's nodes (see :func:`place`).
         on_error: called with a workload's position and its error instead of raising; that
-            workload is then left out (it takes no capacity) and the others are placed.
+            workload is then left out (it takes no capacity) and the others are placed. An
+            unexpected exception comes as an :class:`~workloadmap.errors.InternalError`.
         **options: as :func:`place`.
 
     Raises:
@@ -132,10 +133,12 @@ def place_together(
     for position, tree in enumerate(trees):
         try:
             reports.append(session.place(tree))
-        except PlacementError as error:
+        except DeadlineError:
+            raise
+        except Exception as error:  # one workload's failure must not hide the others'
             if on_error is None:
                 raise
-            on_error(position, error)
+            on_error(position, error if isinstance(error, WorkloadMapError) else internal_error(error))
     unfit = [f"{report.workload} {group.name}" for report in reports for group in report.pod_groups if not group.fits]
     total = sum(len(report.pod_groups) for report in reports)
     return JointPlacement(

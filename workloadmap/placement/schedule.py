@@ -121,8 +121,8 @@ class Session:
                 self._kueue(tree, report)
             else:
                 self._kai(tree, report)
-        except PlacementError:
-            self.nodes.rollback(mark)  # a rejected workload takes nothing
+        except Exception:
+            self.nodes.rollback(mark)  # a rejected (or failed) workload takes nothing
             raise
         for group in report.groups():
             if not group.fits and alone[id(group)] and group.gang and group.reason and id(group) in self._crowded:
