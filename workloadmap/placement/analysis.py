@@ -150,7 +150,7 @@ class Analysis:
         verdict = self.verdict(index, gang, evaluation, levels, required) if reason is None else Verdict.DOES_NOT_FIT
         fits = verdict is Verdict.FITS
         if verdict is Verdict.UNKNOWN:
-            reason = _unknown_reason(index, gang, required)
+            reason = _unknown_reason(gang, required)
         elif not fits and reason is None:
             reason = self.reason(index, gang, evaluation, required)
         return GroupPlacement(
@@ -316,12 +316,11 @@ def _verdict(fits: bool, undecided: bool) -> Verdict:
     return Verdict.UNKNOWN if undecided else Verdict.DOES_NOT_FIT
 
 
-def _unknown_reason(index: ClusterIndex, gang: _Gang, required: str | None) -> str:
-    where = f"any {required} domain" if required is not None else "the cluster"
-    nodes = sum(count for _, count in index.whole)
+def _unknown_reason(gang: _Gang, required: str | None) -> str:
+    where = f"a {required} domain" if required is not None else "the cluster"
     return (
-        f"unknown: the exact search for {gang.pods} pods of {len(gang.shapes)} shapes on {where} ({nodes} nodes) "
-        f"spent its budget of {active_budgets().search_steps} steps without an answer (raise it with --search-budget)"
+        f"unknown: within its budget of {active_budgets().search_steps} steps, the exact search could not tell "
+        f"whether {where} holds the {gang.pods} pods of {len(gang.shapes)} shapes (raise it with --search-budget)"
     )
 
 

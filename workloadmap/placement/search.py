@@ -95,6 +95,8 @@ class Decision:
     fits: bool | None
     proof: Proof | None = None
     steps: int = 0
+    packing: tuple[tuple[int, tuple[int, ...], int], ...] = ()
+    """When it fits: ``(node type position, pods per shape on one node, nodes)`` covering every pod."""
 
 
 def _amount(value: Amount) -> str:
@@ -185,10 +187,12 @@ class _Search:
         self.budget = budget
         total_pods = sum(count for _, count in shapes)
         found = []
-        for free, count in node_types:
+        self.positions: list[int] = []  # each searched type's position among the node types given
+        for position, (free, count) in enumerate(node_types):
             configs = _configurations(free, shapes, budget)
             if configs:
                 found.append((configs, min(count, total_pods)))
+                self.positions.append(position)
         self.weights = _weights(shapes)
         shares = _shares(shapes, found)
         # Configurations covering the scarce shapes first: fewest nodes for what is hardest to place.
@@ -215,6 +219,7 @@ class _Search:
         for t in range(len(self.configs) - 1, -1, -1):
             self.tail[t] = [self.tail[t + 1][k] + counts[t] * self.suffix[t][0][k] for k in range(len(self.weights))]
         self.failed: set[tuple[int, int, int, tuple[int, ...]]] = set()
+        self.path: list[tuple[int, tuple[int, ...], int]] = []  # the packing found, deepest first
 
     def proof(self, demand: Sequence[int]) -> Proof | None:
         """The strongest bound the demand breaks on the whole of the nodes (pod counts before amounts)."""
@@ -252,8 +257,9 @@ class _Search:
         return False
 
     def solve(self, demand: tuple[int, ...], counts: Sequence[int]) -> bool:
-        """Whether ``counts`` nodes of each type hold ``demand`` (depth-first, budgeted)."""
+        """Whether ``counts`` nodes of each type hold ``demand`` (depth-first, budgeted); ``path`` has the packing."""
         self._use(counts)
+        self.path = []
         return bool(self.configs) and self._run(0, 0, self.limits[0], demand)
 
     def _run(self, t: int, j: int, left: int, demand: tuple[int, ...]) -> bool:
@@ -272,6 +278,8 @@ class _Search:
         for take in range(min(left, useful), -1, -1):
             rest = tuple(max(0, need - take * have) for need, have in zip(demand, config, strict=True))
             if self._run(t, j + 1, left - take, rest):
+                if take:
+                    self.path.append((self.positions[t], config, take))
                 return True
         self.failed.add(key)
         return False
@@ -286,11 +294,22 @@ def _shares(shapes: Sequence[Shape], found: Sequence[tuple[list[tuple[int, ...]]
     return shares
 
 
-def _rounded(search: _Search, solution: Sequence[Sequence[float]], demand: tuple[int, ...]) -> bool:
+def _chosen(search: _Search, rows: Sequence[Sequence[int]]) -> list[tuple[int, tuple[int, ...], int]]:
+    return [
+        (search.positions[t], config, times)
+        for t, (configs, row) in enumerate(zip(search.configs, rows, strict=True))
+        for config, times in zip(configs, row, strict=True)
+        if times
+    ]
+
+
+def _rounded(
+    search: _Search, solution: Sequence[Sequence[float]], demand: tuple[int, ...]
+) -> list[tuple[int, tuple[int, ...], int]] | None:
     """Round the LP's packing: up when the nodes allow it, else down and search what is left."""
     up = [[math.ceil(x - _EPSILON) if x > _EPSILON else 0 for x in row] for row in solution]
     if all(sum(row) <= count for row, count in zip(up, search.counts, strict=True)) and _covers(search, up, demand):
-        return True
+        return _chosen(search, up)
     down = [[math.floor(x + _EPSILON) for x in row] for row in solution]
     for row, count in zip(down, search.counts, strict=True):
         while sum(row) > count:  # float noise: give a node back
@@ -300,7 +319,9 @@ def _rounded(search: _Search, solution: Sequence[Sequence[float]], demand: tuple
         for config, times in zip(configs, row, strict=True):
             rest = [max(0, need - times * have) for need, have in zip(rest, config, strict=True)]
     left = [count - sum(row) for row, count in zip(down, search.counts, strict=True)]
-    return search.solve(tuple(rest), left)
+    if search.solve(tuple(rest), left):
+        return _chosen(search, down) + search.path
+    return None
 
 
 def _covers(search: _Search, chosen: Sequence[Sequence[int]], demand: Sequence[int]) -> bool:
@@ -336,12 +357,14 @@ def decide(shapes: Sequence[Shape], node_types: Sequence[Shape], budget: int) ->
             proof = search.weighted_proof(relaxed.weight, demand)
             if proof is not None:
                 return Decision(False, proof, tracker.spent)
-        if relaxed.solution is not None and _rounded(search, relaxed.solution, demand):
-            return Decision(True, None, tracker.spent)
-        fits = search.solve(demand, search.counts)
+        packing = _rounded(search, relaxed.solution, demand) if relaxed.solution is not None else None
+        if packing is None and search.solve(demand, search.counts):
+            packing = search.path
     except _OutOfBudget:
         return Decision(None, None, tracker.spent)
-    return Decision(fits, None, tracker.spent)
+    if packing is None:
+        return Decision(False, None, tracker.spent)
+    return Decision(True, None, tracker.spent, tuple(packing))
 
 
 def explain(shapes: Sequence[Shape], node_types: Sequence[Shape], budget: int) -> str | None:
