@@ -69,6 +69,14 @@ class Budgets:
 
 DEFAULT_BUDGETS = Budgets()
 
+_NOUNS = {
+    "pods": "pods",
+    "pod_groups": "PodGroups",
+    "sub_groups": "SubGroups",
+    "scaled_gangs": "scaled gangs",
+    "nodes": "nodes",
+    "search_steps": "search steps",
+}
 _FLAGS = {
     "pods": "--max-pods",
     "pod_groups": "--max-pod-groups",
@@ -110,7 +118,7 @@ def check(name: str, count: int, what: str, *, field: str | None = None) -> None
     limit = getattr(active(), name)
     if count > limit:
         raise BudgetError(
-            f"{count:,} {what} is over the limit of {limit:,} {name.replace('_', ' ')} (raise it with {_FLAGS[name]})",
+            f"{count:,} {what} is over the limit of {limit:,} {_NOUNS[name]} (raise it with {_FLAGS[name]})",
             field=field,
         )
 

@@ -270,9 +270,7 @@ def parse_topology_conf(text: str, *, file: str | None = None) -> SlurmTopology:
         seen_names.add(name)
         nodes = _hostlist(options.get("nodes"), file=file, document=where, field_name="Nodes", counter=counter)
         if plugin == "tree":
-            children = _hostlist(
-                options.get("switches"), file=file, document=where, field_name="Switches", counter=counter
-            )
+            children = _hostlist(options.get("switches"), file=file, document=where, field_name="Switches")
             topology.switches.append(SlurmSwitch(name=name, switches=children, nodes=nodes, where=where))
         else:
             topology.blocks.append(SlurmBlock(name=name, nodes=nodes, where=where))
@@ -344,7 +342,11 @@ class _YamlBody:
 
     def hostlist(self, entry: dict[str, Any], key: str, where: str) -> list[str]:
         return _hostlist(
-            entry.get(key), file=self.file, document=self.document, field_name=f"{where}.{key}", counter=self.counter
+            entry.get(key),
+            file=self.file,
+            document=self.document,
+            field_name=f"{where}.{key}",
+            counter=self.counter if key == "nodes" else None,  # switch names are not nodes
         )
 
 
