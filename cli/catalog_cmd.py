@@ -17,6 +17,7 @@ from workloadmap.lint import LintFinding, has_errors, lint_path, render_rules_ta
 
 from . import output
 from .common import catalog_option, load_catalog
+from .escape import escaped
 from .output import DumpFormat, TableFormat
 from .render import render_definition_table, render_lint_table
 
@@ -56,7 +57,7 @@ def catalog_list(
     """List the definitions: one per workload kind (Kartas: one per kind and version)."""
     items = [_summary(definition) for definition in load_catalog(catalog_dirs)]
     if output_format == TableFormat.table:
-        output.write(render_definition_table(items))
+        output.write(render_definition_table(escaped(items)))
         return
     output.write(output.dump({"kind": "List", "apiVersion": "v1", "items": items}, output_format.value))
 
@@ -134,7 +135,7 @@ def catalog_lint(
         findings.extend(lint_path(path, [str(sample) for sample in samples or []]))
     if output_format == TableFormat.table:
         if findings:
-            output.write(render_lint_table(findings))
+            output.write(render_lint_table(escaped(findings)))
         errors = sum(finding.severity == "error" for finding in findings)
         output.warn(f"{errors} error(s), {len(findings) - errors} warning(s)")
     else:

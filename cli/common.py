@@ -149,7 +149,7 @@ def guarded(command: Command, *, budgets: bool = False) -> Command:
         limits = {field_name: given[name] for name, _, field_name, _ in BUDGET_FLAGS if given.get(name) is not None}
         seconds = parse_duration(given["timeout"]) if given.get("timeout") is not None else None
         try:
-            with applied(replace(active(), **limits)), deadline_after(seconds), alarm(seconds):
+            with applied(replace(active(), **limits)), bounded(seconds):
                 return command(*args, **kwargs)
         except WorkloadMapError as error:
             output.error(str(error))
@@ -161,6 +161,13 @@ def guarded(command: Command, *, budgets: bool = False) -> Command:
     signature = inspect.signature(command)
     run.__signature__ = signature.replace(parameters=[*signature.parameters.values(), *added])  # type: ignore[attr-defined]
     return run  # type: ignore[return-value]
+
+
+@contextmanager
+def bounded(seconds: float | None) -> Iterator[None]:
+    """The command's deadline ``seconds`` from now (None: none), with the alarm behind it."""
+    with deadline_after(seconds), alarm(seconds):
+        yield
 
 
 _ALARM_GRACE = 1.0  # seconds after the deadline: cooperative checks normally stop the work first

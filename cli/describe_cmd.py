@@ -30,6 +30,7 @@ from .common import (
     located_error,
     related_option,
 )
+from .escape import escaped
 from .output import TreeFormat
 from .render import render_describe
 
@@ -50,7 +51,7 @@ def _objects(path: Optional[str]) -> list[dict[str, Any]]:
 
 def _write(reports: list[DescribeReport], output_format: TreeFormat, pod_limit: Optional[int]) -> None:
     if output_format == TreeFormat.tree:
-        output.write("\n".join(render_describe(report) for report in reports))
+        output.write("\n".join(render_describe(report) for report in escaped(reports)))
     else:
         output.write(output.dump(output.as_list([report.to_dict() for report in reports]), output_format.value))
 

@@ -27,6 +27,7 @@ from workloadmap.interpreter import inspect_documents
 from . import output
 from .common import (
     Collected,
+    bounded,
     catalog_option,
     context_option,
     gpu_resource_option,
@@ -36,6 +37,7 @@ from .common import (
     located_error,
     parse_duration,
 )
+from .escape import escaped
 from .inspect_cmd import write_trees
 from .live_cmd import add_cluster_kartas, client_for, reference
 from .output import ViewFormat
@@ -193,7 +195,7 @@ def _print(rows: list[Any], output_format: GetFormat, options: dict[str, Any], *
         write_trees([row.tree for row in rows], ViewFormat.tree)
     else:
         text = render_rows(
-            rows,
+            escaped(rows),
             wide=output_format == GetFormat.wide,
             namespaces=options["all_namespaces"],
             prefix_types=options["prefix_types"],
@@ -227,7 +229,11 @@ def get(
     ),
     phase: Optional[List[str]] = typer.Option(None, "--phase", help="Keep workloads in this phase (repeatable)."),
     watch: bool = typer.Option(False, "-w", "--watch", help="After the list, print a row whenever a phase changes."),
-    timeout: Optional[str] = typer.Option(None, "--timeout", help="Stop watching after this long (30s, 5m, 1h)."),
+    timeout: Optional[str] = typer.Option(
+        None,
+        "--timeout",
+        help="Stop with an error when listing takes longer than this (30s, 5m, 1h); with -w, stop watching then.",
+    ),
     chunk_size: int = typer.Option(500, "--chunk-size", min=0, help="Objects per page of a list (0: no paging)."),
     output_format: GetFormat = typer.Option(
         GetFormat.table, "-o", "--output", help="table, wide, name, json, yaml or tree."
@@ -239,8 +245,6 @@ def get(
 ) -> None:
     """List workloads of the cluster with their phase, ready pods and GPUs (read-only)."""
     phases = _phase_options(phase)
-    if timeout is not None and not watch:
-        raise typer.BadParameter("--timeout goes with --watch", param_hint="--timeout")
     seconds = parse_duration(timeout) if timeout is not None else None
     catalog = load_catalog(catalog_dirs)
     options = {
@@ -253,7 +257,8 @@ def get(
     pairs, top_only = _parse(list(refs), all_namespaces, selector)
     if watch and any(name is not None for _, name in pairs):
         raise typer.BadParameter("--watch lists types; use -l or --field-selector to narrow it", param_hint="-w")
-    with client_for(kubeconfig, context) as client:
+    # Without -w, --timeout is the deadline of the whole command; a watch ends at it, normally.
+    with bounded(None if watch else seconds), client_for(kubeconfig, context) as client:
         add_cluster_kartas(catalog, client)
         targets = _targets(client, pairs, top_only, catalog)
         options["prefix_types"] = len({target.resource for target in targets}) > 1

@@ -13,6 +13,7 @@ from workloadmap.tree import WorkloadTree
 
 from . import output
 from .common import Collected, catalog_option, gpu_resource_option, gpu_resources, load_catalog, related_option
+from .escape import escaped
 from .output import ViewFormat
 from .render import render_inspect_table, render_tree
 
@@ -24,9 +25,9 @@ def write_trees(trees: list[WorkloadTree], output_format: ViewFormat) -> None:
     if output_format in (ViewFormat.json, ViewFormat.yaml):
         output.write(output.dump(output.as_list([tree.to_dict() for tree in trees]), output_format.value))
     elif output_format == ViewFormat.table:
-        output.write(render_inspect_table(trees))
+        output.write(render_inspect_table(escaped(trees)))
     else:
-        output.write("\n".join(render_tree(tree) for tree in trees))
+        output.write("\n".join(render_tree(tree) for tree in escaped(trees)))
 
 
 def inspect(

@@ -11,6 +11,8 @@ from typing import Any
 import typer
 import yaml
 
+from .escape import shown
+
 
 class ViewFormat(str, Enum):
     """-o for commands that show workloads: a tree, a table, or a machine dump."""
@@ -97,13 +99,13 @@ def tree_lines(
 
 
 def error(message: str) -> None:
-    """An error line on stderr."""
-    typer.echo(f"error: {message}", err=True)
+    """An error line on stderr (control characters from inputs shown as escapes)."""
+    typer.echo(f"error: {shown(message)}", err=True)
 
 
 def warn(message: str) -> None:
-    """A warning or note on stderr."""
-    typer.echo(message, err=True)
+    """A warning or note on stderr (control characters from inputs shown as escapes)."""
+    typer.echo(shown(message), err=True)
 
 
 def write(text: str) -> None:

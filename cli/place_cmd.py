@@ -35,6 +35,7 @@ from .common import (
     parse_levels,
     related_option,
 )
+from .escape import escaped
 from .output import ViewFormat
 from .render import (
     render_joint_summary,
@@ -95,20 +96,20 @@ def _write_reports(
     if output_format in (ViewFormat.json, ViewFormat.yaml):
         output.write(output.dump(output.as_list([report.to_dict() for report in reports]), output_format.value))
     elif output_format is ViewFormat.table:
-        output.write(render_placement_table(reports))
+        output.write(render_placement_table(escaped(reports)))
     else:
-        output.write("\n".join(render_placement(report) for report in reports))
+        output.write("\n".join(render_placement(report) for report in escaped(reports)))
     if joint is not None and output_format not in (ViewFormat.json, ViewFormat.yaml):
-        output.write(render_joint_summary(joint))
+        output.write(render_joint_summary(escaped(joint)))
 
 
 def _write_rankings(rankings: list[ClusterRanking], output_format: ViewFormat) -> None:
     if output_format in (ViewFormat.json, ViewFormat.yaml):
         output.write(output.dump(output.as_list([ranking.to_dict() for ranking in rankings]), output_format.value))
     elif output_format is ViewFormat.table:
-        output.write(render_rankings_table(rankings))
+        output.write(render_rankings_table(escaped(rankings)))
     else:
-        output.write(render_rankings(rankings))
+        output.write(render_rankings(escaped(rankings)))
 
 
 def place(

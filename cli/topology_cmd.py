@@ -23,6 +23,7 @@ from workloadmap.topology import (
 
 from . import output
 from .common import parse_levels
+from .escape import escaped
 from .output import DumpFormat, TableFormat, TreeFormat
 from .render import render_domain_tree, render_presets, shown_depth
 
@@ -71,6 +72,7 @@ def show(
     root = cluster.domain_tree()
     shown, list_nodes = shown_depth(cluster, hosts=hosts, depth=depth)
     if output_format is TreeFormat.tree:
+        cluster, root = escaped((cluster, root))
         output.write(render_domain_tree(cluster, root, shown=shown, list_nodes=list_nodes))
         return
     data = {

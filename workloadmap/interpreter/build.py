@@ -25,6 +25,7 @@ from ..karta import KartaDefinition
 from ..resources import DEFAULT_GPU_RESOURCES, add_resources
 from ..scheduling import pod_scheduling
 from ..tree import Component, ExportHints, Totals, WorkloadRef, WorkloadTree
+from ..values import name_problem
 from .expand import ExpandedComponent, Expander
 from .gangs import form_pod_groups
 from .karta import interpret_karta
@@ -108,6 +109,18 @@ def _identity(resource: Mapping[str, Any]) -> WorkloadRef:
     return WorkloadRef(api_version=api_version, kind=kind, name=name, namespace=namespace)
 
 
+def _name_warnings(resource: Mapping[str, Any], workload: WorkloadRef) -> list[str]:
+    """Names Kubernetes would refuse: the API server never holds such an object, and output escapes them."""
+    metadata = resource["metadata"]
+    name = metadata.get("name") or f"{metadata.get('generateName')}x"  # a generateName is a prefix
+    found = []
+    for field_name, value, label in (("metadata.name", name, False), ("metadata.namespace", workload.namespace, True)):
+        problem = name_problem(value, label=label) if isinstance(value, str) else None
+        if problem is not None:
+            found.append(f"{field_name} {value!r} is not a valid Kubernetes name: {problem}")
+    return found
+
+
 def _export_hints(definition: Definition) -> ExportHints:
     exports = definition.exports
     path = tuple(exports.volcano_network_topology.split(".")) if exports.volcano_network_topology else None
@@ -187,6 +200,7 @@ def inspect(
         )
     definition = lookup.definition
     warnings = [lookup.warning] if lookup.warning else []
+    warnings.extend(_name_warnings(resource, workload))
     if isinstance(definition, KartaDefinition):
         return interpret_karta(
             definition, resource, workload, gpu_resources=gpu_resources, source=source, warnings=warnings

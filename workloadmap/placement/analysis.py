@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..budgets import active as active_budgets
+from ..budgets import check_deadline
 from ..labels import KUEUE_SLICE_CONSTRAINTS, KUEUE_SLICE_REQUIRED, KUEUE_SLICE_SIZE
 from ..resources import count_gpus
 from ..scheduling import PodScheduling
@@ -129,6 +130,7 @@ class Analysis:
 
     def group(self, gang: _Gang) -> GroupPlacement:
         """The gang on the cluster as given: per level, its requirement, preference and candidates."""
+        check_deadline(f"placing {self.tree.workload} {gang.name}")
         index = self.index_for(self.schedulings(gang))
         evaluation = evaluate(index, gang.shapes)
         levels = [

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..budgets import check_deadline
 from ..errors import PlacementError
 from ..labels import KUEUE_PODSET_PREFIX
 from ..scheduling import PodScheduling
@@ -194,6 +195,7 @@ class Session:
         units = kueue_pod_sets(tree, report, list(self.cluster.levels))
         _note_split_gangs(report, units)
         for unit in units:
+            check_deadline(f"placing {tree.workload} {unit.name}")
             mark = self.nodes.mark()
             got: dict[str, dict[int, int]] = {}
             levels: dict[str, str | None] = {}
@@ -257,6 +259,7 @@ class Session:
         by_name = {group.name: group for group in report.pod_groups}
         levels = set(self.cluster.levels) | {None}
         for tree_group in tree.pod_groups:
+            check_deadline(f"placing {tree.workload} {tree_group.name}")
             placed_group = by_name[tree_group.name]
             wrong = [
                 group
