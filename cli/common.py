@@ -15,7 +15,7 @@ from typing import Any, List, Optional, TypeVar
 
 import typer
 
-from workloadmap.budgets import DEFAULT_BUDGETS, active, applied, deadline_after
+from workloadmap.budgets import DEFAULT_BUDGETS, active, allowing_references, applied, deadline_after, parse_kind
 from workloadmap.catalog import Catalog
 from workloadmap.errors import DeadlineError, WorkloadMapError, internal_error
 from workloadmap.interpreter import InspectResult
@@ -68,7 +68,7 @@ def gpu_resources(names: Optional[List[str]]) -> tuple[str, ...]:
 
 
 def load_catalog(dirs: Optional[List[Path]]) -> Catalog:
-    """The built-in catalog plus user directories; a replaced built-in is noted on stderr."""
+    """The built-in catalog plus user directories; a replaced built-in (and $WMAP_CATALOG) noted on stderr."""
     catalog = Catalog.load([str(directory) for directory in dirs or []])
     for notice in catalog.notices:
         output.warn(f"notice: {notice}")
@@ -105,6 +105,10 @@ def parse_duration(text: str) -> float:
     return value
 
 
+ALLOW_REFERENCE_HELP = (
+    "Let definitions reference this kind too (Kind or Kind.group, e.g. ConfigMap); repeatable. By default "
+    "only runtime templates (TrainingRuntime, ServingRuntime ...): never Secrets or ConfigMaps."
+)
 TIMEOUT_HELP = "Stop with an error when the command takes longer than this (30s, 5m, 1h); default: no limit."
 
 # Budget flags every command that reads workloads or clusters takes: (parameter, flag, Budgets field, help).
@@ -127,6 +131,10 @@ def _injected(command: Callable[..., Any], budgets: bool) -> list[inspect.Parame
         added.append(
             inspect.Parameter("timeout", inspect.Parameter.KEYWORD_ONLY, default=option, annotation=Optional[str])
         )
+    if {"catalog_dirs", "paths", "files"} & set(own):  # commands that read definitions: what references may read
+        option = typer.Option(None, "--allow-reference-kind", help=ALLOW_REFERENCE_HELP)
+        keyword = inspect.Parameter.KEYWORD_ONLY
+        added.append(inspect.Parameter("allow_reference_kind", keyword, default=option, annotation=Optional[List[str]]))
     for name, flag, field_name, text in BUDGET_FLAGS if budgets else ():
         default = getattr(DEFAULT_BUDGETS, field_name)
         option = typer.Option(None, flag, min=1, help=f"{text} (default {default:,}).")
@@ -148,8 +156,9 @@ def guarded(command: Command, *, budgets: bool = False) -> Command:
         given = {name: kwargs.pop(name) for name in names}
         limits = {field_name: given[name] for name, _, field_name, _ in BUDGET_FLAGS if given.get(name) is not None}
         seconds = parse_duration(given["timeout"]) if given.get("timeout") is not None else None
+        kinds = _reference_kinds(given.get("allow_reference_kind"))
         try:
-            with applied(replace(active(), **limits)), bounded(seconds):
+            with applied(replace(active(), **limits)), allowing_references(kinds), bounded(seconds):
                 return command(*args, **kwargs)
         except WorkloadMapError as error:
             output.error(str(error))
@@ -161,6 +170,16 @@ def guarded(command: Command, *, budgets: bool = False) -> Command:
     signature = inspect.signature(command)
     run.__signature__ = signature.replace(parameters=[*signature.parameters.values(), *added])  # type: ignore[attr-defined]
     return run  # type: ignore[return-value]
+
+
+def _reference_kinds(values: Optional[List[str]]) -> list[tuple[str, str]]:
+    kinds = []
+    for value in values or []:
+        try:
+            kinds.append(parse_kind(value))
+        except ValueError as error:
+            raise typer.BadParameter(str(error), param_hint="--allow-reference-kind") from None
+    return kinds
 
 
 @contextmanager

@@ -10,7 +10,10 @@ each is checked on the numbers *before* anything is built, and crossing one is a
 A :class:`Deadline` bounds the wall time of a whole command (``--timeout``): long loops call
 :func:`check_deadline`, and the live client sizes every request's timeout to what is left.
 
-Both are set for a block of code with :func:`applied` / :func:`deadline_after` (context variables,
+Which kinds a definition's ``references`` may read (:func:`reference_kinds`) is the third limit:
+runtime templates only, unless the user allows more.
+
+All three are set for a block of code with :func:`applied` / :func:`deadline_after` (context variables,
 so concurrent callers do not see each other's), and read with :func:`active` / :func:`deadline`.
 ``docs/security.md`` lists every limit with its default and the flag that changes it.
 """
@@ -18,12 +21,13 @@ so concurrent callers do not see each other's), and read with :func:`active` / :
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, fields
 
 from .errors import BudgetError, DeadlineError
+from .labels import REFERENCE_KINDS
 
 __all__ = [
     "Budgets",
@@ -35,6 +39,9 @@ __all__ = [
     "deadline_after",
     "check_deadline",
     "check",
+    "reference_kinds",
+    "allowing_references",
+    "parse_kind",
 ]
 
 
@@ -183,3 +190,40 @@ def check_deadline(what: str) -> None:
     current = _DEADLINE.get()
     if current is not None and current.passed():
         raise current.error(what)
+
+
+_EXTRA_REFERENCES: ContextVar[frozenset[tuple[str, str]]] = ContextVar("wmap_references", default=frozenset())
+
+
+def reference_kinds() -> frozenset[tuple[str, str]]:
+    """The ``(group, kind)`` pairs definitions may reference.
+
+    :data:`~workloadmap.labels.REFERENCE_KINDS`, and those a user allowed with
+    :func:`allowing_references` (``--allow-reference-kind``).
+    """
+    return REFERENCE_KINDS | _EXTRA_REFERENCES.get()
+
+
+def parse_kind(text: str) -> tuple[str, str]:
+    """``Kind`` (core group) or ``Kind.group`` as ``(group, kind)``.
+
+    Raises:
+        ValueError: an empty kind.
+    """
+    kind, _, group = text.strip().partition(".")
+    if not kind:
+        raise ValueError(
+            f"{text!r} names no kind; write Kind or Kind.group (ConfigMap, TrainingRuntime.trainer.kubeflow.org)"
+        )
+    return group, kind
+
+
+@contextmanager
+def allowing_references(kinds: Iterable[tuple[str, str]]) -> Iterator[frozenset[tuple[str, str]]]:
+    """Let definitions reference these ``(group, kind)`` pairs too, inside the ``with`` block."""
+    extra = frozenset(kinds)
+    token = _EXTRA_REFERENCES.set(_EXTRA_REFERENCES.get() | extra)
+    try:
+        yield reference_kinds()
+    finally:
+        _EXTRA_REFERENCES.reset(token)

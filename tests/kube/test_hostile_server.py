@@ -11,7 +11,6 @@ import time
 
 import pytest
 
-from helpers.apiserver import fake_cluster  # noqa: F401 - the fixture
 from helpers.hostile import deep_json, drip, endless_list, redirect, status_message
 from workloadmap import Budgets, DeadlineError
 from workloadmap.budgets import applied, deadline_after
