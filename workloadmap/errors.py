@@ -118,7 +118,8 @@ class Location:
             parts.append(f"document {self.document}")
         if self.path:
             parts.append(f"field {format_path(self.path)}")
-        return ", ".join(parts)
+        # File names, document labels and keys come from inputs: a line break must not split the line.
+        return ", ".join(parts).replace("\r", "\\r").replace("\n", "\\n")
 
 
 def _as_path(field: str | Sequence[str | int] | None) -> FieldPath:
