@@ -204,3 +204,16 @@ def _jobset(name, pods, *, cpu=False):
     metadata = {"name": name, "namespace": "default"}
     return {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "metadata": metadata,
             "spec": {"replicatedJobs": jobs}}  # fmt: skip
+
+
+def test_pods_that_cannot_share_a_node_are_counted_however_many_shapes_there_are():
+    """Two shapes of more than half a node's cpu (16 pods, 10 nodes) beside 8 small shapes.
+
+    The small shapes fit 30 to a node each, so one node has more ways to hold them than the
+    search may list (31**8); the count of pods asking at least 33 cpu (one per 64-cpu node) needs none.
+    """
+    small = [({"cpu": F(1), "memory": F(index + 1)}, 2) for index in range(8)]
+    shapes = merge_shapes([({"cpu": F(33)}, 8), ({"cpu": F(34)}, 8), *small])
+    decision = decide(shapes, [({"cpu": F(64), "memory": F(1000), "pods": F(110)}, 10)], Budgets().search_steps)
+    assert decision.fits is False and decision.proof is not None and decision.proof.alone
+    assert (decision.proof.need, decision.proof.have) == (16, 10)

@@ -333,6 +333,29 @@ def _covers(search: _Search, chosen: Sequence[Sequence[int]], demand: Sequence[i
     return all(have >= need for have, need in zip(got, demand, strict=True))
 
 
+def _threshold_proof(shapes: Sequence[Shape], node_types: Sequence[Shape]) -> Proof | None:
+    """Pods asking for at least ``x`` of a resource: a node of ``f`` free holds at most ``f // x`` of them.
+
+    Tried for every resource and every amount a shape asks for (the shapes asking at least that
+    much), with each node's pod slots and per-shape capacities as further caps. Cheap, and valid
+    however many shapes there are, so it decides gangs whose configurations are too many to list.
+    """
+    for resource in sorted({name for request, _ in shapes for name in request}):
+        for threshold in sorted({request[resource] for request, _ in shapes if resource in request}):
+            members = [i for i, (request, _) in enumerate(shapes) if request.get(resource, 0) >= threshold]
+            need = sum(shapes[i][1] for i in members)
+            have = 0
+            alone = True
+            for free, count in node_types:
+                most = int(free.get(resource, 0) // threshold)
+                most = min(most, sum(capacity_of(free, shapes[i][0]) for i in members))
+                alone = alone and most <= 1
+                have += most * count
+            if need > have:
+                return Proof(tuple(members), None, need, have, alone)
+    return None
+
+
 def decide(shapes: Sequence[Shape], node_types: Sequence[Shape], budget: int) -> Decision:
     """Decide whether ``shapes`` (clean requests with counts) fit ``node_types`` (free vectors with counts).
 
@@ -345,6 +368,9 @@ def decide(shapes: Sequence[Shape], node_types: Sequence[Shape], budget: int) ->
     """
     tracker = _Budget(budget)
     demand = tuple(count for _, count in shapes)
+    proof = _threshold_proof(shapes, node_types)  # needs no configurations: holds for any number of shapes
+    if proof is not None:
+        return Decision(False, proof, 0)
     try:
         search = _Search(shapes, node_types, tracker)
         proof = search.proof(demand)
