@@ -279,7 +279,10 @@ def test_get_watch_prints_phase_changes_until_the_timeout(fake_cluster):
     server.add(_jobset("a", None))
 
     def changes():
-        time.sleep(0.4)
+        waited = time.monotonic() + 10
+        while not server.watch_requests and time.monotonic() < waited:  # the list is done when the watch starts
+            time.sleep(0.02)
+        time.sleep(0.1)
         server.update(_jobset("a", "Suspended"))
         time.sleep(0.3)
         server.update(_jobset("a", "Suspended"))  # no phase change: no row
