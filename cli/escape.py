@@ -8,7 +8,8 @@ zero-width and bidirectional formatting characters: ``\n``, ``\x1b``, ``\u202e``
 (``-o json|yaml``) is left exact: its encoders escape what they must.
 
 :func:`escaped` copies a result (dataclasses, lists, dicts) with its strings escaped, sharing every
-part that needs no change; :func:`shown` escapes one string. Enum values are wmap's own and stay.
+part that needs no change; :func:`shown` escapes one string; :func:`needs_escaping` scans many at
+once, so that a cluster of 100,000 clean nodes is not copied. Enum values are wmap's own and stay.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from __future__ import annotations
 import copy
 import dataclasses
 import re
+from collections.abc import Iterable
 from enum import Enum
 from typing import Any, TypeVar
 
-__all__ = ["shown", "escaped"]
+__all__ = ["shown", "escaped", "needs_escaping"]
 
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -38,6 +40,11 @@ def _visible(match: re.Match[str]) -> str:
 def shown(text: str) -> str:
     """``text`` with control and invisible formatting characters written as visible escapes."""
     return _UNSAFE.sub(_visible, text) if _UNSAFE.search(text) else text
+
+
+def needs_escaping(texts: Iterable[str | None]) -> bool:
+    """Whether any of ``texts`` holds a character :func:`shown` escapes (one scan, for large inputs)."""
+    return _UNSAFE.search(" ".join(text for text in texts if text)) is not None
 
 
 def escaped(value: T) -> T:

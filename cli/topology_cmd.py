@@ -23,7 +23,7 @@ from workloadmap.topology import (
 
 from . import output
 from .common import parse_levels
-from .escape import escaped
+from .escape import escaped, needs_escaping
 from .output import DumpFormat, TableFormat, TreeFormat
 from .render import render_domain_tree, render_presets, shown_depth
 
@@ -72,7 +72,10 @@ def show(
     root = cluster.domain_tree()
     shown, list_nodes = shown_depth(cluster, hosts=hosts, depth=depth)
     if output_format is TreeFormat.tree:
-        cluster, root = escaped((cluster, root))
+        names = (node.name for node in cluster.nodes)
+        values = (node.labels.get(level) for node in cluster.nodes for level in cluster.levels)
+        if needs_escaping([cluster.name, cluster.source, *cluster.levels, *names, *values]):
+            cluster, root = escaped((cluster, root))
         output.write(render_domain_tree(cluster, root, shown=shown, list_nodes=list_nodes))
         return
     data = {
