@@ -319,7 +319,7 @@ def _verdict(fits: bool, undecided: bool) -> Verdict:
 
 
 def _unknown_reason(gang: _Gang, required: str | None) -> str:
-    where = f"a {required} domain" if required is not None else "the cluster"
+    where = f"one {required} domain" if required is not None else "the cluster"
     return (
         f"unknown: within its budget of {active_budgets().search_steps} steps, the exact search could not tell "
         f"whether {where} holds the {gang.pods} pods of {len(gang.shapes)} shapes (raise it with --search-budget)"

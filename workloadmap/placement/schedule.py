@@ -160,7 +160,7 @@ class Session:
         report.verdict = Verdict.DOES_NOT_FIT if unfit else Verdict.UNKNOWN if unknown else Verdict.FITS
         report.fits = report.verdict is Verdict.FITS
         if unknown and not unfit:
-            report.reason = f"unknown whether {', '.join(unknown)} fit (the exact search spent its budget)"
+            report.reason = f"the exact search spent its budget on {', '.join(unknown)}: their fit is unknown"
         return unfit
 
     # -- assignments ----------------------------------------------------------------------------
