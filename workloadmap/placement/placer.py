@@ -86,7 +86,9 @@ def place(
         before: workloads placed first, in order; their pods take capacity this one cannot use.
 
     Returns:
-        The report; ``fits`` is true when every group gets an assignment.
+        The report. Its ``verdict`` is ``DoesNotFit`` when a PodGroup gets no assignment, else
+        ``Unknown`` when some gang's fit could not be decided within the search budget, else
+        ``Fits``; ``fits`` is true only for ``Fits``.
 
     Raises:
         PlacementError: ``required``/``preferred`` names no level of the cluster, or a Kueue
