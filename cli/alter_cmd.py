@@ -25,7 +25,7 @@ from workloadmap.errors import WorkloadMapError
 from workloadmap.interpreter import ChainedObjects, ObjectIndex
 
 from . import output
-from .common import catalog_option, load_catalog, related_option, worst_exit_code
+from .common import catalog_option, load_catalog, located_error, related_option, worst_exit_code
 
 if TYPE_CHECKING:  # heavy stages load inside the commands that use them
     from workloadmap.alter import Alteration, Changes
@@ -161,8 +161,8 @@ def run(
             continue
         try:
             alteration = alter(document.body, changes, component=component, catalog=catalog, related=objects)
-        except WorkloadMapError as error:
-            located = error.located(file=document.file, document=document.label)
+        except Exception as error:  # each document is reported on its own, bugs included
+            located = located_error(error, file=document.file, document=document.label)
             output.error(str(located))
             codes.append(located.exit_code)
             continue

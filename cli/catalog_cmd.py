@@ -14,6 +14,7 @@ from workloadmap.errors import WorkloadMapError
 
 from . import output
 from .common import catalog_option, load_catalog
+from .escape import escaped
 from .formats import chosen_output, output_option, write_template
 from .output import DumpFormat, TableFormat
 from .render import render_definition_table, render_lint_table
@@ -73,9 +74,9 @@ def catalog_list(
     items = [_summary(definition) for definition in load_catalog(catalog_dirs)]
     document = {"kind": "List", "apiVersion": "v1", "items": items}
     if chosen.kind in ("table", "wide"):
-        output.human(render_definition_table(items, wide=chosen.kind == "wide"), fit=False)
+        output.human(render_definition_table(escaped(items), wide=chosen.kind == "wide"), fit=False)
     elif chosen.kind == "name":
-        output.write("".join(f"{item['name']}\n" for item in items))
+        output.write("".join(f"{item['name']}\n" for item in escaped(items)))
     elif chosen.templated:
         write_template(chosen, document)
     else:
@@ -175,7 +176,7 @@ def catalog_lint(
         findings.extend(lint_path(path, [str(sample) for sample in samples or []]))
     if output_format == TableFormat.table:
         if findings:
-            output.human(render_lint_table(findings), fit=False)
+            output.human(render_lint_table(escaped(findings)), fit=False)
         errors = sum(finding.severity == "error" for finding in findings)
         output.warn(f"{errors} error(s), {len(findings) - errors} warning(s)")
     else:

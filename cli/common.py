@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+import inspect
+import re
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, List, Optional, TypeVar
 
 import typer
 
+from workloadmap.budgets import DEFAULT_BUDGETS, active, allowing_references, applied, deadline_after, parse_kind
 from workloadmap.catalog import Catalog
-from workloadmap.errors import WorkloadMapError
+from workloadmap.errors import DeadlineError, WorkloadMapError, internal_error
 from workloadmap.interpreter import InspectResult
 from workloadmap.resources import DEFAULT_GPU_RESOURCES
 from workloadmap.tree import WorkloadTree
@@ -76,7 +82,7 @@ def gpu_resources(names: Optional[List[str]]) -> tuple[str, ...]:
 
 
 def load_catalog(dirs: Optional[List[Path]]) -> Catalog:
-    """The built-in catalog plus user directories; a replaced built-in is noted on stderr."""
+    """The built-in catalog plus user directories; a replaced built-in (and $WMAP_CATALOG) noted on stderr."""
     catalog = Catalog.load([str(directory) for directory in dirs or []])
     for notice in catalog.notices:
         output.warn(f"notice: {notice}")
@@ -98,18 +104,137 @@ def worst_exit_code(codes: Iterable[int]) -> int:
     return max(codes, default=0)
 
 
-def guarded(command: Command) -> Command:
-    """Run a command so that a library error becomes one line on stderr and its exit code."""
+_DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s?)?$")
+
+
+def parse_duration(text: str) -> float:
+    """``30s``, ``5m``, ``1h30m`` or plain seconds as seconds (kubectl's duration forms)."""
+    match = _DURATION.match(text.strip())
+    if not text.strip() or match is None or not any(match.groups()) or not text.strip()[0].isdigit():
+        raise typer.BadParameter(f"{text!r} is not a duration such as 30s, 5m or 1h", param_hint="--timeout")
+    hours, minutes, seconds = match.groups()
+    value = int(hours or 0) * 3600 + int(minutes or 0) * 60 + float(seconds or 0)
+    if not value > 0:
+        raise typer.BadParameter(f"{text!r} is not a positive duration", param_hint="--timeout")
+    return value
+
+
+ALLOW_REFERENCE_HELP = (
+    "Let definitions reference this kind too (Kind or Kind.group, e.g. ConfigMap); repeatable. By default "
+    "only runtime templates (TrainingRuntime, ServingRuntime ...): never Secrets or ConfigMaps."
+)
+TIMEOUT_HELP = "Stop with an error when the command takes longer than this (30s, 5m, 1h); default: no limit."
+
+# Budget flags every command that reads workloads or clusters takes: (parameter, flag, Budgets field, help).
+BUDGET_FLAGS = (
+    ("max_pods", "--max-pods", "pods", "Most pods one workload may have"),
+    ("max_pod_groups", "--max-pod-groups", "pod_groups", "Most PodGroups one workload may form"),
+    ("max_sub_groups", "--max-sub-groups", "sub_groups", "Most SubGroups (KAI segments included) of one workload"),
+    ("max_scaled_gangs", "--max-scaled-gangs", "scaled_gangs", "Most scaled gangs one scaling group may add"),
+    ("max_nodes", "--max-nodes", "nodes", "Most nodes one cluster may have"),
+    ("search_budget", "--search-budget", "search_steps", "Steps the exact packing search may take per question"),
+)
+
+
+def _injected(command: Callable[..., Any], budgets: bool) -> list[inspect.Parameter]:
+    """The options :func:`guarded` adds to a command: ``--timeout`` and, for readers of inputs, budgets."""
+    own = inspect.signature(command).parameters
+    added = []
+    if "timeout" not in own:
+        option = typer.Option(None, "--timeout", help=TIMEOUT_HELP)
+        added.append(
+            inspect.Parameter("timeout", inspect.Parameter.KEYWORD_ONLY, default=option, annotation=Optional[str])
+        )
+    if {"catalog_dirs", "paths", "files"} & set(own):  # commands that read definitions: what references may read
+        option = typer.Option(None, "--allow-reference-kind", help=ALLOW_REFERENCE_HELP)
+        keyword = inspect.Parameter.KEYWORD_ONLY
+        added.append(inspect.Parameter("allow_reference_kind", keyword, default=option, annotation=Optional[List[str]]))
+    for name, flag, field_name, text in BUDGET_FLAGS if budgets else ():
+        default = getattr(DEFAULT_BUDGETS, field_name)
+        option = typer.Option(None, flag, min=1, help=f"{text} (default {default:,}).")
+        added.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=Optional[int]))
+    return added
+
+
+def guarded(command: Command, *, budgets: bool = False) -> Command:
+    """Run a command so that a library error becomes one line on stderr and its exit code.
+
+    Every command also gets ``--timeout`` (unless it declares its own, as ``get`` does), a deadline
+    for the whole command; with ``budgets``, the ``--max-*`` budget flags too.
+    """
+    added = _injected(command, budgets)
+    names = {parameter.name for parameter in added}
 
     @functools.wraps(command)
     def run(*args: Any, **kwargs: Any) -> Any:
+        given = {name: kwargs.pop(name) for name in names}
+        limits = {field_name: given[name] for name, _, field_name, _ in BUDGET_FLAGS if given.get(name) is not None}
+        seconds = parse_duration(given["timeout"]) if given.get("timeout") is not None else None
+        kinds = _reference_kinds(given.get("allow_reference_kind"))
         try:
-            return command(*args, **kwargs)
+            with applied(replace(active(), **limits)), allowing_references(kinds), bounded(seconds):
+                return command(*args, **kwargs)
         except WorkloadMapError as error:
             output.error(str(error))
             raise typer.Exit(error.exit_code) from None
+        except MemoryError:
+            output.error("out of memory: the input asks for more than this machine holds (see docs/security.md)")
+            raise typer.Exit(1) from None
 
+    signature = inspect.signature(command)
+    run.__signature__ = signature.replace(parameters=[*signature.parameters.values(), *added])  # type: ignore[attr-defined]
     return run  # type: ignore[return-value]
+
+
+def _reference_kinds(values: Optional[List[str]]) -> list[tuple[str, str]]:
+    kinds = []
+    for value in values or []:
+        try:
+            kinds.append(parse_kind(value))
+        except ValueError as error:
+            raise typer.BadParameter(str(error), param_hint="--allow-reference-kind") from None
+    return kinds
+
+
+@contextmanager
+def bounded(seconds: float | None) -> Iterator[None]:
+    """The command's deadline ``seconds`` from now (None: none), with the alarm behind it."""
+    with deadline_after(seconds), alarm(seconds):
+        yield
+
+
+_ALARM_GRACE = 1.0  # seconds after the deadline: cooperative checks normally stop the work first
+
+
+@contextmanager
+def alarm(seconds: float | None) -> Iterator[None]:
+    """A hard stop at the deadline (plus a grace second) for work that never reaches a deadline check."""
+    if seconds is None or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def stop(_signum: int, _frame: Any) -> None:
+        raise DeadlineError(f"stopped at the deadline of {seconds:g} s (--timeout)")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds + _ALARM_GRACE)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def located_error(error: Exception, *, file: str | None = None, document: str | None = None) -> WorkloadMapError:
+    """Any exception raised while handling one document, as a located one-line error.
+
+    Unexpected ones (bugs, memory or recursion exhausted) become an ``InternalError``; a passed
+    deadline is re-raised, since it stops the whole command.
+    """
+    if isinstance(error, DeadlineError):
+        raise error
+    found = error if isinstance(error, WorkloadMapError) else internal_error(error)
+    return found.located(file=file, document=document)
 
 
 @dataclass

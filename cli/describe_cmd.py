@@ -26,8 +26,10 @@ from .common import (
     gpu_resources,
     kubeconfig_option,
     load_catalog,
+    located_error,
     related_option,
 )
+from .escape import escaped
 from .formats import Output, chosen_output, output_option, write_template
 from .render import render_describe
 
@@ -54,7 +56,7 @@ VIEWS = ("tree", "json", "yaml", "templates")
 
 def _write(reports: list[DescribeReport], chosen: Output, pod_limit: Optional[int]) -> None:
     if chosen.kind == "tree":
-        output.human("\n".join(render_describe(report) for report in reports))
+        output.human("\n".join(render_describe(report) for report in escaped(reports)))
     elif chosen.templated:
         write_template(chosen, output.as_list([report.to_dict() for report in reports]))
     else:
@@ -87,9 +89,10 @@ def _from_files(
     for tree, body in collected.trees:
         try:
             reports.append(describe(body, live, source=tree.source, **options))
-        except WorkloadMapError as error:  # inspect succeeded, so this is rare (a broken gang expression)
-            output.error(str(error))
-            collected.codes.append(error.exit_code)
+        except Exception as error:  # inspect succeeded, so this is rare (a broken gang expression, a bug)
+            located = located_error(error, file=tree.source)
+            output.error(f"{tree.workload}: {located}")
+            collected.codes.append(located.exit_code)
     return reports, collected.exit_code
 
 

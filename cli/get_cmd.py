@@ -9,7 +9,6 @@ inspect view. ``-w`` prints the rows, then a row whenever a workload's phase cha
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from dataclasses import dataclass
@@ -21,37 +20,29 @@ import typer
 from workloadmap.catalog import Catalog
 from workloadmap.definitions import Phase
 from workloadmap.documents import Document
-from workloadmap.errors import NoDefinitionError
+from workloadmap.errors import ClusterError, NoDefinitionError
 from workloadmap.interpreter import inspect_documents
 
 from . import output
 from .common import (
     Collected,
+    bounded,
     catalog_option,
     context_option,
     gpu_resource_option,
     gpu_resources,
     kubeconfig_option,
     load_catalog,
+    located_error,
+    parse_duration,
 )
+from .escape import escaped
 from .formats import Output, chosen_output, output_option, write_template
 from .inspect_cmd import write_trees
 from .live_cmd import add_cluster_kartas, client_for, reference
 from .render import render_rows
 
 VIEWS = ("table", "wide", "name", "json", "yaml", "tree", "templates")
-
-
-_DURATION = re.compile(r"^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+(?:\.\d+)?)s?)?$")
-
-
-def parse_duration(text: str) -> float:
-    """``30s``, ``5m``, ``1h30m`` or plain seconds as seconds (kubectl's duration forms)."""
-    match = _DURATION.match(text.strip())
-    if not text.strip() or match is None or not any(match.groups()):
-        raise typer.BadParameter(f"{text!r} is not a duration such as 30s, 5m or 1h", param_hint="--timeout")
-    hours, minutes, seconds = match.groups()
-    return int(hours or 0) * 3600 + int(minutes or 0) * 60 + float(seconds or 0)
 
 
 @dataclass
@@ -185,7 +176,14 @@ class _Rows:
             report = None
             if pods:
                 live = self.pods_of(tree.workload.namespace)
-                report = describe(obj, live, catalog=self.catalog, gpu_resources=self.gpus, related=self.related)
+                try:
+                    report = describe(obj, live, catalog=self.catalog, gpu_resources=self.gpus, related=self.related)
+                except ClusterError:
+                    raise  # the cluster itself failed: no other row would do better
+                except Exception as error:  # one object's failure must not hide the others'
+                    located = located_error(error, file=source)
+                    output.error(f"{tree.workload}: {located}")
+                    collected.codes.append(located.exit_code)
             rows.append(workload_row(obj, tree, report))
         return rows
 
@@ -207,7 +205,7 @@ def _print(rows: list[Any], chosen: Output, options: dict[str, Any], *, header: 
         write_trees([row.tree for row in rows], Output("tree"))
     else:
         text = render_rows(
-            rows,
+            escaped(rows),
             wide=chosen.kind == "wide",
             namespaces=options["all_namespaces"],
             prefix_types=options["prefix_types"],
@@ -250,7 +248,10 @@ def get(
     ),
     watch: bool = typer.Option(False, "-w", "--watch", help="After the list, print a row whenever a phase changes."),
     timeout: Optional[str] = typer.Option(
-        None, "--timeout", metavar="DURATION", help="Stop watching after this long (30s, 5m, 1h)."
+        None,
+        "--timeout",
+        metavar="DURATION",
+        help="Stop with an error when listing takes longer than this (30s, 5m, 1h); with -w, stop watching then.",
     ),
     chunk_size: int = typer.Option(
         500, "--chunk-size", metavar="N", min=0, help="Objects per page of a list (0: no paging)."
@@ -264,8 +265,6 @@ def get(
     """List workloads of the cluster with their phase, ready pods and GPUs (read-only)."""
     chosen = chosen_output("get", output_format)
     phases = _phase_options(phase)
-    if timeout is not None and not watch:
-        raise typer.BadParameter("--timeout goes with --watch", param_hint="--timeout")
     seconds = parse_duration(timeout) if timeout is not None else None
     catalog = load_catalog(catalog_dirs)
     options = {
@@ -278,7 +277,8 @@ def get(
     pairs, top_only = _parse(list(refs), all_namespaces, selector)
     if watch and any(name is not None for _, name in pairs):
         raise typer.BadParameter("--watch lists types; use -l or --field-selector to narrow it", param_hint="-w")
-    with client_for(kubeconfig, context) as client:
+    # Without -w, --timeout is the deadline of the whole command; a watch ends at it, normally.
+    with bounded(None if watch else seconds), client_for(kubeconfig, context) as client:
         add_cluster_kartas(catalog, client)
         targets = _targets(client, pairs, top_only, catalog)
         options["prefix_types"] = len({target.resource for target in targets}) > 1

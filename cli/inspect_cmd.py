@@ -13,6 +13,7 @@ from workloadmap.tree import WorkloadTree
 
 from . import output
 from .common import Collected, catalog_option, gpu_resource_option, gpu_resources, load_catalog, related_option
+from .escape import escaped
 from .formats import Output, chosen_output, output_option, write_template
 from .render import render_inspect_table, render_tree
 
@@ -35,11 +36,11 @@ def write_trees(trees: list[WorkloadTree], chosen: Output) -> None:
     elif chosen.templated:
         write_template(chosen, output.as_list([tree.to_dict() for tree in trees]))
     elif chosen.kind == "name":
-        output.write("".join(f"{resource_name(tree)}\n" for tree in trees))
+        output.write("".join(f"{resource_name(tree)}\n" for tree in escaped(trees)))
     elif chosen.kind in ("table", "wide"):
-        output.human(render_inspect_table(trees, wide=chosen.kind == "wide"), fit=False)
+        output.human(render_inspect_table(escaped(trees), wide=chosen.kind == "wide"), fit=False)
     else:
-        output.human("\n".join(render_tree(tree) for tree in trees))
+        output.human("\n".join(render_tree(tree) for tree in escaped(trees)))
 
 
 def inspect(

@@ -1,8 +1,9 @@
 """The ``wmap`` (and ``kubectl-wmap``) command line: every command is registered here, and only here.
 
 Exit codes: 0 success; 1 invalid input or runtime error; 2 usage error; 3 placement does not fit
-(only with ``--fail-unfit``); 4 no definition covers a kind. With several documents every one is
-processed and the exit code reports the worst (1 before 4).
+(only with ``--fail-unfit``, and ``--emit`` refusing); 4 no definition covers a kind; 5 placement
+unknown (as 3). With several documents every one is processed and the exit code reports the worst
+(1 before 4).
 """
 
 from __future__ import annotations
@@ -87,38 +88,43 @@ def _complete(words: Optional[List[str]] = typer.Argument(None)) -> None:
     output.write(complete_command(list(words or [])))
 
 
-_command(app, "inspect", guarded(inspect_cmd.inspect))
+_command(app, "inspect", guarded(inspect_cmd.inspect, budgets=True))
 _command(
     app,
     "place",
-    guarded(place_cmd.place),
+    guarded(place_cmd.place, budgets=True),
     "Which topology level each gang fits, and the scheduler objects that require it.",
 )
 _command(
     app,
     "get",
-    guarded(get_cmd.get),
+    guarded(get_cmd.get, budgets=True),
     "List workloads of a live cluster: phase, ready pods, GPUs (read-only; -w watches).",
 )
 _command(
     app,
     "describe",
-    guarded(describe_cmd.describe_command),
+    guarded(describe_cmd.describe_command, budgets=True),
     "A workload's components with their live pods, events and placement audit (read-only).",
 )
 _command(
     app,
     "alter",
-    guarded(alter_cmd.alter_command),
+    guarded(alter_cmd.alter_command, budgets=True),
     "Change every pod template of a workload: scheduler, queue, labels, tolerations ...",
 )
 _command(
     app,
     "suspend",
-    guarded(alter_cmd.suspend_command),
+    guarded(alter_cmd.suspend_command, budgets=True),
     "Suspend workloads through their operator's suspend field (printed, never applied).",
 )
-_command(app, "resume", guarded(alter_cmd.resume_command), "Resume suspended workloads (printed, never applied).")
+_command(
+    app,
+    "resume",
+    guarded(alter_cmd.resume_command, budgets=True),
+    "Resume suspended workloads (printed, never applied).",
+)
 _command(app, "version", version)
 _command(app, "completion", completion)
 app.command(
@@ -135,18 +141,18 @@ _command(catalog_app, "catalog schema", guarded(catalog_cmd.catalog_schema))
 _command(catalog_app, "catalog export", guarded(catalog_cmd.catalog_export))
 app.add_typer(catalog_app, name="catalog")
 
-_command(topology_app, "topology show", guarded(topology_cmd.show))
-_command(topology_app, "topology generate", guarded(topology_cmd.generate))
+_command(topology_app, "topology show", guarded(topology_cmd.show, budgets=True))
+_command(topology_app, "topology generate", guarded(topology_cmd.generate, budgets=True))
 _command(topology_app, "topology presets", guarded(topology_cmd.presets))
 app.add_typer(topology_app, name="topology")
 
 _command(
     cluster_app,
     "cluster nodes",
-    guarded(live_cmd.nodes),
+    guarded(live_cmd.nodes, budgets=True),
     "Print the cluster's NodeList (feeds `wmap topology show` and `wmap place -t`).",
 )
-_command(cluster_app, "cluster pods", guarded(live_cmd.pods), "Print the active PodList (feeds --pods).")
+_command(cluster_app, "cluster pods", guarded(live_cmd.pods, budgets=True), "Print the active PodList (feeds --pods).")
 app.add_typer(cluster_app, name="cluster")
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from . import terminal
+from .escape import shown
 
 
 class ViewFormat(str, Enum):
@@ -160,13 +161,13 @@ def tree_lines(
 
 
 def error(message: str) -> None:
-    """An error line on stderr."""
-    _stderr(f"error: {message}")
+    """An error line on stderr (control characters from inputs shown as escapes)."""
+    _stderr(f"error: {shown(message)}")
 
 
 def warn(message: str) -> None:
-    """A warning or note on stderr."""
-    _stderr(message)
+    """A warning or note on stderr (control characters from inputs shown as escapes)."""
+    _stderr(shown(message))
 
 
 def _stderr(message: str) -> None:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
 
-from workloadmap.errors import PlacementError
+from workloadmap.errors import WorkloadMapError
 from workloadmap.interpreter import ObjectIndex, inspect_file
 
 from . import output
@@ -20,9 +20,11 @@ from .common import (
     gpu_resource_option,
     gpu_resources,
     load_catalog,
+    located_error,
     parse_levels,
     related_option,
 )
+from .escape import escaped
 from .formats import Output, chosen_output, output_option, write_template
 from .numa_options import NODE_TOPOLOGY, TM_POLICY, TM_POLICY_OPTIONS, TM_SCOPE, numa_load_options
 from .numbers import plural as _plural
@@ -41,10 +43,14 @@ if TYPE_CHECKING:  # heavy stages load inside the commands that use them
         JointPlacement,
         Placement,
         PlacementReport,
+        Verdict,
     )
     from workloadmap.topology import Cluster
 
 EXIT_UNFIT = 3
+EXIT_UNKNOWN = 5
+"""Exit code of ``--fail-unfit`` (and of a refused ``--emit``) when some gang's fit is unknown and none is unfit."""
+_EXIT_CODES = {"DoesNotFit": EXIT_UNFIT, "Unknown": EXIT_UNKNOWN}  # by Verdict value: placement loads lazily
 VIEWS = ("tree", "table", "wide", "json", "yaml", "templates")
 EMIT_HELP = f"Print scheduler objects instead of the report: {', '.join(EXPORT_TARGETS)} (repeatable)."
 
@@ -100,11 +106,11 @@ def _write_reports(reports: list[PlacementReport], chosen: Output, joint: JointP
     elif chosen.templated:
         write_template(chosen, output.as_list([report.to_dict() for report in reports]))
     elif chosen.kind in ("table", "wide"):
-        output.human(render_placement_table(reports, wide=chosen.kind == "wide"), fit=False)
+        output.human(render_placement_table(escaped(reports), wide=chosen.kind == "wide"), fit=False)
     else:
-        output.human("\n".join(render_placement(report) for report in reports))
+        output.human("\n".join(render_placement(report) for report in escaped(reports)))
     if joint is not None and not chosen.machine and not chosen.templated:
-        output.human(render_joint_summary(joint))
+        output.human(render_joint_summary(escaped(joint)))
 
 
 def _write_rankings(rankings: list[ClusterRanking], chosen: Output) -> None:
@@ -113,9 +119,9 @@ def _write_rankings(rankings: list[ClusterRanking], chosen: Output) -> None:
     elif chosen.templated:
         write_template(chosen, output.as_list([ranking.to_dict() for ranking in rankings]))
     elif chosen.kind in ("table", "wide"):
-        output.human(render_rankings_table(rankings, wide=chosen.kind == "wide"), fit=False)
+        output.human(render_rankings_table(escaped(rankings), wide=chosen.kind == "wide"), fit=False)
     else:
-        output.human(render_rankings(rankings))
+        output.human(render_rankings(escaped(rankings)))
 
 
 def _check_policy(value: str) -> str:
@@ -200,7 +206,15 @@ def place(
     each_alone: bool = typer.Option(
         False, "--each-alone", help="Place each workload on the empty cluster instead of one after another."
     ),
-    fail_unfit: bool = typer.Option(False, "--fail-unfit", help="Exit 3 when some gang does not fit."),
+    fail_unfit: bool = typer.Option(
+        False, "--fail-unfit", help="Exit 3 when some gang does not fit, else 5 when some gang's fit is unknown."
+    ),
+    allow_unfit: bool = typer.Option(
+        False,
+        "--allow-unfit",
+        help="With --emit, print the objects even when some gang does not fit or its fit is unknown "
+        "(a warning on stderr names each); without it --emit refuses (exit 3 or 5).",
+    ),
     node_topology: Optional[Path] = NODE_TOPOLOGY,
     tm_policy: Optional[str] = TM_POLICY,
     tm_scope: Optional[str] = TM_SCOPE,
@@ -210,6 +224,8 @@ def place(
     gpu_resource: Optional[List[str]] = gpu_resource_option(),
 ) -> None:
     """Show where each gang of the workload fits (per topology level), or emit scheduler objects."""
+    from workloadmap.placement import Verdict
+
     targets = list(emit or [])
     chosen = _chosen(output_format, targets)
     if not topology:
@@ -231,8 +247,11 @@ def place(
     }  # fmt: skip
     with progress(f"placing {_plural(len(collected.trees), 'workload')} on {_plural(len(clusters), 'cluster')}"):
         joint, placed = _place_all(collected, clusters, options, together=not each_alone)
+    verdict = Verdict.worst([placement.verdict for placement, _, _ in placed])
     if targets:
-        _emit(placed, targets, chosen, catalog, topology_name=topology_name, queue=queue, fail_unfit=fail_unfit)
+        _check_emit(placed, verdict, allow_unfit)
+        exported = {"topology": topology_name, "queue": queue, "catalog": catalog}
+        _write_objects(_unique(_emit(placed, targets, collected, exported)), chosen)
     else:
         _report(placed, chosen, joint)
     if html is not None:
@@ -241,22 +260,29 @@ def place(
         write_html_report(html, placed, clusters)
     if collected.exit_code:
         raise typer.Exit(collected.exit_code)
-    if fail_unfit and not all(placement.fits for placement, _, _ in placed):
-        raise typer.Exit(EXIT_UNFIT)
+    if fail_unfit and verdict is not Verdict.FITS:
+        raise typer.Exit(_EXIT_CODES[verdict.value])
 
 
-def _report(placed: list[tuple[Placement, Any, Any]], chosen: Output, joint: JointPlacement | None) -> None:
-    rankings = [placement.ranking for placement, _, _ in placed if placement.ranking is not None]
-    if rankings:
-        _write_rankings(rankings, chosen)
-    else:
-        _write_reports([placement.report for placement, _, _ in placed if placement.report is not None], chosen, joint)
+def _not_fitting(placed: list[tuple[Placement, Any, Any]]) -> list[str]:
+    """``Kind/name group: verdict (reason)`` of every gang not known to fit."""
+    from workloadmap.placement import Verdict
+
+    found = []
+    for placement, _, tree in placed:
+        if placement.report is None:
+            found.append(f"{tree.workload}: {placement.verdict.value} on every cluster")
+            continue
+        for group in placement.report.groups():
+            if group.verdict is not Verdict.FITS and (group.parent is None or group.verdict is Verdict.UNKNOWN):
+                found.append(f"{tree.workload} {group.name}: {group.verdict.value} ({group.reason or 'no reason'})")
+    return found
 
 
 def _emit(
-    placed: list[tuple[Placement, Any, Any]], targets: list[str], chosen: Output, catalog: Any, **settings: Any
-) -> None:
-    """The scheduler objects of every placed workload; an unfit workload is warned about, never silent."""
+    placed: list[tuple[Placement, Any, Any]], targets: list[str], collected: Collected, exported: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The scheduler objects of every placed workload; one that fails is reported and left out."""
     from workloadmap.exporters import export
 
     objects: list[dict[str, Any]] = []
@@ -267,28 +293,47 @@ def _emit(
             continue
         if placement.ranking is not None:
             output.warn(f"note: {tree.workload}: emitted for cluster {placement.report.topology.name}, the best ranked")
-        if not placement.report.fits:
-            output.warn(
-                f"warning: {tree.workload} does not fit {placement.report.topology.name} "
-                f"({placement.report.reason}); the objects ask for a placement the scheduler cannot make now"
-            )
         for target in targets:
-            objects.extend(
-                export(
-                    target,
-                    tree,
-                    placement.report,
-                    cluster=placement.cluster,
-                    obj=body,
-                    topology=settings["topology_name"],
-                    queue=settings["queue"],
-                    catalog=catalog,
-                    notes=notes,
-                )  # fmt: skip
-            )
+            try:
+                made = export(
+                    target, tree, placement.report, cluster=placement.cluster, obj=body, notes=notes, **exported
+                )
+            except Exception as error:  # one workload's failure must not hide the others'
+                located = located_error(error, file=tree.source)
+                output.error(f"{tree.workload}: {located}")
+                collected.codes.append(located.exit_code)
+                continue
+            objects.extend(made)
     for note in dict.fromkeys(notes):
         output.warn(f"note: {note}")
-    _write_objects(_unique(objects), chosen)
+    return objects
+
+
+def _check_emit(placed: list[tuple[Placement, Any, Any]], verdict: Verdict, allow_unfit: bool) -> None:
+    """Refuse to print scheduler objects for gangs that do not fit (or may not), unless told to."""
+    from workloadmap.placement import Verdict
+
+    if verdict is Verdict.FITS:
+        return
+    problems = _not_fitting(placed)
+    if not allow_unfit:
+        for problem in problems:
+            output.error(problem)
+        output.error(
+            "refusing to --emit objects for gangs that do not fit or whose fit is unknown; "
+            "pass --allow-unfit to print them anyway"
+        )
+        raise typer.Exit(_EXIT_CODES[verdict.value])
+    for problem in problems:
+        output.warn(f"WARNING: emitting objects for a gang that may never be scheduled: {problem}")
+
+
+def _report(placed: list[tuple[Placement, Any, Any]], chosen: Output, joint: JointPlacement | None) -> None:
+    rankings = [placement.ranking for placement, _, _ in placed if placement.ranking is not None]
+    if rankings:
+        _write_rankings(rankings, chosen)
+    else:
+        _write_reports([placement.report for placement, _, _ in placed if placement.report is not None], chosen, joint)
 
 
 def _place_all(
@@ -300,7 +345,7 @@ def _place_all(
     the workloads before it were already there. A workload whose request is invalid is reported
     on stderr (exit 1) and takes nothing.
     """
-    from workloadmap.placement import Placement, place_together, rank_clusters
+    from workloadmap.placement import Placement, place_together
     from workloadmap.placement import place as place_workload
 
     trees = collected.trees
@@ -308,7 +353,7 @@ def _place_all(
     if together and len(clusters) == 1 and len(trees) > 1:
         failed: set[int] = set()
 
-        def reject(position: int, error: PlacementError) -> None:
+        def reject(position: int, error: WorkloadMapError) -> None:
             output.error(f"{trees[position][0].workload}: {error}")
             collected.codes.append(error.exit_code)
             failed.add(position)
@@ -325,16 +370,30 @@ def _place_all(
         return place_workload(tree, cluster, before=list(earlier[id(cluster)]) if together else [], **given)
 
     for tree, body in trees:
-        if len(clusters) == 1:
-            placement = Placement(place_after(tree, clusters[0], **options), clusters[0])
-        else:
-            ranking = rank_clusters(tree, clusters, place_fn=place_after, **options)
-            best = ranking.ranked[0] if ranking.ranked else None
-            chosen = next((cluster for cluster in clusters if best and cluster.name == best.cluster), None)
-            placement = Placement(best.report if best else None, chosen, ranking)
-            for unfit in ranking.unfit if best is None else []:
-                output.warn(f"note: {tree.workload} does not fit {unfit.cluster}: {unfit.reason}")
+        try:
+            placement = _place_one(tree, clusters, options, place_after)
+        except Exception as error:  # one workload's failure must not hide the others'
+            located = located_error(error, file=tree.source)
+            output.error(f"{tree.workload}: {located}")
+            collected.codes.append(located.exit_code)
+            continue
         if placement.cluster is not None:
             earlier[id(placement.cluster)].append(tree)
         placed.append((placement, body, tree))
     return None, placed
+
+
+def _place_one(tree: Any, clusters: list[Cluster], options: dict[str, Any], place_after: Any) -> Placement:
+    """One workload on one cluster, or ranked across several (the unfit ones noted on stderr)."""
+    from workloadmap.placement import Placement, rank_clusters
+
+    if len(clusters) == 1:
+        placement = Placement(place_after(tree, clusters[0], **options), clusters[0])
+    else:
+        ranking = rank_clusters(tree, clusters, place_fn=place_after, **options)
+        best = ranking.ranked[0] if ranking.ranked else None
+        chosen = next((cluster for cluster in clusters if best and cluster.name == best.cluster), None)
+        placement = Placement(best.report if best else None, chosen, ranking)
+        for unfit in ranking.unfit if best is None else []:
+            output.warn(f"note: {tree.workload} does not fit {unfit.cluster}: {unfit.reason}")
+    return placement

@@ -209,6 +209,11 @@ def _level(level: str | None) -> str:
     return "cluster" if level is None else level
 
 
+# Keyed by the Verdict's value (a str enum, so members look these up): placement loads lazily.
+VERDICT_WORDS = {"Fits": "fits", "DoesNotFit": "DOES NOT FIT", "Unknown": "UNKNOWN"}
+VERDICT_CELLS = {"Fits": "yes", "DoesNotFit": "no", "Unknown": "unknown"}
+
+
 def _candidates(candidates: Sequence[str], shown: int = 5, separator: str = " ") -> str:
     """The first ``shown`` candidates and how many more: ``nvl-001 nvl-002 +6 more``."""
     text = separator.join(candidates[:shown])
@@ -217,7 +222,7 @@ def _candidates(candidates: Sequence[str], shown: int = 5, separator: str = " ")
 
 
 def _group_label(group: GroupPlacement, name: str | None = None, assigned: str | None = None, alike: int = 1) -> str:
-    status = "fits" if group.fits else "DOES NOT FIT"
+    status = VERDICT_WORDS[group.verdict]
     pods = f"{_plural(group.pods, 'pod')}, min {group.min_member}{'' if group.gang else ', no gang'}"
     pods = f"{alike} alike, each {pods}" if alike > 1 else pods
     parts = [f"{name if name is not None else group.name} ({pods}): {status}"]
@@ -239,7 +244,8 @@ def _group_label(group: GroupPlacement, name: str | None = None, assigned: str |
     if group.reason:
         parts.append(group.reason)
     if group.approximate:
-        parts.append("(search budget exhausted: fit assumed)")
+        undecided = sum(fit.undecided for fit in group.levels)
+        parts.append(f"(search budget spent: {undecided} domains undecided, none counted as fitting)")
     return "; ".join(parts)
 
 
@@ -300,7 +306,7 @@ def render_joint_summary(joint: JointPlacement) -> str:
 
 def render_placement(report: PlacementReport) -> str:
     """`wmap place` as a tree: the verdict, each PodGroup with its SubGroups, then the slices."""
-    head = f"{report.workload} on {report.topology.name}: {'fits' if report.fits else 'DOES NOT FIT'}"
+    head = f"{report.workload} on {report.topology.name}: {VERDICT_WORDS[report.verdict]}"
     if report.reason:
         head += f" ({report.reason})"
     if report.placed_before:
@@ -343,7 +349,7 @@ def render_placement_table(reports: Sequence[PlacementReport], *, wide: bool = F
             for entry, name in entries:
                 candidates = ",".join(entry.candidates) if wide else _candidates(entry.candidates, 1, ",")
                 row: list[Any] = ([str(report.workload)] if several else []) + ([report.topology.name] if wide else [])
-                row += [name, entry.pods] + ([entry.min_member] if wide else []) + ["yes" if entry.fits else "no"]
+                row += [name, entry.pods] + ([entry.min_member] if wide else []) + [VERDICT_CELLS[entry.verdict]]
                 row += [entry.required_level] if wide else []
                 row += [level(entry.preferred_level), candidates, _assigned_cell(entry), entry.reason]
                 rows.append(row)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:  # the topology stage loads inside the commands that use it
 
 from . import output
 from .common import DEFAULT_PRESET_NAME, SOURCE_FORMS, parse_levels
+from .escape import escaped, needs_escaping
 from .formats import Output, chosen_output, output_option, write_template
 from .numa_options import NODE_TOPOLOGY, TM_POLICY, TM_POLICY_OPTIONS, TM_SCOPE, numa_load_options
 from .output import DumpFormat
@@ -102,6 +103,10 @@ def show(
     root = cluster.domain_tree()
     shown, list_nodes = shown_depth(cluster, hosts=hosts, depth=depth)
     if chosen.kind == "tree":
+        names = (node.name for node in cluster.nodes)
+        values = (node.labels.get(level) for node in cluster.nodes for level in cluster.levels)
+        if needs_escaping([cluster.name, cluster.source, *cluster.levels, *names, *values]):
+            cluster, root = escaped((cluster, root))
         output.human(render_domain_tree(cluster, root, shown=shown, list_nodes=list_nodes))
     else:
         data = {

@@ -20,6 +20,7 @@ RANK = {
     "labels": 0,
     "quantities": 1,
     "loader": 1,
+    "budgets": 1,
     "selectors": 1,
     "values": 2,
     "documents": 2,

@@ -24,18 +24,22 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .alter import Alteration, Changes, NodeRequirement, Toleration, alter
+    from .budgets import Budgets, Deadline
     from .catalog import Catalog, load_definition, load_definitions, parse_definition
     from .definitions import Definition, Phase, definition_json_schema
     from .documents import Document, load_objects
     from .errors import (
         AlterError,
+        BudgetError,
         ClusterApiError,
         ClusterError,
+        DeadlineError,
         DefinitionError,
         ExpressionError,
         ExpressionLimitError,
         InputError,
         InputNotFoundError,
+        InternalError,
         Location,
         NoDefinitionError,
         PlacementError,
@@ -64,6 +68,7 @@ if TYPE_CHECKING:
         JointPlacement,
         Placement,
         PlacementReport,
+        Verdict,
         place,
         place_on,
         place_together,
@@ -134,6 +139,10 @@ __all__ = [
     "ClusterRanking",
     "place_together",
     "JointPlacement",
+    "Verdict",
+    # budgets and deadlines
+    "Budgets",
+    "Deadline",
     # exporters
     "export",
     "export_targets",
@@ -160,6 +169,7 @@ __all__ = [
     "InputError",
     "InputNotFoundError",
     "QuantityError",
+    "BudgetError",
     "ExpressionError",
     "ExpressionLimitError",
     "DefinitionError",
@@ -167,6 +177,8 @@ __all__ = [
     "TopologyError",
     "PlacementError",
     "AlterError",
+    "DeadlineError",
+    "InternalError",
     "ClusterError",
     "ClusterApiError",
     "UnknownResourceTypeError",
@@ -176,19 +188,23 @@ __all__ = [
 # placement, alter, live or Karta, and importing them all would double its start-up time.
 _LAZY = {
     **dict.fromkeys(("Alteration", "Changes", "NodeRequirement", "Toleration", "alter"), ".alter"),
+    **dict.fromkeys(("Budgets", "Deadline"), ".budgets"),
     **dict.fromkeys(("Catalog", "load_definition", "load_definitions", "parse_definition"), ".catalog"),
     **dict.fromkeys(("Definition", "Phase", "definition_json_schema"), ".definitions"),
     **dict.fromkeys(("Document", "load_objects"), ".documents"),
     **dict.fromkeys(
         (
             "AlterError",
+            "BudgetError",
             "ClusterApiError",
             "ClusterError",
+            "DeadlineError",
             "DefinitionError",
             "ExpressionError",
             "ExpressionLimitError",
             "InputError",
             "InputNotFoundError",
+            "InternalError",
             "Location",
             "NoDefinitionError",
             "PlacementError",
@@ -223,6 +239,7 @@ _LAZY = {
             "JointPlacement",
             "Placement",
             "PlacementReport",
+            "Verdict",
             "place",
             "place_on",
             "place_together",

@@ -272,7 +272,10 @@ class Catalog:
                 catalog.add(builtin_entry)
         dirs: list[str | Path] = list(extra_dirs)
         if use_env and os.environ.get(CATALOG_ENV):
-            dirs = [*(d for d in os.environ[CATALOG_ENV].split(os.pathsep) if d), *dirs]
+            from_env = [d for d in os.environ[CATALOG_ENV].split(os.pathsep) if d]
+            # Definitions are code-like input: whoever set the variable chose them, so say so every time.
+            catalog.notices.append(f"{CATALOG_ENV} is set: definitions are read from {', '.join(from_env)}")
+            dirs = [*from_env, *dirs]
         for directory in dirs:
             directory = Path(directory)
             if directory.is_file():

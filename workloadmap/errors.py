@@ -5,14 +5,17 @@ Every error the library raises on purpose derives from :class:`WorkloadMapError`
     WorkloadMapError                  exit 1 unless noted
     ├── InputError                    a workload, sample or topology input cannot be read
     │   ├── InputNotFoundError        a FILE|DIR argument does not exist
-    │   └── QuantityError             a resource quantity such as ``2x``
+    │   ├── QuantityError             a resource quantity such as ``2x``
+    │   └── BudgetError               an input asks for more than a budget allows (pods, segments ...)
     ├── ExpressionError               an expression failed to compile or to evaluate
-    │   └── ExpressionLimitError      a jq evaluation crossed its time, memory or output bound
+    │   └── ExpressionLimitError      an evaluation crossed its time, memory, step or output bound
     ├── DefinitionError               a catalog definition is invalid
     ├── NoDefinitionError             no definition covers a kind (exit 4)
     ├── TopologyError                 a topology source cannot be read
     ├── PlacementError                placement cannot be computed (unknown level ...)
     ├── AlterError                    a change has no safe place in the workload (wmap alter)
+    ├── DeadlineError                 the command's deadline (``--timeout``) passed
+    ├── InternalError                 an unexpected failure inside one document, located (a bug)
     └── ClusterError                  talking to a live API server failed
         ├── ClusterApiError           the server answered with an error status
         └── UnknownResourceTypeError  discovery lists no such resource type
@@ -42,6 +45,7 @@ __all__ = [
     "InputError",
     "InputNotFoundError",
     "QuantityError",
+    "BudgetError",
     "ExpressionError",
     "ExpressionLimitError",
     "DefinitionError",
@@ -49,6 +53,9 @@ __all__ = [
     "TopologyError",
     "PlacementError",
     "AlterError",
+    "DeadlineError",
+    "InternalError",
+    "internal_error",
     "ClusterError",
     "ClusterApiError",
     "UnknownResourceTypeError",
@@ -219,12 +226,19 @@ class QuantityError(InputError):
     """A Kubernetes resource quantity such as ``2x`` is not valid."""
 
 
+class BudgetError(InputError):
+    """An input asks for more than a budget allows: pods, PodGroups, segments, scaled gangs, nodes.
+
+    Checked on the numbers before anything is built (:mod:`workloadmap.budgets`).
+    """
+
+
 class ExpressionError(WorkloadMapError):
     """An expression failed to compile or to evaluate."""
 
 
 class ExpressionLimitError(ExpressionError):
-    """A jq evaluation crossed its time, memory or output bound (a hostile or runaway definition)."""
+    """An evaluation crossed its time, memory, step or output bound (a hostile or runaway definition)."""
 
 
 class DefinitionError(WorkloadMapError):
@@ -270,6 +284,29 @@ class AlterError(WorkloadMapError):
     The kind keeps no such pod field, cannot be suspended, or a pod template is shared with a
     component the change does not target.
     """
+
+
+class DeadlineError(WorkloadMapError):
+    """The command's deadline (``--timeout``) passed before its work was done."""
+
+
+class InternalError(WorkloadMapError):
+    """An unexpected failure while handling one document: a bug in wmap, reported with its location.
+
+    The other documents are still processed; the message names the exception's type.
+    """
+
+
+def internal_error(error: Exception) -> InternalError:
+    """An unexpected exception as a one-line :class:`InternalError` (to be located by the caller).
+
+    Memory and recursion exhaustion say so plainly; anything else names the exception's type.
+    """
+    if isinstance(error, MemoryError):
+        return InternalError("out of memory while handling this document")
+    if isinstance(error, RecursionError):
+        return InternalError("nested too deeply to handle (recursion limit reached)")
+    return InternalError(f"internal error ({type(error).__name__}: {error}); please report it with this document")
 
 
 class ClusterError(WorkloadMapError):

@@ -26,31 +26,102 @@ and instance scopes need the whole resource:
     Grove cliques a scaling group names.
 ``object(key, value)``
     ``{key: value}`` with a computed key (e.g. a GPU resource name read from the spec).
+
+Definitions are untrusted input (``--catalog``, ``WMAP_CATALOG``, a cluster's Kartas), so every
+expression is bounded: at compile time by length and nesting (:data:`MAX_EXPRESSION_NESTING`;
+a thousand nested parentheses are an error, never a ``RecursionError``) and, for JSONPath, by
+refusing the regex-capable extensions (``=~`` filters, ``sub(/regex/, ...)``); at evaluation
+(JMESPath) by steps (:data:`MAX_STEPS`), the size of every intermediate list, object and string
+(:data:`MAX_VALUE_SIZE`) and the magnitude of numbers (:data:`MAX_NUMBER`). Crossing one is an
+:class:`~workloadmap.errors.ExpressionLimitError` naming it.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
 
 import jmespath
 import jmespath.exceptions
 import jmespath.functions
+import jmespath.visitor
 
-from .errors import ExpressionError
+from .errors import ExpressionError, ExpressionLimitError
 
-__all__ = ["Expression", "compile_expression", "field_path", "LANGUAGES", "MAX_EXPRESSION_LENGTH"]
+__all__ = [
+    "Expression",
+    "compile_expression",
+    "field_path",
+    "LANGUAGES",
+    "MAX_EXPRESSION_LENGTH",
+    "MAX_EXPRESSION_NESTING",
+    "MAX_STEPS",
+    "MAX_VALUE_SIZE",
+    "MAX_NUMBER",
+]
 
 LANGUAGES = ("jmespath", "jsonpath")
 MAX_EXPRESSION_LENGTH = 2048
+MAX_EXPRESSION_NESTING = 32
+"""Brackets, parentheses and braces open at once in one expression (the built-in catalog needs 6)."""
+MAX_STEPS = 1_000_000
+"""Syntax-tree nodes one JMESPath evaluation may visit (a projection visits its child once per element)."""
+MAX_VALUE_SIZE = 1_000_000
+"""Items of a list or object, or characters of a string, that one evaluation step may produce."""
+MAX_NUMBER = 2**63
+"""Largest magnitude of a number arithmetic may produce (counts are far below)."""
 
 
 # JVM / Spark memory sizes ("512m", "2g"); a bare number is MiB, as Spark reads it.
 _JVM_SIZE = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]+)?)(?P<unit>[kKmMgGtTpP])?[bB]?")
 _JVM_UNIT_MIB = {"k": 1 / 1024, "m": 1, "g": 1024, "t": 1024**2, "p": 1024**3}
+
+
+def _short(source: str, limit: int = 100) -> str:
+    return repr(source if len(source) <= limit else source[: limit - 3] + "...")
+
+
+def _bounded_number(value: float) -> float:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > MAX_NUMBER:
+        raise ExpressionLimitError(f"a number beyond {MAX_NUMBER} (2**63): arithmetic out of any real range")
+    return value
+
+
+def _check_size(value: Any) -> None:
+    """Refuse a value whose printed form would hold more than :data:`MAX_VALUE_SIZE` items or characters."""
+    budget = MAX_VALUE_SIZE
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        budget -= len(current) if isinstance(current, (str, list, dict)) else 1
+        if budget < 0:
+            raise ExpressionLimitError(f"a value larger than {MAX_VALUE_SIZE} items or characters")
+        if isinstance(current, list):
+            stack.extend(current)
+        elif isinstance(current, dict):
+            stack.extend(current.values())
+
+
+class _Bounded(jmespath.visitor.TreeInterpreter):
+    """JMESPath's interpreter, counting the nodes it visits and measuring what each step makes."""
+
+    def __init__(self, options: jmespath.Options) -> None:
+        super().__init__(options)
+        self._steps = MAX_STEPS
+
+    def visit(self, node: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        self._steps -= 1
+        if self._steps < 0:
+            raise ExpressionLimitError(f"more than {MAX_STEPS} evaluation steps")
+        result = super().visit(node, *args, **kwargs)
+        if isinstance(result, (list, dict, str)) and len(result) > MAX_VALUE_SIZE:
+            what = "characters" if isinstance(result, str) else "items"
+            raise ExpressionLimitError(f"a value of more than {MAX_VALUE_SIZE} {what}")
+        return result
 
 
 def _hashable(value: Any) -> Any:
@@ -89,19 +160,29 @@ class _WmapFunctions(jmespath.functions.Functions):
 
     @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
     def _func_add(self, left: float, right: float) -> float:
-        return left + right
+        return _bounded_number(left + right)
 
     @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
     def _func_sub(self, left: float, right: float) -> float:
-        return left - right
+        return _bounded_number(left - right)
 
     @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
     def _func_mul(self, left: float, right: float) -> float:
-        return left * right
+        return _bounded_number(_bounded_number(left) * _bounded_number(right))
 
     @jmespath.functions.signature({"types": ["array-number"]})
     def _func_product(self, numbers: list[float]) -> float:
-        return math.prod(numbers)
+        result: float = 1
+        for number in numbers:  # stop at the first product out of range, before it grows further
+            result = _bounded_number(result * _bounded_number(number))
+        return result
+
+    @jmespath.functions.signature({"types": []})
+    def _func_to_string(self, value: Any) -> str:
+        if isinstance(value, str):
+            return value
+        _check_size(value)  # shared sub-lists count each time: json.dumps would write them all
+        return json.dumps(value, separators=(",", ":"), default=str)
 
     @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
     def _func_ceil_div(self, left: float, right: float) -> float | None:
@@ -233,10 +314,14 @@ class Expression:
             return memo[2]
         options = jmespath.Options(custom_functions=_WmapFunctions(root, refs))
         try:
-            result = self._compiled.search(data, options=options)
+            result = _Bounded(options).visit(self._compiled.parsed, data)
             if self._scopeless:
                 self._memo = (root, dict(refs or {}), result)
             return result
+        except ExpressionLimitError as error:
+            raise ExpressionLimitError(f"{error.message}: expression {_short(self.source)} stopped") from None
+        except RecursionError:
+            raise ExpressionLimitError(f"nested too deeply: expression {_short(self.source)} stopped") from None
         except (jmespath.exceptions.JMESPathError, TypeError, ValueError, ArithmeticError) as error:
             # jmespath raises plain TypeError when comparing mixed types (e.g. "4" < 3).
             message = " ".join(str(error).split())
@@ -265,21 +350,17 @@ def compile_expression(source: str, language: str = "jmespath") -> Expression:
         raise ExpressionError("empty expression")
     if len(source) > MAX_EXPRESSION_LENGTH:
         raise ExpressionError(f"expression longer than {MAX_EXPRESSION_LENGTH} characters")
+    depth = _nesting(source)
+    if depth > MAX_EXPRESSION_NESTING:
+        raise ExpressionError(f"expression nested {depth} deep; at most {MAX_EXPRESSION_NESTING} brackets may be open")
     if language == "jsonpath":
-        if "=~" in source:
-            # Regex filters can take seconds per item on crafted input (ReDoS); never accepted.
-            raise ExpressionError(f"JSONPath regex filters (=~) are not allowed: {source!r}")
-        from jsonpath_ng.ext import parse as parse_jsonpath
-
-        try:
-            compiled = parse_jsonpath(source)
-        except Exception as error:  # jsonpath-ng raises bare Exceptions and lexer errors
-            raise ExpressionError(f"invalid JSONPath {source!r}: {error}") from None
-        return Expression(source, language, compiled)
+        return Expression(source, language, _compile_jsonpath(source))
     try:
         compiled = jmespath.compile(source)
     except jmespath.exceptions.JMESPathError as error:
         raise ExpressionError(f"invalid JMESPath {source!r}: {_jmespath_problem(error)}") from None
+    except RecursionError:  # the nesting bound keeps the parser well away from this
+        raise ExpressionError(f"invalid JMESPath {source!r}: nested too deeply") from None
     unknown = sorted(_function_names(compiled.parsed) - _KNOWN_FUNCTIONS)
     if unknown:
         raise ExpressionError(f"invalid JMESPath {source!r}: unknown function {unknown[0]}()")
@@ -319,6 +400,64 @@ def _reads_current(node: Any) -> bool:
     if kind in ("or_expression", "and_expression", "not_expression", "comparator", "key_val_pair"):
         return any(map(_reads_current, children))
     return True  # a field, @, an index, a multi-select (null on a null scope) ...
+
+
+_QUOTES = {"'": "'", '"': '"', "`": "`"}
+
+
+def _nesting(source: str) -> int:
+    """The most brackets, parentheses and braces open at once, outside quoted text."""
+    depth = deepest = 0
+    quote: str | None = None
+    escaped = False
+    for char in source:
+        if quote is not None:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = None
+        elif char in _QUOTES:
+            quote = char
+        elif char in "([{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in ")]}":
+            depth -= 1
+    return deepest
+
+
+def _compile_jsonpath(source: str) -> Any:
+    """A JSONPath (jsonpath-ng's extended syntax), refused when it could run a regular expression."""
+    if "=~" in source:
+        # Regex filters can take seconds per item on crafted input (ReDoS); never accepted.
+        raise ExpressionError(f"JSONPath regex filters (=~) are not allowed: {source!r}")
+    from jsonpath_ng.ext import parse as parse_jsonpath
+    from jsonpath_ng.ext.string import Sub
+
+    try:
+        compiled = parse_jsonpath(source)
+    except RecursionError:
+        raise ExpressionError(f"invalid JSONPath {source!r}: nested too deeply") from None
+    except Exception as error:  # jsonpath-ng raises bare Exceptions and lexer errors
+        raise ExpressionError(f"invalid JSONPath {source!r}: {error}") from None
+    if any(isinstance(node, Sub) for node in _jsonpath_nodes(compiled)):
+        raise ExpressionError(f"JSONPath sub(/regex/, ...) is not allowed (regular expressions): {source!r}")
+    return compiled
+
+
+def _jsonpath_nodes(tree: Any) -> Iterator[Any]:
+    """Every node of a parsed JSONPath (jsonpath-ng keeps children in plain attributes and lists)."""
+    stack, seen = [tree], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or not type(node).__module__.startswith("jsonpath_ng"):
+            continue
+        seen.add(id(node))
+        yield node
+        for value in vars(node).values() if hasattr(node, "__dict__") else ():
+            stack.extend(value if isinstance(value, (list, tuple)) else [value])
 
 
 def _function_names(node: Any) -> set[str]:

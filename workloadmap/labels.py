@@ -76,6 +76,22 @@ KARTA_API_VERSION = "run.ai/v1alpha1"
 KARTA_KIND = "Karta"
 KARTA_RESOURCE = "kartas"
 
+TRAINER_GROUP = "trainer.kubeflow.org"
+KSERVE_GROUP = "serving.kserve.io"
+REFERENCE_KINDS: frozenset[tuple[str, str]] = frozenset(
+    {
+        (TRAINER_GROUP, "TrainingRuntime"),
+        (TRAINER_GROUP, "ClusterTrainingRuntime"),
+        (KSERVE_GROUP, "LLMInferenceServiceConfig"),
+        (KSERVE_GROUP, "ServingRuntime"),
+        (KSERVE_GROUP, "ClusterServingRuntime"),
+    }
+)
+"""(group, kind) a definition's ``references`` may name: the runtime templates workloads are built from.
+
+Anything else (Secrets and ConfigMaps above all) only with ``--allow-reference-kind``: a definition
+is untrusted input and must not read more of the cluster than the workload it describes."""
+
 # -- GPU resources --------------------------------------------------------------------------
 NVIDIA_GPU = "nvidia.com/gpu"
 AMD_GPU = "amd.com/gpu"

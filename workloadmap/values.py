@@ -9,6 +9,7 @@ resource maps as quantity strings and counts as numbers.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from enum import Enum
 from fractions import Fraction
@@ -16,7 +17,17 @@ from typing import Any
 
 from .quantities import format_resources
 
-__all__ = ["truthy", "mapping_at", "as_number", "camel_case", "to_json", "JsonForm", "QUANTITIES", "OMIT"]
+__all__ = [
+    "truthy",
+    "mapping_at",
+    "as_number",
+    "camel_case",
+    "to_json",
+    "JsonForm",
+    "QUANTITIES",
+    "OMIT",
+    "name_problem",
+]
 
 QUANTITIES = {"json": "quantities"}
 """Field metadata: a ``dict[str, Fraction]`` written as quantity strings (``{"memory": "16Gi"}``)."""
@@ -91,3 +102,26 @@ class JsonForm:
         """Plain JSON-ready dict (camelCase keys, quantity strings)."""
         data: dict[str, Any] = to_json(self)
         return data
+
+
+_DNS_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_SUBDOMAIN = re.compile(rf"{_DNS_LABEL}(\.{_DNS_LABEL})*")
+_LABEL = re.compile(_DNS_LABEL)
+
+
+def name_problem(value: str, *, label: bool = False) -> str | None:
+    """Why ``value`` is not a valid Kubernetes name, or None when it is.
+
+    Object names are DNS-1123 subdomains (lowercase letters, digits, ``-`` and ``.``, at most 253
+    characters, starting and ending alphanumeric); with ``label`` (namespaces), DNS-1123 labels (no
+    ``.``, at most 63), as ``k8s.io/apimachinery`` validates them.
+    """
+    limit = 63 if label else 253
+    if len(value) > limit:
+        return f"longer than {limit} characters"
+    pattern = _LABEL if label else _SUBDOMAIN
+    if pattern.fullmatch(value) is None:
+        what = "a DNS-1123 label" if label else "a DNS-1123 subdomain"
+        allowed = "lowercase letters, digits and '-'" + ("" if label else " or '.'")
+        return f"not {what} ({allowed}, alphanumeric at both ends)"
+    return None

@@ -93,12 +93,17 @@ def test_a_ranking_keeps_each_clusters_reason(wmap, tmp_path):
     assert "8 of 20 groups fit; big-group-8 does not: " in line and "nvidia.com/gpu" in line
 
 
-def test_emit_warns_for_an_unfit_workload_and_fail_unfit_exits_3(wmap, tmp_path):
+def test_emit_for_an_unfit_workload_is_never_silent(wmap, tmp_path):
+    # Issue 14 asked for a warning; issue 16 (fail safe) makes --emit refuse outright, exit 3, unless
+    # --allow-unfit, which prints the objects with a warning naming each gang that does not fit.
     path = _lws(tmp_path, 20)
-    result = wmap("place", path, "--emit", "kai")
-    assert result.exit_code == 0
-    assert "warning: LeaderWorkerSet/big does not fit nvl72-4rack (18 of 20 groups fit" in result.stderr
-    assert wmap("place", path, "--emit", "kai", "--fail-unfit").exit_code == 3
+    refused = wmap("place", path, "--emit", "kai")
+    assert refused.exit_code == 3 and refused.stdout == ""
+    assert "LeaderWorkerSet/big big-group-18: DoesNotFit" in refused.stderr
+    allowed = wmap("place", path, "--emit", "kai", "--allow-unfit")
+    assert allowed.exit_code == 0 and "kind: LeaderWorkerSet" in allowed.stdout
+    assert "WARNING: emitting objects for a gang that may never be scheduled: LeaderWorkerSet/big" in allowed.stderr
+    assert wmap("place", path, "--emit", "kai", "--allow-unfit", "--fail-unfit").exit_code == 3
 
 
 def test_emit_with_several_clusters_says_which_it_emitted_for(wmap):

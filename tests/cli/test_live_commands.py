@@ -260,7 +260,7 @@ def test_get_selectors_phases_and_several_types(fake_cluster):
 
 
 @pytest.mark.parametrize(
-    "args", [["--phase", "Sleeping"], ["--timeout", "5s"], ["-w", "--timeout", "soon"], ["-l", "a=b", "x"]]
+    "args", [["--phase", "Sleeping"], ["--timeout", "0s"], ["-w", "--timeout", "soon"], ["-l", "a=b", "x"]]
 )
 def test_get_usage_errors_exit_2_before_any_request(fake_cluster, args):
     assert _run("get", "jobsets", *args, "--kubeconfig", str(fake_cluster.kubeconfig)).exit_code == 2

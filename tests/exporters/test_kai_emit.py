@@ -84,6 +84,8 @@ def test_owned_workload_without_its_object_is_a_usage_error():
 def test_cli_prints_the_note_on_stderr(wmap):
     from helpers import FIXTURES_DIR
 
-    result = wmap("place", str(FIXTURES_DIR / "statefulset.yaml"), "--emit", "kai")
+    # The example cluster has no GPU these pods may use: --emit refuses unless --allow-unfit.
+    result = wmap("place", str(FIXTURES_DIR / "statefulset.yaml"), "--emit", "kai", "--allow-unfit")
     assert result.exit_code == 0, result.output
     assert "note: StatefulSet/shards: KAI's pod-grouper builds the PodGroups" in result.stderr
+    assert "WARNING: emitting objects for a gang that may never be scheduled: StatefulSet/shards" in result.stderr

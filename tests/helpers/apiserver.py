@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
@@ -123,6 +123,9 @@ class FakeApiServer:
         broken_groups: ``group/version`` strings whose discovery answers 503 (an aggregated API
             that is down).
         delay: seconds to wait before answering object and list requests (to test timeouts).
+        hostile: ``(handler, path, query) -> bool``; when set, asked first about every authorized GET,
+            and a True answer means it answered the request itself (a dripping, endless or lying
+            server: see ``helpers.hostile``).
     """
 
     def __init__(
@@ -135,6 +138,7 @@ class FakeApiServer:
         self.forbidden_lists: set[str] = set()  # plural or group/plural: LIST (and WATCH) 403, GET allowed
         self.broken_groups: set[str] = set()
         self.delay = 0.0
+        self.hostile: Callable[[BaseHTTPRequestHandler, str, dict[str, str]], bool] | None = None
         self.requests: list[tuple[str, str]] = []
         self.writes_expected = False
         # (group, plural) -> {(namespace or "", name): object}
@@ -325,6 +329,8 @@ class FakeApiServer:
             return
         split = urlsplit(handler.path)
         query = {key: values[-1] for key, values in parse_qs(split.query).items()}
+        if self.hostile is not None and self.hostile(handler, split.path, query):
+            return
         code, body = self._route([unquote(part) for part in split.path.strip("/").split("/")], query)
         if code == _WATCH:
             self._stream(handler, body["resource"], body["namespace"], query)

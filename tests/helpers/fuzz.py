@@ -4,7 +4,8 @@ Each case starts from a corpus document and applies one or two mutations, chosen
 ``random.Random(seed)``, so a failing case is reproduced from its seed alone. Mutations target
 the classes of bad input that reach real users: wrong types where scalars are expected (and the
 reverse), huge and non-ASCII numbers, negative/fractional/astronomic quantities, explicit YAML
-tags with bad values, deep nesting, duplicated keys, and lists multiplied many times.
+tags with bad values, deep nesting, duplicated keys, lists multiplied many times, and (issue 16)
+counts whose products pass every budget, segments of one pod, and names that forge output.
 
 The same engine makes adversarial clusters for ``place`` and ``topology show`` (:func:`make_cluster_case`:
 nodes in two racks, missing labels, zero, negative and absurd GPU counts, a workload asking for 10^6
@@ -135,8 +136,58 @@ def _deepen(rng: random.Random, body: Any) -> tuple[Any, str]:
     return _set(body, path, value), f"deepen {path} x{depth}"
 
 
+COUNT_KEYS = ("replicas", "size", "parallelism", "completions", "numOfHosts", "minAvailable", "maxReplicas")
+HOSTILE_NAMES = [
+    "evil\nTotals: 0 pods",
+    "\x1b[2J\x1b[31mred",
+    "a\u202eb",
+    "UPPER_case",
+    "x" * 300,
+    "tab\tname",
+    "-dash-",
+]
+
+
+def _explode_count(rng: random.Random, body: Any) -> tuple[Any, str]:
+    """A count field at ten million (each field alone is within limits; their products are not)."""
+    candidates = [path for path, value in _paths(body) if path and path[-1] in COUNT_KEYS]
+    if not candidates:
+        return body, "none"
+    paths = rng.sample(candidates, min(len(candidates), rng.choice([1, 2, 3])))
+    for path in paths:
+        _set(body, path, 10_000_000)
+    return body, f"explode {paths}"
+
+
+def _segment(rng: random.Random, body: Any) -> tuple[Any, str]:
+    """KAI segment annotations of size 1 (or 2) on the object and every pod template's metadata."""
+    size = rng.choice(["1", "2"])
+    targets = [body] + [value for _, value in _paths(body) if isinstance(value, dict) and "spec" in value]
+    for target in targets:
+        metadata = target.setdefault("metadata", {}) if isinstance(target.get("metadata", {}), dict) else None
+        if metadata is not None:
+            annotations = metadata.setdefault("annotations", {})
+            if isinstance(annotations, dict):
+                annotations["kai.scheduler/segment-size"] = size
+    return body, f"segment-size {size}"
+
+
+def _hostile_name(rng: random.Random, body: Any) -> tuple[Any, str]:
+    """Names with newlines, escape sequences, bidi overrides, or simply invalid for Kubernetes."""
+    metadata = body.get("metadata") if isinstance(body, dict) else None
+    if not isinstance(metadata, dict):
+        return body, "none"
+    key = rng.choice(["name", "namespace"])
+    metadata[key] = rng.choice(HOSTILE_NAMES)
+    return body, f"hostile {key}"
+
+
+FAIL_SAFE_MUTATIONS: list[Callable[[random.Random, Any], tuple[Any, str]]] = [_explode_count, _segment, _hostile_name]
+"""Issue 16's classes: products of counts beyond every budget, segments of one pod, names that forge output."""
+
 OBJECT_MUTATIONS: list[Callable[[random.Random, Any], tuple[Any, str]]] = [
     _replace_scalar, _replace_scalar, _replace_scalar, _replace_container, _multiply_list, _delete_key, _deepen,
+    *FAIL_SAFE_MUTATIONS,
 ]  # fmt: skip
 
 
@@ -351,10 +402,12 @@ def make_definition_case(definitions: list[tuple[str, Any]], seed: int, *, budge
     return Case(source, seed, tuple(applied), text)
 
 
-def _mutate(rng: random.Random, body: Any, budget: int, rounds: int) -> tuple[Any, list[str]]:
+def _mutate(
+    rng: random.Random, body: Any, budget: int, rounds: int, mutations: list[Any] | None = None
+) -> tuple[Any, list[str]]:
     applied = []
     for _ in range(rounds):
-        mutation = rng.choice(OBJECT_MUTATIONS)
+        mutation = rng.choice(mutations or OBJECT_MUTATIONS)
         if mutation is _multiply_list:
             body, what = _multiply_list(rng, body, budget)
         else:
@@ -363,17 +416,24 @@ def _mutate(rng: random.Random, body: Any, budget: int, rounds: int) -> tuple[An
     return body, applied
 
 
-def make_case(documents: list[tuple[str, Any]], seed: int, *, budget: int = LIST_BUDGET) -> Case:
+def make_case(
+    documents: list[tuple[str, Any]],
+    seed: int,
+    mutations: list[Callable[[random.Random, Any], tuple[Any, str]]] | None = None,
+    *,
+    budget: int = LIST_BUDGET,
+) -> Case:
     """The case of ``seed``: a corpus document with one or two mutations, as YAML (or JSON) text.
 
-    ``budget`` bounds how long a multiplied list gets (the CI run uses a smaller one than the long run).
+    ``mutations`` chooses among fewer mutations (default: :data:`OBJECT_MUTATIONS`); ``budget``
+    bounds how long a multiplied list gets (the CI run uses a smaller one than the long run).
     """
     rng = random.Random(seed)
     source, body = documents[rng.randrange(len(documents))]
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))  # copy and the dumpers recurse once per level of nesting
     try:
-        body, applied = _mutate(rng, copy.deepcopy(body), budget, rng.choice([1, 1, 2]))
+        body, applied = _mutate(rng, copy.deepcopy(body), budget, rng.choice([1, 1, 2]), mutations)
         if rng.random() < 0.15:
             text = json.dumps(body, default=str)
         else:

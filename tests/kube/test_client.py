@@ -22,6 +22,7 @@ from typer.testing import CliRunner
 
 from helpers import FIXTURES_DIR, load_fixture
 from helpers.apiserver import TEST_TOKEN, FakeApiServer, FakeResource
+from workloadmap.budgets import allowing_references
 from workloadmap.cli.main import app as wmap_app
 from workloadmap.errors import ClusterApiError, ClusterError, UnknownResourceTypeError
 from workloadmap.interpreter import inspect_file
@@ -357,6 +358,10 @@ def test_pods_skip_finished_pods(fake_cluster):
 def test_related_objects_are_fetched_on_demand(fake_cluster):
     fake_cluster.server.add({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cfg", "namespace": "ml"}})
     with ClusterClient(fake_cluster.kubeconfig) as client:
+        sent = len(fake_cluster.server.requests)
+        assert ClusterObjects(client).find("ConfigMap", "cfg", "ml", True) is None  # not a kind to reference
+        assert len(fake_cluster.server.requests) == sent  # never asked for
+    with ClusterClient(fake_cluster.kubeconfig) as client, allowing_references([("", "ConfigMap")]):
         related = ClusterObjects(client)
         assert related.find("ConfigMap", "cfg", "ml", True)["metadata"]["name"] == "cfg"
         assert related.find("ConfigMap", "cfg", "other", True) is None

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import Field, PrivateAttr, model_validator
 
+from ..budgets import reference_kinds
 from ..errors import DefinitionError, ExpressionError
 from ..expressions import compile_expression
 from .base import FieldPathText, _Compiled, _Strict
@@ -202,9 +203,23 @@ class Definition(_Strict):
         """Compile every expression once; a broken one raises with the file and field named.
 
         Raises:
-            DefinitionError: an expression does not compile.
+            DefinitionError: an expression does not compile, or a reference names a kind outside
+                :func:`~workloadmap.budgets.reference_kinds` (a Secret, a ConfigMap ...).
         """
         self._source = source
+        allowed = reference_kinds()
+        for index, reference in enumerate(self.references):
+            for position, kind in enumerate(reference.kinds):
+                group = kind.api_version.rpartition("/")[0]
+                if (group, kind.kind) not in allowed:
+                    names = ", ".join(sorted(f"{k}.{g}" if g else k for g, k in allowed))
+                    raise DefinitionError(
+                        f"a definition may reference only runtime templates ({names}); {kind.kind} "
+                        f"({group or 'core'}) needs --allow-reference-kind {kind.kind}{'.' + group if group else ''}",
+                        file=source,
+                        document=self.name,
+                        field=f"references[{index}].kinds[{position}]",
+                    )
         for path, model, field_name, text in self.expression_fields():
             if field_name == "min_member" and text == "remainder" and isinstance(model, SubGroupRule):
                 continue

@@ -43,6 +43,7 @@ def _entry(
         "requiredLevel": group.required_level if group else None,
         "preferredLevel": group.preferred_level if group else None,
         "fits": group.fits if group else None,
+        "verdict": group.verdict.value if group else None,
     }
     return entry, total
 
@@ -92,6 +93,7 @@ def demand(tree: WorkloadTree, report: PlacementReport | None = None) -> list[di
     if report is not None:
         document["topology"] = report.topology.to_dict()
         document["fits"] = report.fits
+        document["verdict"] = report.verdict.value
     return [document]
 
 

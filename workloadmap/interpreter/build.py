@@ -14,13 +14,17 @@ from fractions import Fraction
 from typing import Any
 
 from .. import labels
+from ..budgets import active as active_budgets
+from ..budgets import check as check_budget
+from ..budgets import check_deadline
 from ..catalog import NON_WORKLOAD_KINDS, Catalog
 from ..definitions import Definition
 from ..documents import Document, load_objects
-from ..errors import InputError, NoDefinitionError, WorkloadMapError, format_path
+from ..errors import DeadlineError, InputError, NoDefinitionError, WorkloadMapError, format_path, internal_error
 from ..resources import DEFAULT_GPU_RESOURCES, add_resources
 from ..scheduling import pod_scheduling
 from ..tree import Component, ExportHints, Totals, WorkloadRef, WorkloadTree
+from ..values import name_problem
 from .expand import ExpandedComponent, Expander
 from .gangs import form_pod_groups
 from .merge import merge_bases
@@ -107,6 +111,18 @@ def _identity(resource: Mapping[str, Any]) -> WorkloadRef:
     return WorkloadRef(api_version=api_version, kind=kind, name=name, namespace=namespace, generate_name=generated)
 
 
+def _name_warnings(resource: Mapping[str, Any], workload: WorkloadRef) -> list[str]:
+    """Names Kubernetes would refuse: the API server never holds such an object, and output escapes them."""
+    metadata = resource["metadata"]
+    name = metadata.get("name") or f"{metadata.get('generateName')}x"  # a generateName is a prefix
+    found = []
+    for field_name, value, label in (("metadata.name", name, False), ("metadata.namespace", workload.namespace, True)):
+        problem = name_problem(value, label=label) if isinstance(value, str) else None
+        if problem is not None:
+            found.append(f"{field_name} {value!r} is not a valid Kubernetes name: {problem}")
+    return found
+
+
 def _export_hints(definition: Definition) -> ExportHints:
     exports = definition.exports
     path = tuple(exports.volcano_network_topology.split(".")) if exports.volcano_network_topology else None
@@ -129,6 +145,24 @@ def _totals(nodes: Iterable[ExpandedComponent], gpu_resources: Sequence[str]) ->
             gpus += leaf.demand.gpus(gpu_resources) * count
             add_resources(resources, leaf.demand.requests, count)
     return Totals(pods=pods, gpus=gpus, resources=resources)
+
+
+def _check_pods(nodes: Iterable[ExpandedComponent]) -> None:
+    """Refuse a workload of more pods than the budget, naming the component that holds the most.
+
+    The field named is the larger of that component's two factors (its replicas or its pods per
+    replica), as the definition read it.
+    """
+    leaves = [leaf for root in nodes for leaf in root.leaves()]
+    total = sum(leaf.pods() for leaf in leaves)
+    if total <= active_budgets().pods:
+        return
+    leaf = max(leaves, key=lambda node: node.pods())
+    how = f"{leaf.replicas:,} replicas x {leaf.pods_per_replica:,} pods per replica"
+    if leaf.parent_replicas != 1:
+        how += f" x {leaf.parent_replicas:,} parent replicas"
+    factor = "replicas" if leaf.replicas >= leaf.pods_per_replica else "pods_per_replica"
+    check_budget("pods", total, f"pods (component {leaf.path}: {how})", field=leaf.count_fields.get(factor))
 
 
 def inspect(
@@ -168,6 +202,7 @@ def inspect(
         )
     definition = lookup.definition
     warnings = [lookup.warning] if lookup.warning else []
+    warnings.extend(_name_warnings(resource, workload))
     if not isinstance(definition, Definition):  # a Karta: jq, in its own module (imported when needed)
         from .karta import interpret_karta
 
@@ -177,6 +212,7 @@ def inspect(
     refs = resolve_references(definition, resource, related or _NO_RELATED, workload.namespace, warnings)
     resource = merge_bases(definition, resource, refs)
     nodes = Expander(definition, resource, catalog=catalog, refs=refs).expand()
+    _check_pods(nodes)  # before any gang is built from these numbers
     if any(node.definition.per_node for root in nodes for node in root.walk()):
         warnings.append(
             "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
@@ -251,6 +287,10 @@ def inspect_documents(
 ) -> Iterator[InspectResult]:
     """Inspect each document, never stopping at a bad one; non-workload kinds are skipped with a note.
 
+    An unexpected exception (a bug, memory or recursion exhausted) in one document becomes an
+    :class:`~workloadmap.errors.InternalError` located at that document; only the command's
+    deadline stops the loop.
+
     Objects of the input can reference each other (a TrainJob and its runtime in one file); more
     related objects come through ``related``, which is asked after the input's own objects.
     """
@@ -260,6 +300,7 @@ def inspect_documents(
     own = ObjectIndex(document.body for document in documents if isinstance(document, Document))
     sources = ChainedObjects(own, related) if related is not None else own
     for document in documents:
+        check_deadline("interpreting the documents")
         if isinstance(document, WorkloadMapError):
             yield InspectResult(None, error=document)
             continue
@@ -273,8 +314,14 @@ def inspect_documents(
             tree = inspect(
                 document.body, catalog=catalog, gpu_resources=gpu_resources, source=document.file, related=sources
             )
+        except DeadlineError:
+            raise  # the whole command stops, not this document
         except WorkloadMapError as error:
             yield InspectResult(document, error=error.located(file=document.file, document=document.label))
+            continue
+        except Exception as error:  # a bug or exhaustion in one document must not hide the others
+            unexpected = internal_error(error).located(file=document.file, document=document.label)
+            yield InspectResult(document, error=unexpected)
             continue
         tree.warnings.extend(document.warnings)
         yield InspectResult(document, tree=tree)

@@ -125,6 +125,7 @@ class ExpandedComponent:
     template: Mapping | None = None
     template_path: list[str | int] | None = None
     children: list["ExpandedComponent"] = field(default_factory=list)
+    count_fields: dict[str, str] = field(default_factory=dict)  # replicas, podsPerReplica: where each was read
 
     @property
     def gang_replicas(self) -> int:
@@ -251,6 +252,7 @@ def evaluate_count(
     return to_count(result, what, where)
 
 
+_COUNTED = ("replicas", "pods_per_replica")
 _FIELD_WORDS = {
     "replicas": "replicas",
     "min_replicas": "minReplicas",
@@ -459,7 +461,16 @@ class Expander:
             kind=component.kind,
             template=template,
             template_path=self._template_path(template, element) if template is not None else None,
+            count_fields={
+                name: self._count_field(component, name, element) for name in ("replicas", "pods_per_replica")
+            },
         )
+
+    def _count_field(self, component: ComponentDefinition, field_name: str, scope: Any) -> str:
+        expression = component.compiled(field_name)
+        if expression is None:
+            return f"{component.name} {_FIELD_WORDS[field_name]}"
+        return self._field_path(scope, expression.source)
 
     def _expand(self, component: ComponentDefinition, scope: Any, parent: Parent) -> list[ExpandedComponent]:
         expanded = []

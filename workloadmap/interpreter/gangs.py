@@ -25,8 +25,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..budgets import check as check_budget
 from ..definitions import Definition, PodGroupRule, SubGroupRule
-from ..errors import InputError
 from ..expressions import Expression
 from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint
 from ..values import truthy
@@ -34,8 +34,6 @@ from .constraints import annotation_constraint, evaluate_constraint
 from .expand import ExpandedComponent, evaluate_count
 
 __all__ = ["form_pod_groups", "rule_applies"]
-
-_MAX_POD_GROUPS = 100_000
 
 
 @dataclass
@@ -99,6 +97,12 @@ class _Scope:
         """How many replicas of ``node``'s parent this group spans."""
         return self._mult.get(id(node), 0)
 
+    def replica_count(self, node: ExpandedComponent) -> int:
+        """How many replicas of ``node`` belong to this group (without listing them)."""
+        if self.anchored and node in self.roots:
+            return 1
+        return self._own.get(id(node), 0)
+
     def replicas_in_group(self, node: ExpandedComponent) -> list[int]:
         """Replica indexes of ``node`` that belong to this group."""
         if self.anchored and node in self.roots:
@@ -147,6 +151,11 @@ def _subgroup_plans(rule: SubGroupRule, scope: _Scope) -> list[_Plan]:
         owners = [node for node in scope.nodes() if node.definition.name == rule.each_replica_of]
         for owner in owners:
             inner = [node for node in owner.walk() if node in targets]
+            check_budget(
+                "sub_groups",
+                scope.replica_count(owner) * len(inner),
+                f"SubGroups (one per replica of {owner.instance or owner.name} for each of {len(inner)} components)",
+            )
             for replica in scope.replicas_in_group(owner):
                 per_replica = _Scope([owner], anchored=True, replica=replica)
                 for node in inner:
@@ -271,11 +280,27 @@ def _subgroups(rules: list[SubGroupRule], scope: _Scope, group: _GroupContext) -
             continue
         if not rule.segments_replace:
             result.append(subgroup)
+        _check_segments(subgroup, rule, size, counting)
         constraint = evaluate_constraint(
             rule.segment_topology_constraint, member_scope, group.resource, group.refs, need_level=True
         )
         result.extend(_segments(subgroup, rule, size, counting, constraint))
     return result
+
+
+def _check_segments(subgroup: SubGroup, rule: SubGroupRule, size: int, counting: _Scope) -> None:
+    """Refuse, before building them, more segments than the SubGroup budget."""
+    leader_pods = 0
+    if rule.segment_leader:
+        leader_pods = sum(counting.pods(n) for n in counting.nodes() if n.definition.name == rule.segment_leader)
+    segments = -(-(subgroup.pods + leader_pods) // size)
+    expression = rule.compiled("segment_size")
+    check_budget(
+        "sub_groups",
+        segments,
+        f"KAI segments ({subgroup.pods + leader_pods:,} pods of subgroup {subgroup.name} in segments of {size})",
+        field=expression.source if expression is not None else "segmentSize",
+    )
 
 
 def _segments(
@@ -390,6 +415,9 @@ def _scaled_groups(
         if not node.definition.scaled_pod_groups or node.replicas <= node.gang_replicas:
             continue
         copies = scope.copies(node)
+        extra = node.replicas - node.gang_replicas
+        what = f"scaled gangs ({copies:,} x {extra:,} replicas of {node.instance or node.name} beyond its minimum)"
+        check_budget("scaled_gangs", copies * extra, what)
         constraint = evaluate_constraint(rule.scaled_topology_constraint, node.scope, resource, refs)
         if not constraint:
             constraint = main.topology_constraint
@@ -440,11 +468,7 @@ def form_pod_groups(
         index = 0
         for node in (n for root in nodes for n in root.walk() if n.definition.name == rule.per_replica):
             count = node.parent_replicas * node.replicas
-            if index + count > _MAX_POD_GROUPS:
-                raise InputError(
-                    f"more than {_MAX_POD_GROUPS} PodGroups (one per {rule.per_replica} replica) "
-                    "is beyond any real cluster"
-                )
+            check_budget("pod_groups", index + count, f"PodGroups (one per {rule.per_replica} replica)")
             for replica in range(count):
                 # The replica index within its parent names per-replica subgroups ({replica}).
                 plans.append(
@@ -465,6 +489,6 @@ def form_pod_groups(
             continue
         groups.append(group)
         groups.extend(_scaled_groups(group, scope, rule, resource, refs))
-        if len(groups) > _MAX_POD_GROUPS:
-            raise InputError(f"more than {_MAX_POD_GROUPS} PodGroups is beyond any real cluster")
+        check_budget("pod_groups", len(groups), "PodGroups")
+        check_budget("sub_groups", sum(len(g.sub_groups) for g in groups), "SubGroups")
     return groups

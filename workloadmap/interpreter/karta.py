@@ -30,6 +30,7 @@ from fractions import Fraction
 from typing import Any
 
 from .. import labels
+from ..budgets import check as check_budget
 from ..definitions import PHASE_PRECEDENCE, Phase
 from ..errors import InputError
 from ..karta import KartaDefinition, compile_many, default_engine, jq_fields
@@ -397,6 +398,7 @@ def interpret_karta(
             pods += instance.pods
             gpus += instance.demand.gpus(gpu_resources) * instance.pods
             add_resources(resources, instance.demand.requests, instance.pods)
+    check_budget("pods", pods, f"pods (Karta {definition.name})")  # before a gang is built from them
     phase, phases = _phases(karta, evaluation)
     pod_groups = form_karta_pod_groups(karta, resource, workload.name, roots, notes)
     return WorkloadTree(

@@ -90,7 +90,8 @@ def _ancestors(karta: Karta, component: ComponentDefinition) -> Iterator[Compone
 
 
 def _spread(total: int, parts: int) -> list[int]:
-    return [total // parts + (1 if index < total % parts else 0) for index in range(parts)]
+    """``total`` pods over ``parts`` replicas, the first ones taking one more; replicas left empty are left out."""
+    return [total // parts + (1 if index < total % parts else 0) for index in range(min(parts, total))]
 
 
 def _set(pod: dict[str, Any], path: list[Any] | None, value: Any) -> None:

@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import builtins
 import difflib
-import json
 import os
 from typing import Any, Iterator
 
 from .. import labels
-from ..errors import ClusterApiError, ClusterError, UnknownResourceTypeError
+from ..budgets import check as check_budget
+from ..budgets import check_deadline, deadline
+from ..errors import ClusterApiError, ClusterError, UnknownResourceTypeError, WorkloadMapError
+from .answers import MAX_LIST_ITEMS, MAX_PAGES, REQUEST_SECONDS, parse_answer, read_answer, request_timeouts
 from .config import connect
+from .failures import connection_error, one_line, status_error
 from .resources import ApiResource, parse_resource_ref
 
 __all__ = [
@@ -39,15 +42,6 @@ ACTIVE_POD_SELECTOR = "status.phase!=Succeeded,status.phase!=Failed"
 """Field selector of :meth:`ClusterClient.pods`: pods that hold (or will hold) node capacity."""
 
 PAGE_SIZE = 500
-MAX_PAGES = 10_000
-# etcd caps one object at about 1.5 MiB; a page of PAGE_SIZE objects stays well below this.
-MAX_RESPONSE_BYTES = 256 * 1024 * 1024
-_MAX_MESSAGE_CHARS = 300
-
-
-def _one_line(text: Any, limit: int = _MAX_MESSAGE_CHARS) -> str:
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 class ClusterClient:
@@ -60,6 +54,10 @@ class ClusterClient:
             service account when wmap runs in a pod (see :mod:`.config`).
         context: the kubeconfig context; its current context when omitted.
         timeout: seconds allowed to connect, and again to read, for every request.
+        request_seconds: total seconds one request may take, its answer included.
+
+    Every request is also bounded by the command's deadline (:mod:`workloadmap.budgets`), and its
+    answer by size and JSON depth (:mod:`.answers`); redirects are never followed.
 
     The kubeconfig is trusted like kubectl trusts it: its ``exec`` credential plugins run local
     commands. Never pass a kubeconfig that came from untrusted input.
@@ -75,9 +73,11 @@ class ClusterClient:
         context: str | None = None,
         *,
         timeout: float = DEFAULT_TIMEOUT,
+        request_seconds: float = REQUEST_SECONDS,
     ) -> None:
         connection = connect(kubeconfig, context)
         self.timeout = float(timeout)
+        self.request_seconds = float(request_seconds)
         self._api = connection.api
         self._api.user_agent = "wmap"
         self.context: str = connection.context
@@ -118,20 +118,20 @@ class ClusterClient:
                 header_params={"Accept": "application/json"},
                 auth_settings=["BearerToken"],
             )
-            response = self._api.call_api(
-                method, url, header_params=headers, _request_timeout=(self.timeout, read_timeout or self.timeout)
-            )
+            check_deadline(f"GET {path}")
+            timeouts = request_timeouts(self.timeout, read_timeout or self.timeout)
+            response = self._api.call_api(method, url, header_params=headers, _request_timeout=timeouts)
         except urllib3.exceptions.HTTPError as error:
-            raise self._connection_error(error, path) from None
+            raise self._failed(error, path) from None
         except ApiException as error:  # the REST layer turns TLS failures into status-0 exceptions
             raise ClusterError(
                 f"cannot reach the Kubernetes API server at {self.host} (context {self.context}): "
-                f"TLS failure: {_one_line(error.reason, 160)}"
+                f"TLS failure: {one_line(error.reason, 160)}"
             ) from None
         except ConfigException as error:  # e.g. an exec credential plugin failed while refreshing
-            raise ClusterError(f"cannot get credentials for context {self.context}: {_one_line(error)}") from None
+            raise ClusterError(f"cannot get credentials for context {self.context}: {one_line(error)}") from None
         except OSError as error:
-            raise self._connection_error(error, path) from None
+            raise self._failed(error, path) from None
         return response.status, response.response
 
     def _request(self, path: str, query: list[tuple[str, str]] | None = None) -> tuple[int, Any]:
@@ -140,57 +140,24 @@ class ClusterClient:
 
         status, raw = self._open(path, query)
         try:
-            data = raw.read(MAX_RESPONSE_BYTES + 1)
+            if 300 <= status < 400:
+                raise ClusterError(
+                    f"the API server at {self.host} answered GET {path} with a redirect (HTTP {status}); "
+                    "wmap never follows redirects, which could carry the credentials to another host"
+                )
+            data = read_answer(raw, f"GET {path}", seconds=self.request_seconds)
         except (urllib3.exceptions.HTTPError, OSError) as error:
-            raise self._connection_error(error, path) from None
+            raise self._failed(error, path) from None
         finally:
             raw.release_conn()
-        if len(data) > MAX_RESPONSE_BYTES:
-            raise ClusterError(f"the answer to GET {path} is larger than {MAX_RESPONSE_BYTES // (1024 * 1024)} MiB")
-        try:
-            body = json.loads(data) if data else None
-        except (ValueError, UnicodeDecodeError):
-            body = None
-        return status, body
+        return status, parse_answer(data, f"GET {path}")
 
-    def _connection_error(self, error: BaseException, path: str) -> ClusterError:
-        """A one-line error for a failed connection; never the exception text, which names objects."""
-        import urllib3
-
-        if isinstance(error, urllib3.exceptions.MaxRetryError) and error.reason is not None:
-            error = error.reason
-        if isinstance(error, urllib3.exceptions.ReadTimeoutError):
-            return ClusterError(
-                f"the Kubernetes API server at {self.host} did not answer GET {path} within {self.timeout:g} s"
-            )
-        if isinstance(error, urllib3.exceptions.NameResolutionError):
-            why = "host name not resolved"
-        elif isinstance(error, urllib3.exceptions.NewConnectionError):
-            why = self._os_reason(error)
-        elif isinstance(error, urllib3.exceptions.ConnectTimeoutError):
-            why = f"no connection within {self.timeout:g} s"
-        elif isinstance(error, urllib3.exceptions.SSLError):
-            why = "TLS failure"
-        elif isinstance(error, urllib3.exceptions.ProxyError):
-            why = "proxy error"
-        else:
-            why = self._os_reason(error)
-        return ClusterError(f"cannot reach the Kubernetes API server at {self.host} (context {self.context}): {why}")
-
-    @staticmethod
-    def _os_reason(error: BaseException) -> str:
-        cause: BaseException | None = error
-        for _ in range(5):
-            if cause is None:
-                break
-            if isinstance(cause, OSError) and cause.strerror:
-                return cause.strerror.lower()
-            cause = cause.__cause__ or cause.__context__
-        text = str(error)
-        for known in ("Connection refused", "Connection reset", "No route to host", "Network is unreachable"):
-            if known in text:
-                return known.lower()
-        return type(error).__name__
+    def _failed(self, error: BaseException, path: str) -> WorkloadMapError:
+        """The error for a failed request: the command's deadline when it has passed, else the connection's."""
+        current = deadline()
+        if current is not None and current.passed():
+            return current.error(f"GET {path}")
+        return connection_error(error, path, host=self.host, context=self.context, timeout=self.timeout)
 
     def _get_json(
         self,
@@ -205,29 +172,7 @@ class ClusterClient:
             if not isinstance(body, dict):
                 raise ClusterError(f"the answer to GET {path} is not a JSON object")
             return body
-        raise self._status_error(status, body, path, what=what, namespace=namespace)
-
-    def _status_error(
-        self, status: int, body: Any, path: str, *, what: str | None, namespace: str | None
-    ) -> ClusterApiError:
-        is_status = isinstance(body, dict) and body.get("kind") == "Status"
-        reason = str(body.get("reason") or "") if is_status else ""
-        server_message = _one_line(body.get("message") or "") if is_status else ""
-        if status == 401:
-            message = (
-                f"Unauthorized (401): the API server at {self.host} rejected the credentials of context "
-                f"{self.context}; check the kubeconfig user or log in again"
-            )
-        elif status == 403:
-            message = f"Forbidden (403): {server_message or f'access to GET {path} denied'}"
-        elif status == 404 and what is not None:
-            where = f" in namespace {namespace}" if namespace else ""
-            message = f"{what} not found{where}"
-        else:
-            message = (
-                f"Error from server ({reason or status}): {server_message or f'GET {path} failed with HTTP {status}'}"
-            )
-        return ClusterApiError(message, status_code=status, reason=reason or str(status))
+        raise status_error(status, body, path, host=self.host, context=self.context, what=what, namespace=namespace)
 
     # -- discovery -------------------------------------------------------------------------------
 
@@ -259,7 +204,7 @@ class ClusterClient:
             status, body = self._request(path)
             resources: list[ApiResource] = []
             if status in (401, 403):
-                raise self._status_error(status, body, path, what=None, namespace=None)
+                raise status_error(status, body, path, host=self.host, context=self.context, what=None, namespace=None)
             if 200 <= status < 300 and isinstance(body, dict):
                 for entry in body.get("resources") or []:
                     if not isinstance(entry, dict):
@@ -419,6 +364,8 @@ class ClusterClient:
         items: builtins.list[dict] = []
         for page in self._pages(resource, namespace, label_selector, field_selector, chunk_size):
             version = str((page.get("metadata") or {}).get("resourceVersion") or version)
+            page_items = page.get("items") or []
+            self._check_items(resource, len(items) + (len(page_items) if isinstance(page_items, builtins.list) else 0))
             for item in page.get("items") or []:
                 if isinstance(item, dict):
                     item.setdefault("kind", resource.kind)
@@ -437,6 +384,7 @@ class ClusterClient:
         path = resource.path(namespace)
         chunk_size = PAGE_SIZE if chunk_size is None else chunk_size
         continue_token: str | None = None
+        seen: set[str] = set()
         for _page in range(MAX_PAGES):
             query = [("limit", str(chunk_size))] if chunk_size > 0 else []
             if label_selector:
@@ -450,7 +398,21 @@ class ClusterClient:
             continue_token = (page.get("metadata") or {}).get("continue") or None
             if not continue_token:
                 return
+            if not isinstance(continue_token, str) or continue_token in seen:
+                raise ClusterError(
+                    f"listing {resource.qualified_name}: the API server handed out a continue token it gave before "
+                    "(a list that never ends)"
+                )
+            seen.add(continue_token)
         raise ClusterError(f"listing {resource.qualified_name} did not finish after {MAX_PAGES} pages")
+
+    @staticmethod
+    def _check_items(resource: ApiResource, count: int) -> None:
+        """Bound a list while its pages arrive: the node budget for nodes, else :data:`MAX_LIST_ITEMS`."""
+        if resource.group == "" and resource.plural == "nodes":
+            check_budget("nodes", count, "nodes (listed from the API server)")
+        elif count > MAX_LIST_ITEMS:
+            raise ClusterError(f"listing {resource.qualified_name}: more than {MAX_LIST_ITEMS:,} objects (refused)")
 
     def _items(
         self,

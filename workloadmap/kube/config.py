@@ -17,6 +17,7 @@ from typing import Any
 
 from ..errors import ClusterError, InputError
 from ..loader import parse_yaml
+from .failures import one_line
 
 __all__ = ["Connection", "connect", "check_kubeconfig", "SERVICE_ACCOUNT_DIR", "in_cluster_available"]
 
@@ -25,12 +26,6 @@ SERVICE_ACCOUNT_DIR = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 
 _SERVICE_HOST = "KUBERNETES_SERVICE_HOST"
 _SERVICE_PORT = "KUBERNETES_SERVICE_PORT"
-_MAX_MESSAGE_CHARS = 300
-
-
-def _one_line(text: Any, limit: int = _MAX_MESSAGE_CHARS) -> str:
-    line = " ".join(str(text).split())
-    return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
 @dataclass
@@ -160,11 +155,11 @@ def _from_kubeconfig(config_file: str, context: str | None) -> Connection:
         )
     except ConfigException as error:
         raise ClusterError(
-            f"cannot use kubeconfig {config_file}: the Kubernetes client refused it ({_one_line(error)})"
+            f"cannot use kubeconfig {config_file}: the Kubernetes client refused it ({one_line(error)})"
         ) from None
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as error:
         raise ClusterError(
-            f"cannot use kubeconfig {config_file}: the Kubernetes client could not read it ({_one_line(error)})"
+            f"cannot use kubeconfig {config_file}: the Kubernetes client could not read it ({one_line(error)})"
         ) from None
     details = current.get("context") or {}
     return Connection(api, str(current.get("name", "")), str(details.get("namespace") or "default"), configuration.host)
@@ -181,7 +176,7 @@ def _in_cluster() -> Connection:
             token_filename=str(SERVICE_ACCOUNT_DIR / "token"), cert_filename=str(SERVICE_ACCOUNT_DIR / "ca.crt")
         ).load_and_set(configuration)
     except ConfigException as error:
-        raise ClusterError(f"cannot use the pod's service account: {_one_line(error)}") from None
+        raise ClusterError(f"cannot use the pod's service account: {one_line(error)}") from None
     except OSError as error:
         raise ClusterError(f"cannot read the pod's service account: {error.strerror or error}") from None
     namespace_file = SERVICE_ACCOUNT_DIR / "namespace"

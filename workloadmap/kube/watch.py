@@ -19,6 +19,7 @@ from typing import Any
 
 from ..errors import ClusterApiError, ClusterError
 from .client import ClusterClient
+from .failures import status_error
 from .resources import ApiResource
 
 __all__ = ["WatchEvent", "ListWatch", "watch_all", "ADDED", "MODIFIED", "DELETED", "SYNCED"]
@@ -194,7 +195,15 @@ class ListWatch:
                     decoded = json.loads(body) if body else None
                 except ValueError:
                     decoded = None
-                raise self.client._status_error(status, decoded, path, what=None, namespace=self.namespace)
+                raise status_error(
+                    status,
+                    decoded,
+                    path,
+                    host=self.client.host,
+                    context=self.client.context,
+                    what=None,
+                    namespace=self.namespace,
+                )
             for line in self._lines(raw):
                 event = self._decode(line)
                 if event is not None:

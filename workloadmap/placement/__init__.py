@@ -28,6 +28,7 @@ from .report import (
     PlacementReport,
     SliceFit,
     TopologyRef,
+    Verdict,
 )
 from .schedule import POLICIES
 
@@ -46,6 +47,7 @@ __all__ = [
     "PlacementReport",
     "JointPlacement",
     "GroupPlacement",
+    "Verdict",
     "Assignment",
     "NodePods",
     "POLICIES",

@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ..budgets import active as active_budgets
+from ..budgets import check_deadline
 from ..labels import KUEUE_SLICE_CONSTRAINTS, KUEUE_SLICE_REQUIRED, KUEUE_SLICE_SIZE
 from ..resources import count_gpus
 from ..scheduling import PodScheduling
@@ -34,7 +36,8 @@ from .policy import (
     shapes_of,
     subgroup_pod_sets,
 )
-from .report import GroupPlacement, LevelFit, SliceFit
+from .report import GroupPlacement, LevelFit, SliceFit, Verdict
+from .search import explain
 
 __all__ = ["Analysis", "all_shapes"]
 
@@ -127,10 +130,16 @@ class Analysis:
 
     def group(self, gang: _Gang) -> GroupPlacement:
         """The gang on the cluster as given: per level, its requirement, preference and candidates."""
+        check_deadline(f"placing {self.tree.workload} {gang.name}")
         index = self.index_for(self.schedulings(gang))
         evaluation = evaluate(index, gang.shapes)
         levels = [
-            LevelFit(level=level.key, domains=len(level.domains), fitting=evaluation.level_fitting[depth])
+            LevelFit(
+                level=level.key,
+                domains=len(level.domains),
+                fitting=evaluation.level_fitting[depth],
+                undecided=evaluation.level_undecided[depth],
+            )
             for depth, level in enumerate(index.levels)
         ]
         narrowest = next((fit.level for fit in reversed(levels) if fit.fitting), None)
@@ -140,17 +149,11 @@ class Analysis:
         for level, what, origin in ((required, "required", source), (preferred, "preferred", preferred_source)):
             if level is not None and level not in self.levels and reason is None:
                 reason = f"{what} level {level!r} ({origin}) is not a level of topology {self.cluster.name!r}"
-        if reason is not None:
-            fits = False
-        elif required is not None:
-            fits = levels[self.levels.index(required)].fitting > 0
-        else:
-            fits = evaluation.cluster_fits
-        if not gang.gang:
-            # Pods without a gang spread freely: the cluster must hold them all, one anywhere.
-            every_pod = [(gang.shapes[0][0], gang.pods)] if gang.shapes else []
-            fits = fits and self.pack(index, every_pod) is not False
-        if not fits and reason is None:
+        verdict = self.verdict(index, gang, evaluation, levels, required) if reason is None else Verdict.DOES_NOT_FIT
+        fits = verdict is Verdict.FITS
+        if verdict is Verdict.UNKNOWN:
+            reason = _unknown_reason(gang, required)
+        elif not fits and reason is None:
             reason = self.reason(index, gang, evaluation, required)
         return GroupPlacement(
             name=gang.name,
@@ -167,7 +170,24 @@ class Analysis:
             reason=reason,
             approximate=evaluation.approximate,
             preferred_source=preferred_source,
+            verdict=verdict,
         )
+
+    def verdict(
+        self, index: ClusterIndex, gang: _Gang, evaluation: Evaluation, levels: list[LevelFit], required: str | None
+    ) -> Verdict:
+        """Fits when a domain of the required level (else the cluster) is known to hold the gang."""
+        if required is not None:
+            fit = levels[self.levels.index(required)]
+            verdict = _verdict(fit.fitting > 0, fit.undecided > 0)
+        else:
+            verdict = _verdict(evaluation.cluster_fits, evaluation.cluster_undecided)
+        if not gang.gang and verdict is Verdict.FITS:
+            # Pods without a gang spread freely: the cluster must hold them all, one anywhere.
+            every_pod = [(gang.shapes[0][0], gang.pods)] if gang.shapes else []
+            answer = self.pack(index, every_pod)
+            verdict = _verdict(answer is True, answer is None)
+        return verdict
 
     def pack(self, index: ClusterIndex, shapes: list[Shape]) -> bool | None:
         """Whether ``shapes`` fit the whole cluster at once."""
@@ -218,6 +238,9 @@ class Analysis:
         text = f"the whole cluster cannot hold the {gang.pods} pods ({demand})"
         if evaluation.cluster_capacity is not None:
             text += f"; it holds {evaluation.cluster_capacity}"
+        elif len(gang.shapes) > 1:
+            proof = explain(gang.shapes, index.composition(index.whole), active_budgets().search_steps)
+            text += f": {proof}" if proof else ""
         return text
 
     def pod_group(self, group: PodGroup) -> GroupPlacement:
@@ -287,6 +310,20 @@ class Analysis:
             shapes = merge_shapes([(component.pod_resources, 1)])
             reports.append(self.group(_Gang(path, 1, component.pods, shapes, [pod_set], root=True, gang=False)))
         return reports
+
+
+def _verdict(fits: bool, undecided: bool) -> Verdict:
+    if fits:
+        return Verdict.FITS
+    return Verdict.UNKNOWN if undecided else Verdict.DOES_NOT_FIT
+
+
+def _unknown_reason(gang: _Gang, required: str | None) -> str:
+    where = f"one {required} domain" if required is not None else "the cluster"
+    return (
+        f"unknown: within its budget of {active_budgets().search_steps} steps, the exact search could not tell "
+        f"whether {where} holds the {gang.pods} pods of {len(gang.shapes)} shapes (raise it with --search-budget)"
+    )
 
 
 def _slice_level(annotations: dict[str, str], size: int) -> str | None:

@@ -199,11 +199,13 @@ class Evaluation:
     """How one set of pods fits the cluster's domains."""
 
     level_fitting: list[int]
-    signature_fits: list[list[bool]]
+    signature_fits: list[list[bool]]  # known to fit; an undecided domain is not among them
     cluster_fits: bool
-    approximate: bool
+    approximate: bool  # some answer was undecided (search budget spent)
     best_capacity: list[int] | None  # single shape only: max pods one domain holds, per level
     cluster_capacity: int | None
+    level_undecided: list[int] = field(default_factory=list)  # domains per level whose answer is unknown
+    cluster_undecided: bool = False  # the whole cluster's answer is unknown
 
 
 def _scale(index: ClusterIndex, shapes: list[Shape]) -> dict[str, int]:
@@ -235,18 +237,16 @@ def _one_shape(index: ClusterIndex, types: list[dict[str, int]], request: dict[s
         fitting.append(sum(len(level.signature_domains[i]) for i, ok in enumerate(fits) if ok))
         best.append(max(capacities, default=0))
     whole = capacity(index.whole)
-    return Evaluation(fitting, signature_fits, whole >= count, False, best, whole)
+    return Evaluation(fitting, signature_fits, whole >= count, False, best, whole, [0] * len(fitting))
 
 
 def _mixed_shapes(index: ClusterIndex, types: list[dict[str, int]], shapes: list[Shape]) -> Evaluation:
     """Pods of several shapes: packed per domain composition, narrowest level first."""
-    approximate = False
-    cache: dict[Signature, bool] = {}
+    cache: dict[Signature, bool | None] = {}
     type_capacities = [[capacity_of(free, request) for request, _ in shapes] for free in types]
     demands = [count for _, count in shapes]
 
-    def decide(signature: Signature) -> bool:
-        nonlocal approximate
+    def decide(signature: Signature) -> bool | None:
         if signature not in cache:
             capacities = [0] * len(shapes)
             for type_id, multiplicity in signature:
@@ -256,13 +256,12 @@ def _mixed_shapes(index: ClusterIndex, types: list[dict[str, int]], shapes: list
                 cache[signature] = False
                 return False
             composition: list[Shape] = [(dict(types[type_id]), multiplicity) for type_id, multiplicity in signature]
-            answer = pack_types(shapes, composition, capacities=capacities, gpu_resources=index.gpu_resources)
-            approximate = approximate or answer is None
-            cache[signature] = answer is not False
+            cache[signature] = pack_types(shapes, composition, capacities=capacities, gpu_resources=index.gpu_resources)
         return cache[signature]
 
     signature_fits: list[list[bool]] = [[] for _ in index.levels]
     fitting = [0] * len(index.levels)
+    undecided = [0] * len(index.levels)
     child_fits: set[int] = set()
     for depth in range(len(index.levels) - 1, -1, -1):
         level = index.levels[depth]
@@ -270,14 +269,19 @@ def _mixed_shapes(index: ClusterIndex, types: list[dict[str, int]], shapes: list
         for signature_id, signature in enumerate(level.signatures):
             members = level.signature_domains[signature_id]
             # Domains of equal composition fit alike; one with a fitting child domain fits.
-            ok = any(member in child_fits for member in members) or decide(signature)
-            results.append(ok)
-            if ok:
+            answer = True if any(member in child_fits for member in members) else decide(signature)
+            results.append(answer is True)
+            if answer is True:
                 fitting[depth] += len(members)
+            elif answer is None:
+                undecided[depth] += len(members)  # unknown is never counted as a fit
         signature_fits[depth] = results
         child_fits = {domain.parent for domain in level.domains if results[domain.signature]}
-    cluster_fits = bool(child_fits) or decide(index.whole)
-    return Evaluation(fitting, signature_fits, cluster_fits, approximate, None, None)
+    whole = True if child_fits else decide(index.whole)
+    approximate = whole is None or any(undecided) or None in cache.values()
+    return Evaluation(
+        fitting, signature_fits, whole is True, approximate, None, None, undecided, cluster_undecided=whole is None
+    )
 
 
 def evaluate(index: ClusterIndex, shapes: list[Shape]) -> Evaluation:
@@ -290,7 +294,9 @@ def evaluate(index: ClusterIndex, shapes: list[Shape]) -> Evaluation:
     ]
     if not scaled:
         fits = [[True] * len(level.signatures) for level in index.levels]
-        return Evaluation([len(level.domains) for level in index.levels], fits, True, False, None, None)
+        return Evaluation(
+            [len(level.domains) for level in index.levels], fits, True, False, None, None, [0] * len(fits)
+        )
     if len(scaled) == 1:
         return _one_shape(index, types, *scaled[0])
     return _mixed_shapes(index, types, scaled)

@@ -4,8 +4,9 @@ A pod never splits across nodes and every resource it requests (GPUs, cpu, memor
 resources) must fit on its node; each pod also takes one ``pods`` slot on nodes that declare a
 ``pods`` allocatable (nodes without one have unlimited slots). Pods of one shape are decided
 exactly. Mixed shapes use necessary aggregate checks (an exact "no"), first-fit heuristics that
-build a real placement (an exact "yes"), and a bounded exact search in between; only when that
-search runs out of budget is the answer unknown (``None``).
+build a real placement (an exact "yes"), then counting bounds and a bounded exact search
+(:mod:`.search`); only when that search runs out of budget is the answer unknown (``None``), and
+unknown is never reported as a fit.
 
 Work happens on node *types* (identical free vectors with a multiplicity), so the cost follows
 the number of distinct node shapes, not the node count.
@@ -17,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Union
 
+from ..budgets import DEFAULT_BUDGETS, active
 from ..resources import DEFAULT_GPU_RESOURCES, count_gpus
 
 __all__ = [
@@ -46,8 +48,8 @@ Shape = tuple[dict[str, Amount], int]
 """A pod request (or a node's free vector) and how many pods (or nodes) share it."""
 
 _SLOT = "pods"
-DEFAULT_BUDGET = 200_000
-"""Work units (reachable states x configurations) the exact search may spend on one question."""
+DEFAULT_BUDGET = DEFAULT_BUDGETS.search_steps
+"""Steps (configurations enumerated, search nodes visited) the exact search may spend on one question."""
 
 
 def _clean_request(request: Resources) -> dict[str, Amount]:
@@ -169,97 +171,17 @@ def _dominant_share(request: Resources, totals: Resources) -> Fraction:
     return max(shares, default=Fraction(0))
 
 
-def _configurations(free: Resources, shapes: list[Shape], budget: list[int]) -> list[tuple[int, ...]]:
-    """Pareto-maximal per-shape pod counts (capped at the demand) that fit together on one node."""
-    found: list[tuple[int, ...]] = []
-
-    def extend(index: int, left: dict[str, Amount], counts: list[int]) -> None:
-        budget[0] -= 1
-        if budget[0] < 0:
-            raise _OutOfBudget
-        if index == len(shapes):
-            found.append(tuple(counts))
-            return
-        request, demand = shapes[index]
-        most = min(demand, capacity_of(left, request))
-        if index == len(shapes) - 1:
-            counts.append(most)
-            extend(index + 1, left, counts)
-            counts.pop()
-            return
-        for take in range(most, -1, -1):
-            counts.append(take)
-            extend(index + 1, _subtract(left, request, take) if take else left, counts)
-            counts.pop()
-
-    extend(0, dict(free), [])
-    return _pareto(found, maximal=True)
-
-
-def _pareto(vectors: list[tuple[int, ...]], *, maximal: bool) -> list[tuple[int, ...]]:
-    """Drop vectors dominated by another (keep maxima, or minima when ``maximal`` is false)."""
-    unique = sorted(set(vectors), key=sum, reverse=maximal)
-    kept: list[tuple[int, ...]] = []
-    for vector in unique:
-        if maximal:
-            dominated = any(all(k >= v for k, v in zip(other, vector, strict=True)) for other in kept)
-        else:
-            dominated = any(all(k <= v for k, v in zip(other, vector, strict=True)) for other in kept)
-        if not dominated:
-            kept.append(vector)
-    return kept
-
-
-class _OutOfBudget(Exception):
-    pass
-
-
-def _exact(
-    shapes: list[Shape],
-    node_types: list[Shape],
-    budget: int,
-) -> bool | None:
-    """Exact search: the Pareto frontier of remaining demand vectors, one node at a time.
-
-    Returns ``None`` when ``budget`` work units are spent before an answer.
-    """
-    demand = tuple(count for _, count in shapes)
-    total_pods = sum(demand)
-    allowance = [budget]
-    reachable: list[tuple[int, ...]] = [demand]
-    zero = tuple(0 for _ in demand)
-    try:
-        for free, multiplicity in node_types:
-            configs = [c for c in _configurations(free, shapes, allowance) if any(c)]
-            if not configs:
-                continue
-            # Every useful node holds at least one pod, so more nodes than pods never help.
-            for _ in range(min(multiplicity, total_pods)):
-                allowance[0] -= len(reachable) * len(configs)
-                if allowance[0] < 0:
-                    return None
-                successors = list(reachable)
-                for remaining in reachable:
-                    for config in configs:
-                        successors.append(tuple(max(0, r - c) for r, c in zip(remaining, config, strict=True)))
-                reachable = _pareto(successors, maximal=False)
-                if zero in reachable:
-                    return True
-    except _OutOfBudget:
-        return None
-    return zero in reachable
-
-
 def pack_types(
     shapes: list[Shape],
     node_types: list[Shape],
-    budget: int = DEFAULT_BUDGET,
+    budget: int | None = None,
     capacities: list[int] | None = None,
     gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES,
 ) -> bool | None:
     """:func:`pack_pods` on merged shapes (clean requests) and node types with multiplicities.
 
-    ``capacities`` (per shape, pods the nodes hold of that shape alone) may be passed when known.
+    ``capacities`` (per shape, pods the nodes hold of that shape alone) may be passed when known;
+    ``budget`` defaults to the active budgets' ``search_steps``.
     """
     if not shapes:
         return True
@@ -291,14 +213,16 @@ def pack_types(
         for largest_first in (False, True):
             if _greedy(order, node_types, largest_first, gpu_resources):
                 return True
-    return _exact(by_share, node_types, budget)
+    from .search import decide  # search builds on this module's primitives
+
+    return decide(by_share, node_types, budget if budget is not None else active().search_steps).fits
 
 
 def pack_pods(
     pods: PodShapes,
     nodes: Sequence[Resources],
     *,
-    budget: int = DEFAULT_BUDGET,
+    budget: int | None = None,
     gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES,
 ) -> bool | None:
     """Decide whether all ``pods`` fit onto ``nodes``.
@@ -306,7 +230,8 @@ def pack_pods(
     Args:
         pods: ``(per-pod request, count)`` pairs; requests are exact amounts per resource.
         nodes: each node's free resources (include ``pods`` to limit pod slots).
-        budget: work units the exact search for mixed shapes may spend.
+        budget: steps the exact search for mixed shapes may spend (default: the active budgets'
+            ``search_steps``, :data:`DEFAULT_BUDGET` unless changed).
         gpu_resources: resource names counted as GPUs (the heuristics try GPU-rich nodes first).
 
     Returns:
@@ -316,10 +241,10 @@ def pack_pods(
     return pack_types(merge_shapes(pods), _merge_nodes(nodes), budget, gpu_resources=gpu_resources)
 
 
-def pods_fit(pods: PodShapes, nodes: Sequence[Resources], *, budget: int = DEFAULT_BUDGET) -> bool:
-    """Whether all ``pods`` fit onto ``nodes`` (see :func:`pack_pods`).
+def pods_fit(pods: PodShapes, nodes: Sequence[Resources], *, budget: int | None = None) -> bool:
+    """Whether all ``pods`` are known to fit onto ``nodes`` (see :func:`pack_pods`).
 
-    An undecided case (search budget exhausted) counts as fitting: this function never reports
-    a group that fits as unfit.
+    Fails safe: an undecided case (search budget exhausted) is not a fit. Call :func:`pack_pods`
+    to tell "does not fit" (False) from "unknown" (None).
     """
-    return pack_pods(pods, nodes, budget=budget) is not False
+    return pack_pods(pods, nodes, budget=budget) is True

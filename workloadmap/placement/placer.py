@@ -21,14 +21,14 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
-from ..errors import PlacementError
+from ..errors import DeadlineError, PlacementError, WorkloadMapError, internal_error
 from ..loader import paused_gc
 from ..resources import count_gpus
 from ..topology import Cluster, apply_pods, resolve_level
 from ..tree import WorkloadTree
 from .analysis import all_shapes
 from .policy import LevelOption
-from .report import ClusterFit, ClusterRanking, ClusterUnfit, JointPlacement, PlacementReport, TopologyRef
+from .report import ClusterFit, ClusterRanking, ClusterUnfit, JointPlacement, PlacementReport, TopologyRef, Verdict
 from .schedule import Options, Session
 
 __all__ = ["place", "place_together", "rank_clusters", "place_on", "Placement"]
@@ -87,7 +87,9 @@ def place(
         before: workloads placed first, in order; their pods take capacity this one cannot use.
 
     Returns:
-        The report; ``fits`` is true when every group gets an assignment.
+        The report. Its ``verdict`` is ``DoesNotFit`` when a PodGroup gets no assignment, else
+        ``Unknown`` when some gang's fit could not be decided within the search budget, else
+        ``Fits``; ``fits`` is true only for ``Fits``.
 
     Raises:
         PlacementError: ``required``/``preferred`` names no level of the cluster, or a Kueue
@@ -108,7 +110,7 @@ def place_together(
     cluster: Cluster,
     *,
     pods: Sequence[Mapping[str, Any]] | None = None,
-    on_error: Callable[[int, PlacementError], None] | None = None,
+    on_error: Callable[[int, WorkloadMapError], None] | None = None,
     **options: Any,
 ) -> JointPlacement:
     """Place several workloads on one cluster in turn, each taking capacity the next cannot use.
@@ -123,7 +125,8 @@ def place_together(
         cluster: the cluster; never modified.
         pods: Pod objects bound to the cluster's nodes (see :func:`place`).
         on_error: called with a workload's position and its error instead of raising; that
-            workload is then left out (it takes no capacity) and the others are placed.
+            workload is then left out (it takes no capacity) and the others are placed. An
+            unexpected exception comes as an :class:`~workloadmap.errors.InternalError`.
         **options: as :func:`place`.
 
     Raises:
@@ -135,10 +138,12 @@ def place_together(
         for position, tree in enumerate(trees):
             try:
                 reports.append(session.place(tree))
-            except PlacementError as error:
+            except DeadlineError:
+                raise
+            except Exception as error:  # one workload's failure must not hide the others'
                 if on_error is None:
                     raise
-                on_error(position, error)
+                on_error(position, error if isinstance(error, WorkloadMapError) else internal_error(error))
     unfit = [f"{report.workload} {group.name}" for report in reports for group in report.pod_groups if not group.fits]
     total = sum(len(report.pod_groups) for report in reports)
     return JointPlacement(
@@ -195,7 +200,7 @@ def rank_clusters(
             unfit.append(ClusterUnfit(cluster.name, str(error)))
             continue
         if not report.fits:
-            unfit.append(ClusterUnfit(cluster.name, report.reason or "does not fit"))
+            unfit.append(ClusterUnfit(cluster.name, report.reason or "does not fit", report.verdict))
             continue
         ranked.append(_ranking_figures(tree, cluster, report))
     ranked.sort(key=lambda fit: (fit.levels_from_bottom, fit.leftover_gpus, fit.cluster))
@@ -219,8 +224,16 @@ class Placement:
 
     @property
     def fits(self) -> bool:
-        """Whether the workload fits the chosen cluster."""
+        """Whether the workload is known to fit the chosen cluster."""
         return self.report is not None and self.report.fits
+
+    @property
+    def verdict(self) -> Verdict:
+        """The chosen cluster's verdict; without one, unknown when some cluster's fit is unknown."""
+        if self.report is not None:
+            return self.report.verdict
+        unknown = self.ranking is not None and any(u.verdict is Verdict.UNKNOWN for u in self.ranking.unfit)
+        return Verdict.UNKNOWN if unknown else Verdict.DOES_NOT_FIT
 
 
 def place_on(tree: WorkloadTree, clusters: Sequence[Cluster], **options: Any) -> Placement:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from enum import Enum
 from fractions import Fraction
 
 from ..tree import WorkloadRef
 from ..values import JsonForm
 
 __all__ = [
+    "Verdict",
     "NodePods",
     "Assignment",
     "TopologyRef",
@@ -24,6 +26,22 @@ __all__ = [
 ]
 
 
+class Verdict(str, Enum):
+    """Whether a gang fits: known to fit, known not to fit, or unknown (never counted as a fit)."""
+
+    FITS = "Fits"
+    DOES_NOT_FIT = "DoesNotFit"
+    UNKNOWN = "Unknown"
+
+    @staticmethod
+    def worst(verdicts: "list[Verdict]") -> "Verdict":
+        """Does not fit over unknown over fits (fits when there is nothing to place)."""
+        for verdict in (Verdict.DOES_NOT_FIT, Verdict.UNKNOWN):
+            if verdict in verdicts:
+                return verdict
+        return Verdict.FITS
+
+
 @dataclass
 class TopologyRef(JsonForm):
     """Which cluster a report is about: its name and levels, widest first."""
@@ -34,11 +52,16 @@ class TopologyRef(JsonForm):
 
 @dataclass
 class LevelFit(JsonForm):
-    """Domains of one topology level and how many of them hold the whole group."""
+    """Domains of one topology level and how many of them hold the whole group.
+
+    ``undecided`` domains are those whose answer the exact search could not give within its budget;
+    they are never counted in ``fitting``.
+    """
 
     level: str
     domains: int
     fitting: int
+    undecided: int = 0
 
 
 @dataclass
@@ -79,7 +102,10 @@ class GroupPlacement(JsonForm):
         parent: the enclosing SubGroup (SubGroups only).
         required_source: where the required level comes from: ``option``, ``annotation`` or ``auto``.
         candidates: the best-fit domains at the preferred level, tightest first.
-        approximate: a mixed-shape search ran out of budget and assumed a fit.
+        approximate: a mixed-shape search ran out of budget: some domains are ``undecided`` (never
+            counted as fitting), and ``verdict`` may be ``Unknown``.
+        verdict: ``Fits``, ``DoesNotFit`` or ``Unknown`` (with ``reason``); ``fits`` is true only for
+            ``Fits``.
         assignment: where the scheduler's choice rule puts the group's pods, when it fits.
         preferred_source: where the preferred level comes from: ``option``, ``annotation`` or
             ``fit`` (the narrowest level with a domain that holds the group).
@@ -104,6 +130,11 @@ class GroupPlacement(JsonForm):
     sub_groups: list[GroupPlacement] = field(default_factory=list)
     assignment: Assignment | None = None
     preferred_source: str | None = None
+    verdict: Verdict = Verdict.DOES_NOT_FIT
+
+    def __post_init__(self) -> None:
+        if self.fits:
+            self.verdict = Verdict.FITS
 
 
 @dataclass(kw_only=True)
@@ -138,6 +169,8 @@ class PlacementReport(JsonForm):
         notes: what the verdict rests on that a reader may not expect (nodes left out, requests
             the chosen scheduler does not read).
         placed_before: workloads placed first on the same cluster, whose pods took capacity.
+        verdict: ``DoesNotFit`` when a PodGroup does not fit, else ``Unknown`` when some gang's fit is
+            unknown, else ``Fits``; ``fits`` is true only for ``Fits``.
     """
 
     workload: WorkloadRef
@@ -149,6 +182,11 @@ class PlacementReport(JsonForm):
     policy: str = "kueue"
     notes: list[str] = field(default_factory=list)
     placed_before: list[WorkloadRef] = field(default_factory=list)
+    verdict: Verdict = Verdict.DOES_NOT_FIT
+
+    def __post_init__(self) -> None:
+        if self.fits:
+            self.verdict = Verdict.FITS
 
     def groups(self) -> Iterator[GroupPlacement]:
         """Yield every PodGroup and SubGroup placement, parents first."""
@@ -176,8 +214,13 @@ class JointPlacement(JsonForm):
 
     @property
     def fits(self) -> bool:
-        """Whether every workload fits."""
+        """Whether every workload is known to fit."""
         return all(report.fits for report in self.reports)
+
+    @property
+    def verdict(self) -> Verdict:
+        """The worst verdict of the workloads."""
+        return Verdict.worst([report.verdict for report in self.reports])
 
 
 @dataclass(kw_only=True)
@@ -198,10 +241,11 @@ class ClusterFit(JsonForm):
 
 @dataclass
 class ClusterUnfit(JsonForm):
-    """A cluster that cannot hold the workload, and why."""
+    """A cluster that cannot hold the workload (or of which that is unknown), and why."""
 
     cluster: str
     reason: str
+    verdict: Verdict = Verdict.DOES_NOT_FIT
 
 
 @dataclass

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..budgets import check_deadline
 from ..errors import PlacementError
 from ..labels import KUEUE_PODSET_PREFIX
 from ..scheduling import PodScheduling
@@ -32,7 +33,7 @@ from .nodes import NodeTree
 from .numa_fit import numa_notes, reject_on_admission
 from .packing import Amount
 from .policy import LevelOption, LevelRequest, component_paths, find_path, group_pod_sets, subgroup_pod_sets
-from .report import Assignment, GroupPlacement, NodePods, PlacementReport, TopologyRef
+from .report import Assignment, GroupPlacement, NodePods, PlacementReport, TopologyRef, Verdict
 
 __all__ = ["POLICIES", "Options", "Session"]
 
@@ -73,6 +74,7 @@ class Session:
         self.placed: list[WorkloadRef] = []
         self._indexes: dict[tuple, ClusterIndex] = {}
         self._crowded: set[int] = set()  # groups placed after others had taken capacity
+        self._decided: set[int] = set()  # groups whose verdict the scheduler's rule gave
 
     def index_for(self, schedulings: Sequence[PodScheduling], gpu_resources: tuple[str, ...]) -> ClusterIndex:
         """The nodes of the cluster as given that pass at least one of the node filters, indexed."""
@@ -121,8 +123,8 @@ class Session:
                 self._kueue(tree, report)
             else:
                 self._kai(tree, report)
-        except PlacementError:
-            self.nodes.rollback(mark)  # a rejected workload takes nothing
+        except Exception:
+            self.nodes.rollback(mark)  # a rejected (or failed) workload takes nothing
             raise
         if self.nodes.numa is not None:
             report.notes += numa_notes(tree, self.nodes.eligible)
@@ -135,8 +137,7 @@ class Session:
                 for sub in group.sub_groups:
                     sub.fits, sub.assignment = False, None
                     sub.reason = sub.reason or f"its PodGroup {group.name} is not placed"
-        unfit = [group for group in report.pod_groups if not group.fits]
-        report.fits = not unfit
+        unfit = self._settle(report)
         if unfit:
             # How many fit and the first reason: a ranking across clusters keeps it as the cluster's reason.
             first = unfit[0]
@@ -146,6 +147,30 @@ class Session:
             )
         self.placed.append(tree.workload)
         return report
+
+    def _settle(self, report: PlacementReport) -> list[GroupPlacement]:
+        """Each group's verdict: the scheduler's where its rule placed the group, else the analysis'.
+
+        Kueue places PodGroups (as PodSets), not SubGroups: a SubGroup of a placed PodGroup keeps
+        the analysis' verdict, which may be unknown. Returns the PodGroups that do not fit.
+        """
+        kai = self.options.policy == "kai"
+        for group in report.pod_groups:
+            decided = [group] if kai or id(group) in self._decided else []
+            decided += [sub for sub in group.sub_groups if kai or not group.fits]
+            for placed in decided:
+                placed.verdict = Verdict.FITS if placed.fits else Verdict.DOES_NOT_FIT
+            for sub in (group, *group.sub_groups):
+                if sub.fits:
+                    sub.verdict = Verdict.FITS
+        unfit = [group for group in report.pod_groups if group.verdict is Verdict.DOES_NOT_FIT]
+        unknown = [group.name for group in report.groups() if group.verdict is Verdict.UNKNOWN]
+        # A SubGroup Kueue does not place cannot make the workload unfit, but an unknown one is not a fit.
+        report.verdict = Verdict.DOES_NOT_FIT if unfit else Verdict.UNKNOWN if unknown else Verdict.FITS
+        report.fits = report.verdict is Verdict.FITS
+        if unknown and not unfit:
+            report.reason = f"the exact search spent its budget on {', '.join(unknown)}: their fit is unknown"
+        return unfit
 
     # -- assignments ----------------------------------------------------------------------------
 
@@ -179,6 +204,7 @@ class Session:
         units = kueue_pod_sets(tree, report, list(self.cluster.levels))
         _note_split_gangs(report, units)
         for unit in units:
+            check_deadline(f"placing {tree.workload} {unit.name}")
             mark = self.nodes.mark()
             got: dict[str, dict[int, int]] = {}
             levels: dict[str, str | None] = {}
@@ -201,6 +227,7 @@ class Session:
                         mine[node] = mine.get(node, 0) + count
                     levels.setdefault(owner, pod_set.topology.level)
             owners_in_unit = {owner for owner, _ in unit.pod_sets}
+            self._decided.update(id(by_name[owner]) for owner in owners_in_unit)
             if failed is not None:
                 self.nodes.rollback(mark)
                 name, reason, failing = failed
@@ -241,6 +268,7 @@ class Session:
         by_name = {group.name: group for group in report.pod_groups}
         levels = set(self.cluster.levels) | {None}
         for tree_group in tree.pod_groups:
+            check_deadline(f"placing {tree.workload} {tree_group.name}")
             placed_group = by_name[tree_group.name]
             wrong = [
                 group

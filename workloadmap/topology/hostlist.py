@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from itertools import product
 
+from ..budgets import active
+from ..budgets import check as check_budget
 from ..errors import TopologyError
 
 __all__ = ["MAX_HOSTLIST_NAMES", "expand_hostlist"]
@@ -50,7 +52,7 @@ def _bracket_values(content: str, expression: str) -> list[str]:
     return values
 
 
-def expand_hostlist(expression: str) -> list[str]:
+def expand_hostlist(expression: str, *, limit: int | None = None) -> list[str]:
     """Expand a Slurm hostlist such as ``node[1-4,7],gpu[001-003]`` into node names, in order.
 
     Supports comma-separated patterns, several bracket groups per pattern (expanded as a
@@ -60,6 +62,7 @@ def expand_hostlist(expression: str) -> list[str]:
     Raises:
         TopologyError: unbalanced or nested brackets, a bad range, spaces, an empty name, or more
             than :data:`MAX_HOSTLIST_NAMES` names.
+        BudgetError: more than ``limit`` names (the node budget left for this file).
     """
     if not isinstance(expression, str):
         raise TopologyError(f"invalid hostlist {expression!r}: expected a string")
@@ -99,5 +102,7 @@ def expand_hostlist(expression: str) -> list[str]:
             count *= len(piece)
         if len(names) + count > MAX_HOSTLIST_NAMES:
             raise TopologyError(f"invalid hostlist {expression!r}: more than {MAX_HOSTLIST_NAMES} names")
+        if limit is not None and len(names) + count > limit:
+            check_budget("nodes", active().nodes - limit + len(names) + count, f"nodes (hostlist {expression!r})")
         names.extend("".join(combination) for combination in product(*pieces))
     return names

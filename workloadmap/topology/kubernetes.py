@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import Any
 
-from ..errors import InputError, QuantityError, TopologyError
+from ..budgets import check as check_budget
+from ..errors import BudgetError, InputError, QuantityError, TopologyError
 from ..labels import HOSTNAME, TOPOLOGY_OBJECT_API_VERSIONS
 from ..quantities import parse_quantity
 from ..resources import pod_demand
@@ -51,6 +52,11 @@ def _objects(documents: Sequence[Any], file: str, expected: str, list_kinds: tup
                 items = []
             if not isinstance(items, list):
                 raise TopologyError("expected a list", file=file, document=where, field="items")
+            if expected == "Node":
+                try:
+                    check_budget("nodes", len(objects) + len(items), f"nodes ({kind} items)", field="items")
+                except BudgetError as error:
+                    raise error.located(file=file, document=where) from None
             for index, item in enumerate(items):
                 item_where = f"{where} items[{index}]"
                 if not isinstance(item, dict):

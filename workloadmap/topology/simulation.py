@@ -32,6 +32,7 @@ from dataclasses import asdict, dataclass
 from fractions import Fraction
 from typing import Any
 
+from ..budgets import check as check_budget
 from ..errors import TopologyError
 from ..labels import CLUSTER_NAME, GPU_CLIQUE, HOSTNAME, SIMULATED, TOPOGRAPH_ACCELERATOR_DOMAIN, TOPOGRAPH_TIER, ZONE
 from ..numa import TopologyManager, TopologyManagerPolicy, TopologyManagerScope
@@ -141,6 +142,8 @@ class SimulationSpec:
             raise TopologyError(
                 f"{self.node_count} nodes is more than the {MAX_SIMULATED_NODES} a simulation may have", field="racks"
             )
+        what = f"nodes ({self.racks:,} racks x {self.nodes_per_rack:,} nodes per rack)"
+        check_budget("nodes", self.node_count, what, field="racks")
         if self.accelerator_labels not in _ACCELERATOR_STYLES:
             raise TopologyError(
                 f"unknown style {self.accelerator_labels!r}; expected one of {', '.join(_ACCELERATOR_STYLES)}",

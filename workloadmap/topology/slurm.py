@@ -27,7 +27,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import TopologyError
+from ..budgets import active as active_budgets
+from ..errors import BudgetError, TopologyError
 from ..labels import HOSTNAME, SLURM_BLOCK, SLURM_BLOCK_GROUP, SLURM_SWITCH_TIER
 from .hostlist import expand_hostlist
 from .model import Cluster, Node, NodeCapacity
@@ -174,19 +175,29 @@ def _parse_block_sizes(value: Any, *, file: str | None, document: str | None, fi
     return sizes
 
 
-def _hostlist(value: Any, *, file: str | None, document: str | None, field_name: str) -> list[str]:
-    """A hostlist field: one string, or a list of strings, expanded."""
+def _hostlist(
+    value: Any, *, file: str | None, document: str | None, field_name: str, counter: list[int] | None = None
+) -> list[str]:
+    """A hostlist field: one string, or a list of strings, expanded.
+
+    ``counter`` adds up the names of every hostlist of one file, refused past the node budget
+    before each expansion is built.
+    """
     if value is None:
         return []
     expressions = value if isinstance(value, list) else [value]
     names: list[str] = []
+    counter = counter if counter is not None else [0]
     for expression in expressions:
         if isinstance(expression, int) and not isinstance(expression, bool):
             expression = str(expression)  # YAML turns `nodes: 1101` into a number
         try:
-            names.extend(expand_hostlist(expression))
-        except TopologyError as error:
+            left = active_budgets().nodes - counter[0]
+            expanded = expand_hostlist(expression, limit=max(left, 0))
+        except (TopologyError, BudgetError) as error:
             raise error.located(file=file, document=document, field=field_name) from None
+        counter[0] += len(expanded)
+        names.extend(expanded)
     return names
 
 
@@ -238,6 +249,7 @@ def parse_topology_conf(text: str, *, file: str | None = None) -> SlurmTopology:
     """
     topology = SlurmTopology(plugin="")
     seen_names: set[str] = set()
+    counter = [0]
     for number, line in _logical_lines(text):
         where = f"line {number}"
         first_key, plugin, options = _conf_options(line, where, file)
@@ -262,7 +274,7 @@ def parse_topology_conf(text: str, *, file: str | None = None) -> SlurmTopology:
         if name in seen_names:
             raise TopologyError(f"{name!r} is defined twice", file=file, document=where, field=first_key)
         seen_names.add(name)
-        nodes = _hostlist(options.get("nodes"), file=file, document=where, field_name="Nodes")
+        nodes = _hostlist(options.get("nodes"), file=file, document=where, field_name="Nodes", counter=counter)
         if plugin == "tree":
             children = _hostlist(options.get("switches"), file=file, document=where, field_name="Switches")
             topology.switches.append(SlurmSwitch(name=name, switches=children, nodes=nodes, where=where))
@@ -301,6 +313,7 @@ class _YamlBody:
     base: str
     document: str
     file: str | None
+    counter: list[int] = field(default_factory=lambda: [0])
 
     def entries(self, key: str, name_key: str, allowed: set[str]) -> list[tuple[str, str, dict[str, Any]]]:
         """``(name, field path, entry)`` of each ``switches``/``blocks`` entry, checked."""
@@ -334,7 +347,13 @@ class _YamlBody:
         return result
 
     def hostlist(self, entry: dict[str, Any], key: str, where: str) -> list[str]:
-        return _hostlist(entry.get(key), file=self.file, document=self.document, field_name=f"{where}.{key}")
+        return _hostlist(
+            entry.get(key),
+            file=self.file,
+            document=self.document,
+            field_name=f"{where}.{key}",
+            counter=self.counter if key == "nodes" else None,  # switch names are not nodes
+        )
 
 
 def parse_topology_yaml(data: Any, *, file: str | None = None, topology: str | None = None) -> SlurmTopology:

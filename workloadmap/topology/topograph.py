@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import TopologyError
+from ..budgets import active as active_budgets
+from ..errors import BudgetError, TopologyError
 from ..labels import (
     HOSTNAME,
     MODEL_DOMAIN_ANNOTATION,
@@ -77,13 +78,16 @@ def _string_list(value: Any, file: str, field_name: str) -> list[str]:
     return [str(item) for item in value]
 
 
-def _model_nodes(expressions: list[str], file: str, field_name: str) -> list[str]:
+def _model_nodes(expressions: list[str], file: str, field_name: str, counter: list[int]) -> list[str]:
+    """The node names of a block's hostlists; ``counter`` adds up every block's, bounded by the node budget."""
     names: list[str] = []
     for expression in expressions:
         try:
-            names.extend(expand_hostlist(expression))
-        except TopologyError as error:
+            expanded = expand_hostlist(expression, limit=max(active_budgets().nodes - counter[0], 0))
+        except (TopologyError, BudgetError) as error:
             raise error.located(file=file, field=field_name) from None
+        counter[0] += len(expanded)
+        names.extend(expanded)
     return names
 
 
@@ -206,6 +210,7 @@ class _Model:
         nodes: list[Node] = []
         owner: dict[str, str] = {}
         fabric: dict[str | None, dict[str, str]] = {}
+        counter = [0]
         for block in blocks:
             if block.switch not in fabric:
                 fabric[block.switch] = self.fabric_labels(block.switch, block.where)
@@ -214,7 +219,7 @@ class _Model:
                 labels[TOPOGRAPH_ACCELERATOR_DOMAIN] = block.annotations[MODEL_DOMAIN_ANNOTATION]
                 if block.annotations.get(MODEL_SUB_DOMAIN_ANNOTATION):
                     labels[TOPOGRAPH_ACCELERATOR_SUB_DOMAIN] = block.annotations[MODEL_SUB_DOMAIN_ANNOTATION]
-            for node_name in _model_nodes(block.expressions, self.file, f"{block.where}.nodes"):
+            for node_name in _model_nodes(block.expressions, self.file, f"{block.where}.nodes", counter):
                 if node_name in owner:
                     raise TopologyError(
                         f"node {node_name!r} is in two blocks ({owner[node_name]} and {block.where})",
