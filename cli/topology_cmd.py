@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # the topology stage loads inside the commands that use it
 
 from . import output
 from .common import DEFAULT_PRESET_NAME, SOURCE_FORMS, parse_levels
-from .escape import escaped, needs_escaping
+from .escape import escaped, needs_escaping, shown
 from .formats import Output, chosen_output, output_option, write_template
 from .numa_options import NODE_TOPOLOGY, TM_POLICY, TM_POLICY_OPTIONS, TM_SCOPE, numa_load_options
 from .output import DumpFormat
@@ -224,7 +224,8 @@ _SPEC_OPTIONS = {"nvlink_domain": "--nvlink", "name": "--name"}
 
 def _show_numa(cluster: Any, chosen: Output) -> None:
     if chosen.kind == "tree":
-        output.human(render_numa_zones(cluster))
+        # Node names come from the input: escaped line by line (the table's own newlines stay).
+        output.human("".join(shown(line) + "\n" for line in render_numa_zones(cluster).splitlines()))
         return
     from workloadmap.topology import numa_summary
 

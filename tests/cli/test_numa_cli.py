@@ -93,3 +93,26 @@ def test_a_bad_node_topology_file_is_a_located_error(wmap, tmp_path):
     assert result.exit_code == 1
     assert "nrt.yaml" in result.stderr and "zones[0].resources[0].available" in result.stderr
     assert "Traceback" not in result.output
+
+
+def test_topology_show_numa_escapes_hostile_node_names(wmap, tmp_path):
+    # Issue 16's output hygiene on the NUMA table too: a node name with an escape sequence is shown.
+    hostile = "gpu-a\x1b[2J"
+
+    def renamed(path, out):
+        docs = list(yaml.safe_load_all(path.read_text()))
+        for doc in docs:
+            for item in doc.get("items", [doc]):
+                if item["metadata"]["name"] == "gpu-a":
+                    item["metadata"]["name"] = hostile
+                    labels = item["metadata"].get("labels") or {}
+                    if "kubernetes.io/hostname" in labels:
+                        labels["kubernetes.io/hostname"] = hostile
+        out.write_text(yaml.safe_dump_all(docs))
+        return str(out)
+
+    nodes = renamed(NUMA / "nodes.yaml", tmp_path / "nodes.yaml")
+    layouts = renamed(NUMA / "node-topology.yaml", tmp_path / "nrt.yaml")
+    result = wmap("topology", "show", nodes, "--node-topology", layouts, "--numa")
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.stdout and "gpu-a\\x1b[2J" in result.stdout
