@@ -141,3 +141,16 @@ def test_modules_and_functions_stay_small(path):
                 body = body[1:] or body
             length = (node.end_lineno or node.lineno) - body[0].lineno + 1
             assert length <= 60, f"{node.name} (line {node.lineno}) has {length} lines; split it"
+
+
+def test_every_subpackage_is_installed():
+    """A non-editable install (CI's) ships only the packages pyproject lists: a new stage must be listed."""
+    import tomllib
+
+    listed = set(tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
+    found = {
+        ".".join(path.parent.relative_to(REPO_ROOT).parts)
+        for path in (REPO_ROOT / "workloadmap").rglob("__init__.py")
+        if "__pycache__" not in path.parts
+    }
+    assert found - listed == set(), "add these to [tool.setuptools] packages in pyproject.toml"
