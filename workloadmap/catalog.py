@@ -144,13 +144,17 @@ def load_definition(path: str | Path) -> Definition:
     Raises:
         DefinitionError: the file is not a valid definition; the message names the file and field.
     """
-    path = Path(path)
+    text, file = _read(path)
+    return parse_definition(text, file)
+
+
+def _read(path: str | Path) -> tuple[str, str]:
+    """The text of a definition file and its name; an unreadable file is a DefinitionError."""
     file = str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8"), file
     except OSError as error:
         raise DefinitionError(f"cannot read: {error.strerror or error}", file=file) from None
-    return parse_definition(text, file)
 
 
 CatalogEntry = Union[Definition, "KartaDefinition"]
@@ -166,12 +170,7 @@ def load_definitions(path: str | Path) -> list[CatalogEntry]:
     Raises:
         DefinitionError: the file is not a valid definition; the message names the file and field.
     """
-    path = Path(path)
-    file = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise DefinitionError(f"cannot read: {error.strerror or error}", file=file) from None
+    text, file = _read(path)
     try:
         bodies = [doc.body for doc in load_yaml_text(text, file) if doc.body is not None]
     except InputError as error:

@@ -142,15 +142,7 @@ def annotation_required(
     elif len(components) == 1 and components[0].topology_annotations.get(KAI_TOPOLOGY_REQUIRED):
         # Per-template KAI constraints (Ray groups, segments) apply to that template's subgroup.
         return components[0].topology_annotations[KAI_TOPOLOGY_REQUIRED]
-    if not components:
-        return None
-    values = {component.topology_annotations.get(KUEUE_REQUIRED) for component in components}
-    group_names = {component.topology_annotations.get(KUEUE_GROUP_NAME) for component in components}
-    one_unit = len(components) == 1 or (len(group_names) == 1 and None not in group_names)
-    if one_unit and len(values) == 1:
-        (value,) = values
-        return value or None
-    return None
+    return _kueue_level(components, KUEUE_REQUIRED)
 
 
 def annotation_preferred(
@@ -168,9 +160,17 @@ def annotation_preferred(
         return tree.topology_annotations[KAI_TOPOLOGY_PREFERRED]
     if not root and len(components) == 1 and components[0].topology_annotations.get(KAI_TOPOLOGY_PREFERRED):
         return components[0].topology_annotations[KAI_TOPOLOGY_PREFERRED]
+    return _kueue_level(components, KUEUE_PREFERRED)
+
+
+def _kueue_level(components: list[Component], annotation: str) -> str | None:
+    """Kueue's level annotation, when the components are one PodSet unit that all give the same level.
+
+    One unit: a single template, or templates sharing one ``podset-group-name``.
+    """
     if not components:
         return None
-    values = {component.topology_annotations.get(KUEUE_PREFERRED) for component in components}
+    values = {component.topology_annotations.get(annotation) for component in components}
     group_names = {component.topology_annotations.get(KUEUE_GROUP_NAME) for component in components}
     one_unit = len(components) == 1 or (len(group_names) == 1 and None not in group_names)
     if one_unit and len(values) == 1:
