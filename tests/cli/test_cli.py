@@ -206,21 +206,23 @@ def test_help_constants_match_the_library():
     assert EXPORT_TARGETS == export_targets()
 
 
-def test_inspect_imports_only_what_it_needs():
+def test_inspect_imports_only_what_it_needs(tmp_path):
     # Start-up time: `wmap inspect` loads neither placement, topology, exporters, alter, live, lint,
     # Karta (jq) nor the kubernetes client and jsonschema.
     import subprocess
     import sys
 
+    from helpers import FIXTURES_DIR
+
     code = (
-        "import sys; sys.argv = ['wmap', 'inspect', 'fixtures/jobset-leader-workers.yaml'];"
+        f"import sys; sys.argv = ['wmap', 'inspect', {str(FIXTURES_DIR / 'jobset-leader-workers.yaml')!r}];"
         "from workloadmap.cli.main import run\n"
         "try:\n    run()\nexcept SystemExit:\n    pass\n"
         "print(' '.join(sorted(sys.modules)), file=sys.stderr)"
     )
-    from helpers import REPO_ROOT
-
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_ROOT, check=True)
+    # Run outside the clone: `python -c` puts the working directory first on sys.path, and the
+    # clone's own workloadmap/ (without cli/, which the install maps in) would shadow the installed one.
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True)
     loaded = set(done.stderr.split())
     heavy = {
         "workloadmap.placement", "workloadmap.topology", "workloadmap.exporters", "workloadmap.alter",
