@@ -9,13 +9,13 @@ shell lines, so never re-wrapped).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Mapping, MutableMapping, Sequence
 from enum import Enum
-from typing import Any
+from typing import Any, ClassVar
 
 from typer.core import TyperCommand, TyperGroup
 
-__all__ = ["WmapCommand", "WmapGroup", "metavar"]
+__all__ = ["LazyCommands", "WmapCommand", "WmapGroup", "metavar"]
 
 _REST = re.compile(r"``(.*?)``|:\w+:`(.*?)`")
 
@@ -121,8 +121,60 @@ class WmapCommand(_Help, TyperCommand):
     """A wmap command: Typer's command with wmap's help layout (``examples`` set on a subclass per command)."""
 
 
+class LazyCommands(MutableMapping[str, Any]):
+    """A group's commands by name, each built when first looked up.
+
+    Typer builds a command (its module imported, its signature read, its options made) for every
+    registered command before parsing the command line; here a command is a builder until the
+    group looks it up, so ``wmap inspect`` builds ``inspect`` alone. Listing the commands (``--help``,
+    completion) builds them all. Order is registration order: the pending commands, then the others.
+    """
+
+    def __init__(self, pending: Mapping[str, Callable[[], Any]], built: Mapping[str, Any]) -> None:
+        self._pending = dict(pending)
+        self._built: dict[str, Any] = {}
+        self._order = [*self._pending, *(name for name in built if name not in self._pending)]
+        self._built.update(built)
+
+    def __getitem__(self, name: str) -> Any:
+        if name not in self._built:
+            self._built[name] = self._pending.pop(name)()  # KeyError for an unknown name, as a dict
+        return self._built[name]
+
+    def __setitem__(self, name: str, command: Any) -> None:
+        if name not in self._order:
+            self._order.append(name)
+        self._pending.pop(name, None)
+        self._built[name] = command
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self._built and name not in self._pending:
+            raise KeyError(name)
+        self._built.pop(name, None)
+        self._pending.pop(name, None)
+        self._order.remove(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._order))
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._built or name in self._pending
+
+
 class WmapGroup(_Help, TyperGroup):
-    """A wmap command group (``wmap``, ``wmap catalog`` ...): Typer's group with wmap's help layout."""
+    """A wmap command group (``wmap``, ``wmap catalog`` ...): Typer's group with wmap's help layout.
+
+    ``pending`` (set on a subclass per group) holds builders of commands registered lazily.
+    """
+
+    pending: ClassVar[dict[str, Callable[[], Any]]] = {}
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands = LazyCommands(self.pending, self.commands)
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         """``[OPTIONS] COMMAND [ARGS]...``."""

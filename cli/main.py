@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable
+from importlib import import_module
 from typing import Any, List, Optional
 
 import typer
@@ -18,8 +19,7 @@ import typer
 from workloadmap import __version__
 from workloadmap.errors import WorkloadMapError
 
-from . import alter_cmd, catalog_cmd, describe_cmd, get_cmd, inspect_cmd, live_cmd, output, place_cmd, topology_cmd
-from .common import guarded
+from . import output
 from .completion import SHELLS, complete_command, script
 from .examples import EXAMPLES
 from .help import WmapCommand, WmapGroup
@@ -32,15 +32,38 @@ def _typer(help_text: str, path: str) -> typer.Typer:
         pretty_exceptions_enable=False,
         add_completion=False,
         rich_markup_mode=None,
-        cls=type("Group", (WmapGroup,), {"examples": EXAMPLES.get(path, ())}),
+        cls=type("Group", (WmapGroup,), {"examples": EXAMPLES.get(path, ()), "pending": {}}),
     )
+
+
+def _command_class(path: str) -> type[WmapCommand]:
+    return type("Command", (WmapCommand,), {"examples": EXAMPLES.get(path, ())})
 
 
 def _command(group: typer.Typer, path: str, function: Callable[..., Any], help_text: str | None = None) -> None:
     """Register ``function`` as the command ``path`` (its last word) of ``group``, with its examples."""
-    name = path.split()[-1]
-    cls = type("Command", (WmapCommand,), {"examples": EXAMPLES.get(path, ())})
-    group.command(name, help=help_text, cls=cls)(function)
+    group.command(path.split()[-1], help=help_text, cls=_command_class(path))(function)
+
+
+def _lazy(group: typer.Typer, path: str, target: str, help_text: str | None = None, *, budgets: bool = False) -> None:
+    """Register ``target`` (``module.function`` in this package) as the command ``path`` of ``group``, guarded.
+
+    The module is imported and the command built only when the command line names it (or help and
+    completion list the commands): a cold ``wmap inspect`` imports no other command's module.
+    """
+    module, function = target.rsplit(".", 1)
+
+    def build() -> Any:
+        from typer.main import get_command_from_info
+        from typer.models import CommandInfo
+
+        from .common import guarded
+
+        callback = guarded(getattr(import_module(f"{__package__}.{module}"), function), budgets=budgets)
+        info = CommandInfo(name=path.split()[-1], cls=_command_class(path), help=help_text, callback=callback)
+        return get_command_from_info(info, pretty_exceptions_short=True, rich_markup_mode=None)
+
+    group.info.cls.pending[path.split()[-1]] = build  # type: ignore[union-attr]
 
 
 app = _typer("Expand AI workload custom resources into pod/GPU trees, gangs and topology placement.", "")
@@ -88,42 +111,48 @@ def _complete(words: Optional[List[str]] = typer.Argument(None)) -> None:
     output.write(complete_command(list(words or [])))
 
 
-_command(app, "inspect", guarded(inspect_cmd.inspect, budgets=True))
-_command(
+_lazy(app, "inspect", "inspect_cmd.inspect", budgets=True)
+_lazy(
     app,
     "place",
-    guarded(place_cmd.place, budgets=True),
+    "place_cmd.place",
     "Which topology level each gang fits, and the scheduler objects that require it.",
+    budgets=True,
 )
-_command(
+_lazy(
     app,
     "get",
-    guarded(get_cmd.get, budgets=True),
+    "get_cmd.get",
     "List workloads of a live cluster: phase, ready pods, GPUs (read-only; -w watches).",
+    budgets=True,
 )
-_command(
+_lazy(
     app,
     "describe",
-    guarded(describe_cmd.describe_command, budgets=True),
+    "describe_cmd.describe_command",
     "A workload's components with their live pods, events and placement audit (read-only).",
+    budgets=True,
 )
-_command(
+_lazy(
     app,
     "alter",
-    guarded(alter_cmd.alter_command, budgets=True),
+    "alter_cmd.alter_command",
     "Change every pod template of a workload: scheduler, queue, labels, tolerations ...",
+    budgets=True,
 )
-_command(
+_lazy(
     app,
     "suspend",
-    guarded(alter_cmd.suspend_command, budgets=True),
+    "alter_cmd.suspend_command",
     "Suspend workloads through their operator's suspend field (printed, never applied).",
+    budgets=True,
 )
-_command(
+_lazy(
     app,
     "resume",
-    guarded(alter_cmd.resume_command, budgets=True),
+    "alter_cmd.resume_command",
     "Resume suspended workloads (printed, never applied).",
+    budgets=True,
 )
 _command(app, "version", version)
 _command(app, "completion", completion)
@@ -133,26 +162,27 @@ app.command(
     context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []},
 )(_complete)
 
-_command(catalog_app, "catalog list", guarded(catalog_cmd.catalog_list))
-_command(catalog_app, "catalog show", guarded(catalog_cmd.catalog_show))
-_command(catalog_app, "catalog validate", guarded(catalog_cmd.catalog_validate))
-_command(catalog_app, "catalog lint", guarded(catalog_cmd.catalog_lint))
-_command(catalog_app, "catalog schema", guarded(catalog_cmd.catalog_schema))
-_command(catalog_app, "catalog export", guarded(catalog_cmd.catalog_export))
+_lazy(catalog_app, "catalog list", "catalog_cmd.catalog_list")
+_lazy(catalog_app, "catalog show", "catalog_cmd.catalog_show")
+_lazy(catalog_app, "catalog validate", "catalog_cmd.catalog_validate")
+_lazy(catalog_app, "catalog lint", "catalog_cmd.catalog_lint")
+_lazy(catalog_app, "catalog schema", "catalog_cmd.catalog_schema")
+_lazy(catalog_app, "catalog export", "catalog_cmd.catalog_export")
 app.add_typer(catalog_app, name="catalog")
 
-_command(topology_app, "topology show", guarded(topology_cmd.show, budgets=True))
-_command(topology_app, "topology generate", guarded(topology_cmd.generate, budgets=True))
-_command(topology_app, "topology presets", guarded(topology_cmd.presets))
+_lazy(topology_app, "topology show", "topology_cmd.show", budgets=True)
+_lazy(topology_app, "topology generate", "topology_cmd.generate", budgets=True)
+_lazy(topology_app, "topology presets", "topology_cmd.presets")
 app.add_typer(topology_app, name="topology")
 
-_command(
+_lazy(
     cluster_app,
     "cluster nodes",
-    guarded(live_cmd.nodes, budgets=True),
+    "live_cmd.nodes",
     "Print the cluster's NodeList (feeds `wmap topology show` and `wmap place -t`).",
+    budgets=True,
 )
-_command(cluster_app, "cluster pods", guarded(live_cmd.pods, budgets=True), "Print the active PodList (feeds --pods).")
+_lazy(cluster_app, "cluster pods", "live_cmd.pods", "Print the active PodList (feeds --pods).", budgets=True)
 app.add_typer(cluster_app, name="cluster")
 
 

@@ -22,6 +22,7 @@ RANK = {
     "loader": 1,
     "budgets": 1,
     "selectors": 1,
+    "jmespath_compiler": 1.5,  # JMESPath trees as closures; expressions evaluates through it
     "values": 2,
     "documents": 2,
     "expressions": 2,

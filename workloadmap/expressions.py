@@ -51,6 +51,7 @@ import jmespath.functions
 import jmespath.visitor
 
 from .errors import ExpressionError, ExpressionLimitError
+from .jmespath_compiler import Program, State, compile_tree
 
 __all__ = [
     "Expression",
@@ -269,7 +270,7 @@ class Expression:
         language: ``jmespath`` or ``jsonpath``.
     """
 
-    __slots__ = ("source", "language", "_compiled", "_scopeless", "_memo")
+    __slots__ = ("source", "language", "_compiled", "_scopeless", "_memo", "_program")
 
     def __init__(self, source: str, language: str, compiled: Any) -> None:
         self.source = source
@@ -279,6 +280,7 @@ class Expression:
         # instances it is evaluated for (a Grove topology name scanning every clique, per clique).
         self._scopeless = language == "jmespath" and not _reads_current(compiled.parsed)
         self._memo: tuple[Any, Any, Any] | None = None
+        self._program: Program | None = None
 
     def __getstate__(self) -> tuple[str, str, Any, bool]:
         return (self.source, self.language, self._compiled, self._scopeless)
@@ -286,6 +288,7 @@ class Expression:
     def __setstate__(self, state: tuple[str, str, Any, bool]) -> None:
         self.source, self.language, self._compiled, self._scopeless = state
         self._memo = None
+        self._program = None
 
     def __repr__(self) -> str:
         return f"Expression({self.language}: {self.source!r})"
@@ -312,9 +315,8 @@ class Expression:
         memo = self._memo
         if self._scopeless and memo is not None and memo[0] is root and memo[1] == (refs or {}):
             return memo[2]
-        options = jmespath.Options(custom_functions=_WmapFunctions(root, refs))
         try:
-            result = _Bounded(options).visit(self._compiled.parsed, data)
+            result = self._evaluate(data, root, refs)
             if self._scopeless:
                 self._memo = (root, dict(refs or {}), result)
             return result
@@ -327,6 +329,12 @@ class Expression:
             message = " ".join(str(error).split())
             raise ExpressionError(f"expression {self.source!r} failed on this input: {message}") from None
 
+    def _evaluate(self, data: Any, root: Any, refs: Mapping[str, Any] | None) -> Any:
+        program = self._program
+        if program is None:
+            program = self._program = _program(self._compiled.parsed)
+        return program(data, State(MAX_STEPS, lambda: _WmapFunctions(root, refs)))
+
     def values(self, data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> list[Any]:
         """Evaluate and return every result as a list (JSONPath: every match)."""
         if self.language == "jsonpath":
@@ -335,6 +343,24 @@ class Expression:
         if result is None:
             return []
         return result if isinstance(result, list) else [result]
+
+
+def _program(parsed: dict[str, Any]) -> Program:
+    """The compiled closure of a tree, or the bounded interpreter for a tree too deep to compile."""
+    try:
+        return compile_tree(parsed, MAX_VALUE_SIZE)
+    except (RecursionError, ValueError):
+        return lambda data, state: _Bounded(jmespath.Options(custom_functions=state.functions())).visit(parsed, data)
+
+
+def interpret(parsed: dict[str, Any], data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> Any:
+    """Evaluate a JMESPath syntax tree with jmespath's own interpreter, under the same bounds.
+
+    The reference the compiled closures are checked against (and the path for a tree too deep to
+    compile); errors are raised as they come, unwrapped.
+    """
+    options = jmespath.Options(custom_functions=_WmapFunctions(data if root is None else root, refs))
+    return _Bounded(options).visit(parsed, data)
 
 
 @lru_cache(maxsize=4096)

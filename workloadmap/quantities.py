@@ -53,12 +53,31 @@ MAX_QUANTITY = Fraction(2**63 - 1)
 """The largest magnitude accepted: Kubernetes stores scheduled quantities as int64."""
 
 
+# Parsed quantities by their text (and whole numbers by value): the same few spellings ("4", "64Gi")
+# recur in every container of every workload, and a Fraction is immutable, so one can be shared.
+_PARSED: dict[tuple[type, object], Fraction] = {}
+_PARSED_MAX = 4096
+
+
 def parse_quantity(value: object) -> Fraction:
     """Parse a Kubernetes quantity (``"500m"``, ``"1.5Gi"``, ``8``) into an exact Fraction.
 
     Raises:
         QuantityError: the value is not a quantity (the message quotes it).
     """
+    key = (type(value), value)  # by type too: True == 1 == 1.0, but only 1 is a quantity
+    try:
+        return _PARSED[key]
+    except (KeyError, TypeError):  # TypeError: an unhashable value, refused below
+        pass
+    amount = _parse_quantity(value)
+    if len(_PARSED) >= _PARSED_MAX:
+        _PARSED.clear()
+    _PARSED[key] = amount
+    return amount
+
+
+def _parse_quantity(value: object) -> Fraction:
     if isinstance(value, bool) or value is None:
         raise QuantityError(f"invalid quantity {value!r}: expected a number or a quantity string")
     if isinstance(value, int):

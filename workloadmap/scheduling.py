@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import InputError
-from .numa import PodNuma, pod_numa
+from .numa.pod import PodNuma, pod_numa
 
 __all__ = [
     "SCHEDULING_EFFECTS",

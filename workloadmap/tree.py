@@ -15,7 +15,7 @@ from fractions import Fraction
 from typing import Any
 
 from .definitions import Phase
-from .numa import QosClass
+from .numa.pod import QosClass
 from .quantities import parse_quantity
 from .resources import DEFAULT_GPU_RESOURCES
 from .scheduling import PodScheduling

@@ -8,30 +8,69 @@ allocation and pods admitted one after another; ``explain`` says why a pod is re
 would make it fit. See docs/numa.md.
 """
 
-from .admission import (
-    ADMISSION_ERROR,
-    NOT_STARTED,
-    TOPOLOGY_AFFINITY_ERROR,
-    Admission,
-    ContainerAffinity,
-    admit,
-    admit_pods,
-    admitted_count,
-)
-from .explain import Rejection, demands, explain
-from .hints import Hint, ZoneState, count_hints, iterate_masks, mask_of
-from .layout import (
-    DEFAULT_MAX_ALLOWABLE_NUMA_NODES,
-    NumaLayout,
-    TopologyManager,
-    TopologyManagerPolicy,
-    TopologyManagerScope,
-    Zone,
-    ZoneResource,
-    is_device_resource,
-)
-from .merge import filter_provider_hints, merge, merge_hints
-from .pod import ContainerDemand, ContainerKind, PodNuma, QosClass, pod_numa, qos_class
+# The submodules load on first use: the interpreter needs only ``pod`` (a pod's QoS class and NUMA
+# demand), and admission, hints, merge and explain cost a cold start of ``wmap inspect`` ~10 ms.
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .admission import (
+        ADMISSION_ERROR,
+        NOT_STARTED,
+        TOPOLOGY_AFFINITY_ERROR,
+        Admission,
+        ContainerAffinity,
+        admit,
+        admit_pods,
+        admitted_count,
+    )
+    from .explain import Rejection, demands, explain
+    from .hints import Hint, ZoneState, count_hints, iterate_masks, mask_of
+    from .layout import (
+        DEFAULT_MAX_ALLOWABLE_NUMA_NODES,
+        NumaLayout,
+        TopologyManager,
+        TopologyManagerPolicy,
+        TopologyManagerScope,
+        Zone,
+        ZoneResource,
+        is_device_resource,
+    )
+    from .merge import filter_provider_hints, merge, merge_hints
+    from .pod import ContainerDemand, ContainerKind, PodNuma, QosClass, pod_numa, qos_class
+
+_LAZY = {
+    **dict.fromkeys(
+        (
+            "ADMISSION_ERROR",
+            "NOT_STARTED",
+            "TOPOLOGY_AFFINITY_ERROR",
+            "Admission",
+            "ContainerAffinity",
+            "admit",
+            "admit_pods",
+            "admitted_count",
+        ),
+        ".admission",
+    ),
+    **dict.fromkeys(("Rejection", "demands", "explain"), ".explain"),
+    **dict.fromkeys(("Hint", "ZoneState", "count_hints", "iterate_masks", "mask_of"), ".hints"),
+    **dict.fromkeys(
+        (
+            "DEFAULT_MAX_ALLOWABLE_NUMA_NODES",
+            "NumaLayout",
+            "TopologyManager",
+            "TopologyManagerPolicy",
+            "TopologyManagerScope",
+            "Zone",
+            "ZoneResource",
+            "is_device_resource",
+        ),
+        ".layout",
+    ),
+    **dict.fromkeys(("filter_provider_hints", "merge", "merge_hints"), ".merge"),
+    **dict.fromkeys(("ContainerDemand", "ContainerKind", "PodNuma", "QosClass", "pod_numa", "qos_class"), ".pod"),
+}
+
 
 __all__ = [
     "QosClass",
@@ -68,3 +107,18 @@ __all__ = [
     "explain",
     "demands",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
