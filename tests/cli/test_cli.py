@@ -232,6 +232,6 @@ def test_inspect_imports_only_what_it_needs(tmp_path):
         "workloadmap.cli.place_cmd", "workloadmap.cli.alter_cmd", "workloadmap.cli.get_cmd",
         "workloadmap.cli.catalog_cmd", "workloadmap.cli.topology_cmd", "workloadmap.cli.describe_cmd",
         # NUMA admission is placement's; inspect reads only a pod's QoS class and NUMA demand
-        "workloadmap.numa.admission", "workloadmap.numa.merge", "workloadmap.numa.explain",
+        "workloadmap.numa.admission", "workloadmap.numa.policies", "workloadmap.numa.rejections",
     }  # fmt: skip
     assert not loaded & heavy

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from helpers import CORPUS_DIR
 from workloadmap.catalog import builtin_catalog_dir, load_definition
-from workloadmap.cli.main import catalog_app
+from workloadmap.cli.main import app
 from workloadmap.errors import DefinitionError
 from workloadmap.lint import LintFinding, has_errors, lint_definition, lint_path, load_samples
 
@@ -684,7 +684,7 @@ def test_builtin_catalog_lints_without_errors_on_the_corpus():
 
 
 def _app() -> typer.Typer:
-    return catalog_app
+    return app
 
 
 def test_command_exit_codes_and_json(tmp_path):
@@ -692,7 +692,7 @@ def test_command_exit_codes_and_json(tmp_path):
     bad.mkdir()
     (bad / "ghost.yaml").write_text(HEADER.format(name="ghost", kind="Ghost") + "components: [{name: ghost}]\n")
     runner = CliRunner()
-    result = runner.invoke(_app(), ["lint", str(bad), "-o", "json"])
+    result = runner.invoke(_app(), ["catalog", "lint", str(bad), "-o", "json"])
     assert result.exit_code == 1, result.output
     data = json.loads(result.stdout)
     assert [(f["rule"], f["severity"], f["definition"], f["field"]) for f in data["findings"]] == [
@@ -704,7 +704,9 @@ def test_command_warnings_only_exit_zero(tmp_path):
     definition_from(tmp_path, "components: [{name: main, podTemplate: spec.template, replicas: spec.typo}]\n")
     sample = tmp_path / "sample.yaml"
     sample.write_text(yaml.safe_dump(widget({"template": TEMPLATE})))
-    result = CliRunner().invoke(_app(), ["lint", str(tmp_path / "widget.yaml"), "--samples", str(sample), "-o", "yaml"])
+    result = CliRunner().invoke(
+        _app(), ["catalog", "lint", str(tmp_path / "widget.yaml"), "--samples", str(sample), "-o", "yaml"]
+    )
     assert result.exit_code == 0, result.output
     findings = yaml.safe_load(result.stdout)["findings"]
     assert [(f["rule"], f["severity"]) for f in findings] == [("never-matches", "warning")]
@@ -712,7 +714,7 @@ def test_command_warnings_only_exit_zero(tmp_path):
 
 def test_command_table_output(tmp_path):
     definition_from(tmp_path, "components: [{name: main, podTemplate: spec.template}, {name: ghost}]\n")
-    result = CliRunner().invoke(_app(), ["lint", str(tmp_path / "widget.yaml")])
+    result = CliRunner().invoke(_app(), ["catalog", "lint", str(tmp_path / "widget.yaml")])
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["SEVERITY", "DEFINITION", "FIELD", "RULE", "MESSAGE"]
@@ -721,7 +723,7 @@ def test_command_table_output(tmp_path):
 
 
 def test_command_missing_path(tmp_path):
-    result = CliRunner().invoke(_app(), ["lint", str(tmp_path / "absent")])
+    result = CliRunner().invoke(_app(), ["catalog", "lint", str(tmp_path / "absent")])
     assert result.exit_code == 1
     assert "absent" in result.output and "Traceback" not in result.output
 

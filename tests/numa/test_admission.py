@@ -31,7 +31,7 @@ from workloadmap.numa import (
     admitted_count,
     pod_numa,
 )
-from workloadmap.numa.explain import explain
+from workloadmap.numa.rejections import explain
 
 TRAIN = spec(container("train", "16", "64Gi", 2))  # the worked example of docs/numa.md
 

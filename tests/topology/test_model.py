@@ -10,7 +10,7 @@ import yaml
 from typer.testing import CliRunner
 
 from helpers import FIXTURES_DIR
-from workloadmap.cli.main import topology_app as app
+from workloadmap.cli.main import app as wmap_app
 from workloadmap.errors import TopologyError
 from workloadmap.labels import HOSTNAME as HOSTNAME_LABEL
 from workloadmap.topology import Cluster, Node, NodeCapacity, domain_tree, validate_levels
@@ -183,7 +183,15 @@ def test_cluster_helpers():
 # ---------------------------------------------------------------------------- CLI
 
 
-runner = CliRunner()
+class _TopologyRunner(CliRunner):
+    """Runs ``wmap topology ...`` through the root app, as the console script does (commands load lazily)."""
+
+    def invoke(self, cli, args=None, **kwargs):  # type: ignore[override]
+        return super().invoke(wmap_app, ["topology", *(args or [])], **kwargs)
+
+
+app = wmap_app
+runner = _TopologyRunner()
 
 
 def test_cli_show_tree_counts_free_over_total():

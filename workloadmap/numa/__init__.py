@@ -3,8 +3,8 @@
 ``pod`` holds what a pod asks (QoS class by the API's rule, containers, exclusive CPUs under the
 static CPU manager); ``layout`` a node's NUMA zones as a ``NodeResourceTopology`` object gives them,
 with the topology manager's policy and scope; ``hints`` the hint providers (CPU, memory and device
-manager) and the zone state they read; ``merge`` the policies; ``admission`` the scopes, the
-allocation and pods admitted one after another; ``explain`` says why a pod is rejected and what
+manager) and the zone state they read; ``policies`` merges hints by policy; ``admission`` the scopes, the
+allocation and pods admitted one after another; ``rejections`` says why a pod is rejected and what
 would make it fit. See docs/numa.md.
 """
 
@@ -23,7 +23,6 @@ if TYPE_CHECKING:
         admit_pods,
         admitted_count,
     )
-    from .explain import Rejection, demands, explain
     from .hints import Hint, ZoneState, count_hints, iterate_masks, mask_of
     from .layout import (
         DEFAULT_MAX_ALLOWABLE_NUMA_NODES,
@@ -35,8 +34,9 @@ if TYPE_CHECKING:
         ZoneResource,
         is_device_resource,
     )
-    from .merge import filter_provider_hints, merge, merge_hints
     from .pod import ContainerDemand, ContainerKind, PodNuma, QosClass, pod_numa, qos_class
+    from .policies import filter_provider_hints, merge, merge_hints
+    from .rejections import Rejection, demands, explain
 
 _LAZY = {
     **dict.fromkeys(
@@ -52,7 +52,7 @@ _LAZY = {
         ),
         ".admission",
     ),
-    **dict.fromkeys(("Rejection", "demands", "explain"), ".explain"),
+    **dict.fromkeys(("Rejection", "demands", "explain"), ".rejections"),
     **dict.fromkeys(("Hint", "ZoneState", "count_hints", "iterate_masks", "mask_of"), ".hints"),
     **dict.fromkeys(
         (
@@ -67,7 +67,7 @@ _LAZY = {
         ),
         ".layout",
     ),
-    **dict.fromkeys(("filter_provider_hints", "merge", "merge_hints"), ".merge"),
+    **dict.fromkeys(("filter_provider_hints", "merge", "merge_hints"), ".policies"),
     **dict.fromkeys(("ContainerDemand", "ContainerKind", "PodNuma", "QosClass", "pod_numa", "qos_class"), ".pod"),
 }
 

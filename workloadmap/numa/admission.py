@@ -35,8 +35,8 @@ from .hints import (
     memory_requests,
 )
 from .layout import NumaLayout, TopologyManagerPolicy, TopologyManagerScope
-from .merge import merge
 from .pod import ContainerDemand, ContainerKind, PodNuma
+from .policies import merge
 
 __all__ = [
     "Admission",
