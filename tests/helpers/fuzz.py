@@ -97,6 +97,15 @@ LIST_BUDGET = 20_000
 """Items a multiplied list may reach, and its size in bytes / 200: 4 MB of text, a large real manifest."""
 
 
+def _tree_copy(value: Any) -> Any:
+    """A copy of parsed YAML's maps and lists (leaves are immutable scalars): deepcopy's result, 4x faster."""
+    if isinstance(value, dict):
+        return {key: _tree_copy(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_tree_copy(item) for item in value]
+    return value
+
+
 def _multiply_list(rng: random.Random, body: Any, budget: int = LIST_BUDGET) -> tuple[Any, str]:
     candidates = [path for path, value in _paths(body) if isinstance(value, list) and value]
     if not candidates:
@@ -108,7 +117,7 @@ def _multiply_list(rng: random.Random, body: Any, budget: int = LIST_BUDGET) -> 
     # A few MB of text at most: the size of a large real manifest, not a memory test of the engine.
     size = len(json.dumps(node, default=str))
     factor = min(rng.choice([10, 100, 1000, 5000]), max(1, budget // len(node)), max(1, budget * 200 // size))
-    node[:] = [copy.deepcopy(item) for item in node for _ in range(factor)]
+    node[:] = [_tree_copy(item) for item in node for _ in range(factor)]
     return body, f"multiply {path} x{factor}"
 
 
@@ -353,13 +362,13 @@ def make_cluster_case(
 ) -> ClusterCase:
     """The case of ``seed``: a NodeList with topology mutations (and sometimes generic ones) and a workload."""
     rng = random.Random(seed)
-    nodelist = copy.deepcopy(rng.choice(clusters))
+    nodelist = _tree_copy(rng.choice(clusters))
     applied = [rng.choice(CLUSTER_MUTATIONS)(rng, nodelist) for _ in range(rng.choice([1, 2, 3]))]
     if rng.random() < 0.3:
         nodelist, generic = _mutate(rng, nodelist, budget, 1)
         applied.extend(generic)
     source, workload = workloads[rng.randrange(len(workloads))]
-    workload = copy.deepcopy(workload)
+    workload = _tree_copy(workload)
     if rng.random() < 0.6:
         applied.append(_demand(rng, workload))
     applied.append(f"workload {source}")
@@ -392,7 +401,7 @@ def make_definition_case(definitions: list[tuple[str, Any]], seed: int, *, budge
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))
     try:
-        body, applied = _mutate(rng, copy.deepcopy(body), budget, rng.choice([1, 2, 3]))
+        body, applied = _mutate(rng, _tree_copy(body), budget, rng.choice([1, 2, 3]))
         text = _dump(body, limit=budget * 200)
         if rng.random() < 0.3:
             text, what = _text_mutation(rng, text)
@@ -433,7 +442,7 @@ def make_case(
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))  # copy and the dumpers recurse once per level of nesting
     try:
-        body, applied = _mutate(rng, copy.deepcopy(body), budget, rng.choice([1, 1, 2]), mutations)
+        body, applied = _mutate(rng, _tree_copy(body), budget, rng.choice([1, 1, 2]), mutations)
         if rng.random() < 0.15:
             text = json.dumps(body, default=str)
         else:
