@@ -81,7 +81,18 @@ class _Expression:
 
 def _is_false(value: Any) -> bool:
     # As TreeInterpreter._is_false: equality on purpose (JMESPath's falsy values are not Python's).
-    return value == "" or value == [] or value == {} or value is None or value is False
+    if value is None or value is False:
+        return True
+    kind = value.__class__
+    if kind is dict or kind is list or kind is str:  # the parsed document's own types: empty is false
+        return not value
+    return value == "" or value == [] or value == {}
+
+
+def _spend(state: State, steps: int) -> None:
+    """Set the steps left and give None (a field of something that has no fields)."""
+    state.steps = steps
+    return None
 
 
 def compile_tree(node: dict[str, Any], max_value_size: int) -> Program:
@@ -122,17 +133,6 @@ class _Compiler:
 
         return run
 
-    def _counted(self, body: Callable[[Any, State], Any]) -> Program:
-        """``body`` with the step count before it; for nodes that never return a list, object or string."""
-
-        def run(value: Any, state: State) -> Any:
-            state.steps -= 1
-            if state.steps < 0:
-                raise state.out_of_steps()
-            return body(value, state)
-
-        return run
-
     # -- leaves ------------------------------------------------------------------------------
 
     def _field(self, node: dict[str, Any]) -> Program:
@@ -140,6 +140,49 @@ class _Compiler:
 
     def _fields(self, keys: tuple[Any, ...], outer_steps: int) -> Program:
         """Fields looked up one after another; ``outer_steps`` = 1 for the subexpression node around them."""
+        limit = self.limit
+        count = len(keys)
+        total = outer_steps + count  # a chain costs the same steps whether or not it meets None
+        slow = self._fields_counted(keys, outer_steps)
+
+        def run(value: Any, state: State) -> Any:
+            steps = state.steps - total
+            if steps < 0:  # the budget runs out inside the chain: find the field it runs out at
+                return slow(value, state)
+            start = value
+            for key in keys:
+                try:
+                    value = value.get(key)
+                except AttributeError:
+                    value = None
+                if value is None:
+                    break
+                if isinstance(value, _SIZED) and len(value) > limit:
+                    return slow(start, state)  # the error, with the steps counted up to that field
+            state.steps = steps
+            return value
+
+        if count == 1:
+            (only,) = keys
+
+            def run_one(value: Any, state: State) -> Any:
+                steps = state.steps - total
+                if steps < 0:
+                    return slow(value, state)
+                try:
+                    found = value.get(only)
+                except AttributeError:
+                    return _spend(state, steps)
+                if isinstance(found, _SIZED) and len(found) > limit:
+                    return slow(value, state)
+                state.steps = steps
+                return found
+
+            return run_one
+        return run
+
+    def _fields_counted(self, keys: tuple[Any, ...], outer_steps: int) -> Program:
+        """``_fields`` one step at a time: where the budget runs out or a value is too big."""
         limit = self.limit
         count = len(keys)
 
@@ -164,6 +207,7 @@ class _Compiler:
                         raise state.out_of_steps()
                     break
                 if isinstance(value, _SIZED) and len(value) > limit:
+                    state.steps = steps
                     raise _too_big(value, limit)
             state.steps = steps
             return value
@@ -177,7 +221,16 @@ class _Compiler:
 
     def _literal(self, node: dict[str, Any]) -> Program:
         literal = node["value"]
-        return self._checked(lambda value, state: literal)
+        if isinstance(literal, _SIZED) and len(literal) > self.limit:
+            return self._checked(lambda value, state: literal)
+
+        def run(value: Any, state: State) -> Any:
+            state.steps -= 1
+            if state.steps < 0:
+                raise state.out_of_steps()
+            return literal
+
+        return run
 
     def _index(self, node: dict[str, Any]) -> Program:
         position = node["value"]
@@ -216,6 +269,20 @@ class _Compiler:
 
     def _sequence(self, children: list[dict[str, Any]]) -> Program:
         programs = tuple(self.compile(child) for child in children)
+        limit = self.limit
+        if len(programs) == 2:  # a.b, x | y, x[0]: the common case, without the loop
+            first, second = programs
+
+            def run_two(value: Any, state: State) -> Any:
+                state.steps -= 1
+                if state.steps < 0:
+                    raise state.out_of_steps()
+                result = second(first(value, state), state)
+                if isinstance(result, _SIZED) and len(result) > limit:
+                    raise _too_big(result, limit)
+                return result
+
+            return run_two
 
         def body(value: Any, state: State) -> Any:
             for program in programs:
@@ -238,61 +305,102 @@ class _Compiler:
         left, right = (self.compile(child) for child in node["children"])
         # a comparison gives true, false or null: nothing to measure
         if name in ("eq", "ne"):
-            return self._counted(lambda value, state: compare(left(value, state), right(value, state)))
+
+            def equality(value: Any, state: State) -> Any:
+                state.steps -= 1
+                if state.steps < 0:
+                    raise state.out_of_steps()
+                return compare(left(value, state), right(value, state))
+
+            return equality
 
         def ordered(value: Any, state: State) -> Any:
+            state.steps -= 1
+            if state.steps < 0:
+                raise state.out_of_steps()
             first = left(value, state)
             second = right(value, state)
             if not (_is_comparable(first) and _is_comparable(second)):
                 return None
             return compare(first, second)
 
-        return self._counted(ordered)
+        return ordered
 
     def _or_expression(self, node: dict[str, Any]) -> Program:
         left, right = (self.compile(child) for child in node["children"])
+        limit = self.limit
 
-        def body(value: Any, state: State) -> Any:
+        def run(value: Any, state: State) -> Any:
+            state.steps -= 1
+            if state.steps < 0:
+                raise state.out_of_steps()
             matched = left(value, state)
             if _is_false(matched):
                 matched = right(value, state)
-            return matched
+                if isinstance(matched, _SIZED) and len(matched) > limit:
+                    raise _too_big(matched, limit)
+            return matched  # the left value was measured when the left node made it
 
-        return self._checked(body)
+        return run
 
     def _and_expression(self, node: dict[str, Any]) -> Program:
         left, right = (self.compile(child) for child in node["children"])
+        limit = self.limit
 
-        def body(value: Any, state: State) -> Any:
+        def run(value: Any, state: State) -> Any:
+            state.steps -= 1
+            if state.steps < 0:
+                raise state.out_of_steps()
             matched = left(value, state)
             if _is_false(matched):
                 return matched
-            return right(value, state)
+            matched = right(value, state)
+            if isinstance(matched, _SIZED) and len(matched) > limit:
+                raise _too_big(matched, limit)
+            return matched
 
-        return self._checked(body)
+        return run
 
     def _not_expression(self, node: dict[str, Any]) -> Program:
         child = self.compile(node["children"][0])
 
-        def body(value: Any, state: State) -> Any:
+        def run(value: Any, state: State) -> Any:
+            state.steps -= 1
+            if state.steps < 0:
+                raise state.out_of_steps()
             original = child(value, state)
             if _is_actual_number(original) and original == 0:
                 return False  # !0 is false: 0 is not a falsy value in JMESPath
             return not original
 
-        return self._counted(body)
+        return run
 
     def _function_expression(self, node: dict[str, Any]) -> Program:
         name = node["value"]
         arguments = tuple(self.compile(child) for child in node["children"])
-        return self._checked(lambda value, state: state.call(name, [argument(value, state) for argument in arguments]))
+        limit = self.limit
+
+        def run(value: Any, state: State) -> Any:
+            state.steps -= 1
+            if state.steps < 0:
+                raise state.out_of_steps()
+            result = state.call(name, [argument(value, state) for argument in arguments])
+            if isinstance(result, _SIZED) and len(result) > limit:
+                raise _too_big(result, limit)
+            return result
+
+        return run
 
     # -- projections and selections ----------------------------------------------------------
 
     def _projection(self, node: dict[str, Any]) -> Program:
         base, each = (self.compile(child) for child in node["children"])
+        limit = self.limit
 
-        def body(value: Any, state: State) -> Any:
+        def run(value: Any, state: State) -> Any:
+            state.steps -= 1
+            if state.steps < 0:
+                raise state.out_of_steps()
             elements = base(value, state)
             if not isinstance(elements, list):
                 return None
@@ -301,9 +409,11 @@ class _Compiler:
                 current = each(element, state)
                 if current is not None:
                     collected.append(current)
+            if len(collected) > limit:
+                raise _too_big(collected, limit)
             return collected
 
-        return self._checked(body)
+        return run
 
     def _value_projection(self, node: dict[str, Any]) -> Program:
         base, each = (self.compile(child) for child in node["children"])
@@ -326,7 +436,12 @@ class _Compiler:
     def _filter_projection(self, node: dict[str, Any]) -> Program:
         base, each, condition = (self.compile(child) for child in node["children"])
 
-        def body(value: Any, state: State) -> Any:
+        limit = self.limit
+
+        def run(value: Any, state: State) -> Any:
+            state.steps -= 1
+            if state.steps < 0:
+                raise state.out_of_steps()
             elements = base(value, state)
             if not isinstance(elements, list):
                 return None
@@ -336,14 +451,21 @@ class _Compiler:
                     current = each(element, state)
                     if current is not None:
                         collected.append(current)
+            if len(collected) > limit:
+                raise _too_big(collected, limit)
             return collected
 
-        return self._checked(body)
+        return run
 
     def _flatten(self, node: dict[str, Any]) -> Program:
         base = self.compile(node["children"][0])
 
-        def body(value: Any, state: State) -> Any:
+        limit = self.limit
+
+        def run(value: Any, state: State) -> Any:
+            state.steps -= 1
+            if state.steps < 0:
+                raise state.out_of_steps()
             elements = base(value, state)
             if not isinstance(elements, list):
                 return None
@@ -353,33 +475,58 @@ class _Compiler:
                     merged.extend(element)
                 else:
                     merged.append(element)
+            if len(merged) > limit:
+                raise _too_big(merged, limit)
             return merged
 
-        return self._checked(body)
+        return run
 
     def _key_val_pair(self, node: dict[str, Any]) -> Program:
         child = self.compile(node["children"][0])
         return self._checked(child)
 
     def _multi_select_dict(self, node: dict[str, Any]) -> Program:
-        pairs = tuple((child["value"], self.compile(child)) for child in node["children"])
+        # each key_val_pair node inlined: one step before its value, the value measured after
+        pairs = tuple((child["value"], self.compile(child["children"][0])) for child in node["children"])
+        limit = self.limit
 
-        def body(value: Any, state: State) -> Any:
+        def run(value: Any, state: State) -> Any:
+            state.steps -= 1
+            if state.steps < 0:
+                raise state.out_of_steps()
             if value is None:
                 return None
-            return {key: program(value, state) for key, program in pairs}
+            collected = {}
+            for key, program in pairs:
+                state.steps -= 1
+                if state.steps < 0:
+                    raise state.out_of_steps()
+                item = program(value, state)
+                if isinstance(item, _SIZED) and len(item) > limit:
+                    raise _too_big(item, limit)
+                collected[key] = item
+            if len(collected) > limit:
+                raise _too_big(collected, limit)
+            return collected
 
-        return self._checked(body)
+        return run
 
     def _multi_select_list(self, node: dict[str, Any]) -> Program:
         programs = tuple(self.compile(child) for child in node["children"])
+        limit = self.limit
 
-        def body(value: Any, state: State) -> Any:
+        def run(value: Any, state: State) -> Any:
+            state.steps -= 1
+            if state.steps < 0:
+                raise state.out_of_steps()
             if value is None:
                 return None
-            return [program(value, state) for program in programs]
+            collected = [program(value, state) for program in programs]
+            if len(collected) > limit:
+                raise _too_big(collected, limit)
+            return collected
 
-        return self._checked(body)
+        return run
 
 
 def _too_big(value: Any, limit: int) -> ExpressionLimitError:
