@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, overload
@@ -88,10 +88,11 @@ class PathIndex:
             children = node.items() if isinstance(node, dict) else enumerate(node)
             for key, value in children:
                 if isinstance(value, (dict, list)):
-                    known.setdefault(id(value), path + [key])
+                    child = [*path, key]
+                    known.setdefault(id(value), child)
                     if value is target:
                         return True
-                    queue.append((value, path + [key]))
+                    queue.append((value, child))
         return False
 
 
@@ -125,7 +126,7 @@ class ExpandedComponent:
     template: Mapping | None = None
     template_path: list[str | int] | None = None
     children: list["ExpandedComponent"] = field(default_factory=list)
-    count_fields: dict[str, str] = field(default_factory=dict)  # replicas, podsPerReplica: where each was read
+    count_field: Callable[[str], str] | None = None  # replicas, pods_per_replica: where each was read (for errors)
 
     @property
     def gang_replicas(self) -> int:
@@ -224,11 +225,13 @@ def evaluate_count(
     root: Any,
     refs: Mapping[str, Any] | None,
     what: str,
-    field: str | None = None,
+    field: str | Callable[[], str] | None = None,
 ) -> int | None:
     """A count field of a definition model: a constant or a compiled expression.
 
     Returns None when the field is unset or the expression yields null (the caller's default applies).
+    ``field`` names the field in errors (default: the expression); a callable is called only for an
+    error, since finding an instance element's path can cost a walk of the resource.
 
     Raises:
         InputError: the expression gave something that is not a whole, non-negative number.
@@ -242,14 +245,20 @@ def evaluate_count(
     expression = model.compiled(field_name)
     if expression is None:
         return None
-    where = field or expression.source
     try:
         result = expression.search(scope, root=root, refs=refs)
     except ExpressionError as error:
-        raise error.located(field=where) from None
+        raise error.located(field=_field_text(field, expression.source)) from None
     if result is None:
         return None
-    return to_count(result, what, where)
+    if result.__class__ is int and 0 <= result <= _MAX_REPLICAS:  # to_count's answer, without naming the field
+        return result
+    return to_count(result, what, _field_text(field, expression.source))
+
+
+def _field_text(field: str | Callable[[], str] | None, source: str) -> str:
+    text = field() if callable(field) else field
+    return text or source
 
 
 _COUNTED = ("replicas", "pods_per_replica")
@@ -316,7 +325,7 @@ class Expander:
             root=self.resource,
             refs=self.refs,
             what=f"{_FIELD_WORDS.get(field_name, field_name)} of component {component.name}",
-            field=self._field_path(scope, source),
+            field=lambda: self._field_path(scope, source),
         )
         return default if count is None else count
 
@@ -461,9 +470,7 @@ class Expander:
             kind=component.kind,
             template=template,
             template_path=self._template_path(template, element) if template is not None else None,
-            count_fields={
-                name: self._count_field(component, name, element) for name in ("replicas", "pods_per_replica")
-            },
+            count_field=lambda name: self._count_field(component, name, element),
         )
 
     def _count_field(self, component: ComponentDefinition, field_name: str, scope: Any) -> str:
