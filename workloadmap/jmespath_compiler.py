@@ -86,7 +86,7 @@ def _is_false(value: Any) -> bool:
     kind = value.__class__
     if kind is dict or kind is list or kind is str:  # the parsed document's own types: empty is false
         return not value
-    return value == "" or value == [] or value == {}
+    return bool(value == "" or value == [] or value == {})
 
 
 def _spend(state: State, steps: int) -> None:
