@@ -173,7 +173,7 @@ def _containers(spec: Mapping[str, Any], where: str) -> tuple[ContainerDemand, .
 
 
 def _positive(pairs: Amounts) -> dict[str, Fraction]:
-    return {name: amount for name, amount in pairs if name in _QOS_RESOURCES and amount > 0}
+    return {name: amount for name, amount in pairs if name in _QOS_RESOURCES and amount.numerator > 0}
 
 
 def qos_class(
