@@ -55,11 +55,30 @@ class State:
 
     def call(self, name: str, args: list[Any]) -> Any:
         """Call the JMESPath function ``name`` (arity and argument types checked, as jmespath does)."""
-        return self.functions().call_function(name, args)
+        functions = self.functions()
+        key = (functions.__class__, name, *[arg.__class__ for arg in args])
+        function = _ACCEPTED.get(key)
+        if function is not None:  # these argument types passed jmespath's checks before
+            return function(functions, *args)
+        result = functions.call_function(name, args)  # checks arity and types; raises as jmespath does
+        spec = functions.FUNCTION_TABLE[name]
+        if _by_type_only(spec["signature"]) and len(_ACCEPTED) < _ACCEPTED_LIMIT:
+            _ACCEPTED[key] = spec["function"]
+        return result
 
     def out_of_steps(self) -> ExpressionLimitError:
         """The error of a spent step budget."""
         return ExpressionLimitError(f"more than {self.budget} evaluation steps")
+
+
+# Functions by (functions class, name, argument classes) that passed jmespath's arity and type checks:
+# for a signature without element types (array-number) the check reads only each argument's class.
+_ACCEPTED: dict[tuple[Any, ...], Callable[..., Any]] = {}
+_ACCEPTED_LIMIT = 4096
+
+
+def _by_type_only(signature: list[dict[str, Any]]) -> bool:
+    return not any("-" in kind for argument in signature for kind in argument.get("types") or ())
 
 
 Program = Callable[[Any, State], Any]
@@ -480,10 +499,6 @@ class _Compiler:
             return merged
 
         return run
-
-    def _key_val_pair(self, node: dict[str, Any]) -> Program:
-        child = self.compile(node["children"][0])
-        return self._checked(child)
 
     def _multi_select_dict(self, node: dict[str, Any]) -> Program:
         # each key_val_pair node inlined: one step before its value, the value measured after
