@@ -88,8 +88,9 @@ class PathIndex:
             children = node.items() if isinstance(node, dict) else enumerate(node)
             for key, value in children:
                 if isinstance(value, (dict, list)):
-                    child = [*path, key]
-                    known.setdefault(id(value), child)
+                    child = known.get(id(value))
+                    if child is None:  # in a tree a known container's path is this one (first one met if shared)
+                        child = known[id(value)] = [*path, key]
                     if value is target:
                         return True
                     queue.append((value, child))
