@@ -444,7 +444,7 @@ class Expander:
     ) -> ExpandedComponent | None:
         """One instance of a component with its counts, or None when its optional role is absent."""
         name = instance if instance is not None else component.name
-        template, spec, where = self._pod_source(component, element, instance)
+        template, spec, where, template_path = self._pod_source(component, element, instance)
         if (component.pod_template or component.pod_spec) and spec is None:
             return None  # the role is optional and absent in this resource (e.g. no Master replica spec)
         active = truthy(self._evaluate(component, "active", element)) if component.active else True
@@ -470,7 +470,7 @@ class Expander:
             demand=demand,
             kind=component.kind,
             template=template,
-            template_path=self._template_path(template, element) if template is not None else None,
+            template_path=template_path,
             count_field=lambda name: self._count_field(component, name, element),
         )
 
@@ -499,15 +499,19 @@ class Expander:
 
     def _pod_source(
         self, component: ComponentDefinition, element: Any, instance: str | None
-    ) -> tuple[Mapping[str, Any] | None, Mapping[str, Any] | None, str]:
-        """``(template, pod_spec, where)`` for a component; where is the spec's path for errors."""
+    ) -> tuple[Mapping[str, Any] | None, Mapping[str, Any] | None, str, list[str | int] | None]:
+        """``(template, pod_spec, where, template_path)``; where is the spec's path for errors.
+
+        A template made around a ``podSpec`` is no part of the resource: it has no path.
+        """
         label = f"{component.name}[{instance}]" if instance is not None else component.name
         if component.pod_template:
             expression = component.compiled("pod_template")
             template = self._evaluate(component, "pod_template", element)
             if template is None:
-                return None, None, ""
-            found = self._template_path(template, element)
+                return None, None, "", None
+            # a template the expression made is no part of the resource: no search for it
+            found = None if expression.builds else self._template_path(template, element)  # type: ignore[union-attr]
             source = format_path(found) if found else self._field_path(element, expression.source)  # type: ignore[union-attr]
             if not isinstance(template, Mapping):
                 raise InputError(
@@ -518,13 +522,13 @@ class Expander:
                 raise InputError(f"pod template of component {label} has no spec", field=f"{source}.spec")
             if not isinstance(spec, Mapping):
                 raise InputError(f"pod template spec of component {label} must be a mapping", field=f"{source}.spec")
-            return template, spec, f"{source}.spec"
+            return template, spec, f"{source}.spec", found
         if component.pod_spec:
             expression = component.compiled("pod_spec")
             spec = self._evaluate(component, "pod_spec", element)
             if spec is None:
-                return None, None, ""
-            found = self._template_path(spec, element)
+                return None, None, "", None
+            found = None if expression.builds else self._template_path(spec, element)  # type: ignore[union-attr]
             source = format_path(found) if found else self._field_path(element, expression.source)  # type: ignore[union-attr]
             if not isinstance(spec, Mapping):
                 raise InputError(
@@ -532,5 +536,5 @@ class Expander:
                 )
             metadata = self._evaluate(component, "pod_metadata", element) if component.pod_metadata else None
             template = {"metadata": metadata if isinstance(metadata, Mapping) else {}, "spec": spec}
-            return template, spec, source
-        return None, None, ""
+            return template, spec, source, None
+        return None, None, "", None
