@@ -157,7 +157,10 @@ class ExpandedComponent:
         """This component and its descendants, depth first."""
         yield self
         for child in self.children:
-            yield from child.walk()
+            if child.children:
+                yield from child.walk()
+            else:  # most components are leaves: no generator per leaf
+                yield child
 
     def leaves(self) -> Iterator["ExpandedComponent"]:
         """Pod-bearing components of this subtree."""
