@@ -342,7 +342,7 @@ class Expression:
         program = self._program
         if program is None:
             program = self._program = _program(self._compiled.parsed)
-        return program(data, State(MAX_STEPS, lambda: _WmapFunctions(root, refs)))
+        return program(data, State(MAX_STEPS, _WmapFunctions, root, refs))
 
     def values(self, data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> list[Any]:
         """Evaluate and return every result as a list (JSONPath: every match)."""

@@ -35,22 +35,23 @@ _COMPARATORS = TreeInterpreter.COMPARATOR_FUNC
 class State:
     """One evaluation: the steps left, the step budget (for the message) and the functions object.
 
-    ``functions`` is made on the first function call (``make_functions()``), since most expressions
-    call none.
+    ``functions`` is made on the first function call (``make_functions(*arguments)``), since most
+    expressions call none.
     """
 
-    __slots__ = ("steps", "budget", "make_functions", "_functions")
+    __slots__ = ("steps", "budget", "make_functions", "arguments", "_functions")
 
-    def __init__(self, budget: int, make_functions: Callable[[], Any]) -> None:
+    def __init__(self, budget: int, make_functions: Callable[..., Any], *arguments: Any) -> None:
         self.steps = budget
         self.budget = budget
         self.make_functions = make_functions
+        self.arguments = arguments
         self._functions: Any = None
 
     def functions(self) -> Any:
         """The ``jmespath.functions.Functions`` object of this evaluation."""
         if self._functions is None:
-            self._functions = self.make_functions()
+            self._functions = self.make_functions(*self.arguments)
         return self._functions
 
     def call(self, name: str, args: list[Any]) -> Any:
