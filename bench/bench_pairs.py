@@ -79,8 +79,11 @@ def interpret() -> None:
     texts = corpus_texts() * 100
     catalog = Catalog.load(use_env=False)
     documents = [document for text in texts for document in iter_documents(text, "c")]
-    parse = best(lambda: [list(yaml.load_all(text, Loader=LOADER)) for text in texts])
-    inspect = best(lambda: list(inspect_documents(documents, catalog=catalog)))
+    parses, inspects = [], []
+    for _ in range(3):  # alternate, so a busy moment hits both sides
+        parses.append(best(lambda: [list(yaml.load_all(text, Loader=LOADER)) for text in texts], 1))
+        inspects.append(best(lambda: list(inspect_documents(documents, catalog=catalog)), 1))
+    parse, inspect = min(parses), min(inspects)
     count = len(documents)
     print(
         f"corpus x100 ({count} documents): CSafeLoader parse {parse / count * 1e6:.0f} us/doc, "

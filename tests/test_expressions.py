@@ -187,3 +187,39 @@ def test_pick_and_omit_join_two_lists():
     assert compile_expression("pick(cliques, 'name', group)[].name").search(data) == ["a", "c"]
     assert compile_expression("omit(cliques, 'name', group)[].name").search(data) == ["b"]
     assert compile_expression("omit(cliques, 'name', missing)[].name").search(data) == ["a", "b", "c"]
+
+
+_EMPTY_TEMPLATE = {"t": {}, "s": {"spec": {}}, "l": []}
+
+
+@pytest.mark.parametrize(
+    ("source", "builds"),
+    [
+        ("{metadata: s.metadata, spec: s.spec}", True),
+        ("[s, t]", True),
+        ("`{}`", True),
+        ("merge(s, `{}`)", True),
+        ("s.spec | {spec: @}", True),
+        ("{spec: s} || merge(t, s)", True),
+        # either side may be the input's own object: an empty {} or [] is falsy and is what && gives
+        ("t && {spec: s}", False),
+        ("t || {spec: s}", False),
+        ("{spec: s}.spec", False),
+        ("not_null(t, s)", False),
+        ("s", False),
+        ("@", False),
+        ("l[*]", False),
+    ],
+)
+def test_builds_says_whether_a_value_can_be_part_of_the_input(source, builds):
+    # The interpreter skips looking for a made pod template inside the resource; a wrong True
+    # would lose the path of a template that is the resource's own.
+    expression = compile_expression(source)
+    assert expression.builds is builds
+    if builds:
+        found = expression.search(_EMPTY_TEMPLATE)
+        stack = [_EMPTY_TEMPLATE]
+        while stack:  # nothing it gives is one of the input's own containers
+            node = stack.pop()
+            assert node is not found
+            stack.extend(v for v in (node.values() if isinstance(node, dict) else node) if isinstance(v, (dict, list)))

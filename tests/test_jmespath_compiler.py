@@ -148,6 +148,25 @@ def test_a_tree_too_deep_to_compile_falls_back_to_the_interpreter():
         compile_expression(source).search({"a": None})
 
 
+@pytest.mark.parametrize(
+    ("accepted", "refused"),
+    [
+        ("abs(`-3`)", "abs('x')"),  # the same function and arity, another argument class
+        ("sum(numbers)", "sum(strings)"),  # element types (array-number) are checked on every call
+        ("max(numbers)", "max(people)"),
+        ("length(strings)", "length(`1`)"),
+        ("not_null(a.b.e, a.b.d)", "not_null()"),  # variadic: the arity is part of what was accepted
+    ],
+)
+def test_arguments_accepted_once_do_not_let_other_arguments_through(accepted, refused):
+    # The compiled path remembers argument classes that passed jmespath's checks; what would fail
+    # them must still fail, with the interpreter's error, after a call that passed.
+    for source in (accepted, refused, accepted, refused):
+        parsed = jmespath.compile(source).parsed
+        assert _compiled(parsed, DATA, DATA) == _interpreted(parsed, DATA, DATA)
+    assert _compiled(jmespath.compile(refused).parsed, DATA, DATA)[0][0] == "error"
+
+
 def _documents(directory):
     documents = []
     for path in sorted(directory.rglob("*.yaml")):

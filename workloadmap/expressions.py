@@ -270,7 +270,7 @@ class Expression:
         language: ``jmespath`` or ``jsonpath``.
     """
 
-    __slots__ = ("source", "language", "_compiled", "_scopeless", "_memo", "_program")
+    __slots__ = ("source", "language", "_compiled", "_scopeless", "_memo", "_program", "_builds")
 
     def __init__(self, source: str, language: str, compiled: Any) -> None:
         self.source = source
@@ -281,6 +281,7 @@ class Expression:
         self._scopeless = language == "jmespath" and not _reads_current(compiled.parsed)
         self._memo: tuple[Any, Any, Any] | None = None
         self._program: Program | None = None
+        self._builds: bool | None = None
 
     def __getstate__(self) -> tuple[str, str, Any, bool]:
         return (self.source, self.language, self._compiled, self._scopeless)
@@ -289,6 +290,7 @@ class Expression:
         self.source, self.language, self._compiled, self._scopeless = state
         self._memo = None
         self._program = None
+        self._builds = None
 
     def __repr__(self) -> str:
         return f"Expression({self.language}: {self.source!r})"
@@ -297,6 +299,13 @@ class Expression:
     def parsed(self) -> Any:
         """The JMESPath syntax tree (dicts with ``type``, ``value``, ``children``); None for JSONPath."""
         return self._compiled.parsed if self.language == "jmespath" else None
+
+    @property
+    def builds(self) -> bool:
+        """Whether every value it gives is made by the evaluation (``{...}``, ``merge()``), never part of the input."""
+        if self._builds is None:
+            self._builds = self.language == "jmespath" and _builds(self._compiled.parsed)
+        return self._builds
 
     def search(self, data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> Any:
         """Evaluate against ``data``; ``root`` is what ``root()`` returns (default: ``data``).
@@ -333,7 +342,7 @@ class Expression:
         program = self._program
         if program is None:
             program = self._program = _program(self._compiled.parsed)
-        return program(data, State(MAX_STEPS, lambda: _WmapFunctions(root, refs)))
+        return program(data, State(MAX_STEPS, _WmapFunctions, root, refs))
 
     def values(self, data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> list[Any]:
         """Evaluate and return every result as a list (JSONPath: every match)."""
@@ -410,6 +419,17 @@ def _jmespath_problem(error: Exception) -> str:
 
 _KNOWN_FUNCTIONS = frozenset(_WmapFunctions(None).FUNCTION_TABLE)
 _SCOPELESS_FUNCTIONS = frozenset({"root", "ref"})
+
+
+def _builds(node: Any) -> bool:
+    kind = node.get("type")
+    if kind in ("multi_select_dict", "multi_select_list", "literal"):
+        return True
+    if kind == "function_expression":
+        return bool(node.get("value") == "merge")  # jmespath's merge() returns a new object
+    if kind in ("or_expression", "and_expression"):  # either side may be what it gives
+        return all(map(_builds, node.get("children", [])))
+    return kind in ("subexpression", "pipe") and _builds(node["children"][-1])
 
 
 def _reads_current(node: Any) -> bool:

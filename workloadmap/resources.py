@@ -63,8 +63,15 @@ class PodDemand:
 
 def add_resources(total: dict[str, Fraction], more: Mapping[str, Fraction], times: int = 1) -> None:
     """Add ``times`` x ``more`` into ``total`` in place."""
+    # Fraction arithmetic is slow: a first amount is taken as it is, and nothing is multiplied by one.
     for name, amount in more.items():
-        total[name] = total.get(name, _ZERO) + amount * times
+        if times != 1:
+            amount = amount * times
+        held = total.get(name)
+        if held is not None:
+            total[name] = held + amount
+        else:
+            total[name] = amount if amount.__class__ is Fraction else _ZERO + amount
 
 
 def scale_resources(resources: Mapping[str, Fraction], times: int) -> dict[str, Fraction]:
@@ -78,7 +85,9 @@ def count_gpus(
     """The GPUs in a resource map: the sum over the resource names counted as GPUs."""
     total = _ZERO
     for name in gpu_resources:
-        total += resources.get(name, 0)
+        amount = resources.get(name)
+        if amount:  # most pods ask for one GPU resource or none: no sum to make
+            total = amount if total is _ZERO and isinstance(amount, Fraction) else total + amount
     return total
 
 
@@ -128,14 +137,20 @@ def _check_amounts(limits: Mapping[str, Fraction], requests: Mapping[str, Fracti
     """The API server's rules for one resources block (``ValidateResourceRequirements``)."""
     for kind, amounts in (("limits", limits), ("requests", requests)):
         for name, amount in amounts.items():
-            field = f"{where}.{kind}.{name}"
-            if amount < 0:
-                raise InputError("must be greater than or equal to 0", field=field)
-            if is_extended_resource(name) and amount.denominator != 1:
-                raise InputError("must be an integer (an extended resource is counted in whole units)", field=field)
+            if amount.numerator < 0:  # a Fraction's sign is its numerator's
+                raise InputError("must be greater than or equal to 0", field=f"{where}.{kind}.{name}")
+            if amount.denominator != 1 and is_extended_resource(name):
+                raise InputError(
+                    "must be an integer (an extended resource is counted in whole units)",
+                    field=f"{where}.{kind}.{name}",
+                )
     for name, request in requests.items():
         limit = limits.get(name)
+        if limit is None and _overcommitable(name):
+            continue
         field = f"{where}.requests.{name}"
+        if request is limit:  # one parsed amount shared by both (same text): equal
+            continue
         if limit is not None and request > limit:
             raise InputError(f"must be less than or equal to {name} limit", field=field)
         if not _overcommitable(name):
@@ -193,12 +208,12 @@ def pod_demand(pod_spec: object, where: str = "spec") -> PodDemand:
             in_use = dict(sidecars)
             add_resources(in_use, requests)
         for name, amount in in_use.items():
-            if amount > init_peak.get(name, Fraction(0)):
+            if amount > init_peak.get(name, _ZERO):
                 init_peak[name] = amount
 
     effective = dict(app_sum)
     for name, amount in init_peak.items():
-        if amount > effective.get(name, Fraction(0)):
+        if amount > effective.get(name, _ZERO):
             effective[name] = amount
 
     pod_level = _requests_of(spec.get("resources"), f"{where}.resources")

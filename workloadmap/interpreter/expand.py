@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, overload
@@ -88,10 +88,12 @@ class PathIndex:
             children = node.items() if isinstance(node, dict) else enumerate(node)
             for key, value in children:
                 if isinstance(value, (dict, list)):
-                    known.setdefault(id(value), path + [key])
+                    child = known.get(id(value))
+                    if child is None:  # in a tree a known container's path is this one (first one met if shared)
+                        child = known[id(value)] = [*path, key]
                     if value is target:
                         return True
-                    queue.append((value, path + [key]))
+                    queue.append((value, child))
         return False
 
 
@@ -125,7 +127,7 @@ class ExpandedComponent:
     template: Mapping | None = None
     template_path: list[str | int] | None = None
     children: list["ExpandedComponent"] = field(default_factory=list)
-    count_fields: dict[str, str] = field(default_factory=dict)  # replicas, podsPerReplica: where each was read
+    count_field: Callable[[str], str] | None = None  # replicas, pods_per_replica: where each was read (for errors)
 
     @property
     def gang_replicas(self) -> int:
@@ -155,7 +157,10 @@ class ExpandedComponent:
         """This component and its descendants, depth first."""
         yield self
         for child in self.children:
-            yield from child.walk()
+            if child.children:
+                yield from child.walk()
+            else:  # most components are leaves: no generator per leaf
+                yield child
 
     def leaves(self) -> Iterator["ExpandedComponent"]:
         """Pod-bearing components of this subtree."""
@@ -224,11 +229,13 @@ def evaluate_count(
     root: Any,
     refs: Mapping[str, Any] | None,
     what: str,
-    field: str | None = None,
+    field: str | Callable[[], str] | None = None,
 ) -> int | None:
     """A count field of a definition model: a constant or a compiled expression.
 
     Returns None when the field is unset or the expression yields null (the caller's default applies).
+    ``field`` names the field in errors (default: the expression); a callable is called only for an
+    error, since finding an instance element's path can cost a walk of the resource.
 
     Raises:
         InputError: the expression gave something that is not a whole, non-negative number.
@@ -242,14 +249,20 @@ def evaluate_count(
     expression = model.compiled(field_name)
     if expression is None:
         return None
-    where = field or expression.source
     try:
         result = expression.search(scope, root=root, refs=refs)
     except ExpressionError as error:
-        raise error.located(field=where) from None
+        raise error.located(field=_field_text(field, expression.source)) from None
     if result is None:
         return None
-    return to_count(result, what, where)
+    if result.__class__ is int and 0 <= result <= _MAX_REPLICAS:  # to_count's answer, without naming the field
+        return result
+    return to_count(result, what, _field_text(field, expression.source))
+
+
+def _field_text(field: str | Callable[[], str] | None, source: str) -> str:
+    text = field() if callable(field) else field
+    return text or source
 
 
 _COUNTED = ("replicas", "pods_per_replica")
@@ -316,7 +329,7 @@ class Expander:
             root=self.resource,
             refs=self.refs,
             what=f"{_FIELD_WORDS.get(field_name, field_name)} of component {component.name}",
-            field=self._field_path(scope, source),
+            field=lambda: self._field_path(scope, source),
         )
         return default if count is None else count
 
@@ -434,7 +447,7 @@ class Expander:
     ) -> ExpandedComponent | None:
         """One instance of a component with its counts, or None when its optional role is absent."""
         name = instance if instance is not None else component.name
-        template, spec, where = self._pod_source(component, element, instance)
+        template, spec, where, template_path = self._pod_source(component, element, instance)
         if (component.pod_template or component.pod_spec) and spec is None:
             return None  # the role is optional and absent in this resource (e.g. no Master replica spec)
         active = truthy(self._evaluate(component, "active", element)) if component.active else True
@@ -460,10 +473,8 @@ class Expander:
             demand=demand,
             kind=component.kind,
             template=template,
-            template_path=self._template_path(template, element) if template is not None else None,
-            count_fields={
-                name: self._count_field(component, name, element) for name in ("replicas", "pods_per_replica")
-            },
+            template_path=template_path,
+            count_field=lambda name: self._count_field(component, name, element),
         )
 
     def _count_field(self, component: ComponentDefinition, field_name: str, scope: Any) -> str:
@@ -491,15 +502,19 @@ class Expander:
 
     def _pod_source(
         self, component: ComponentDefinition, element: Any, instance: str | None
-    ) -> tuple[Mapping[str, Any] | None, Mapping[str, Any] | None, str]:
-        """``(template, pod_spec, where)`` for a component; where is the spec's path for errors."""
+    ) -> tuple[Mapping[str, Any] | None, Mapping[str, Any] | None, str, list[str | int] | None]:
+        """``(template, pod_spec, where, template_path)``; where is the spec's path for errors.
+
+        A template made around a ``podSpec`` is no part of the resource: it has no path.
+        """
         label = f"{component.name}[{instance}]" if instance is not None else component.name
         if component.pod_template:
             expression = component.compiled("pod_template")
             template = self._evaluate(component, "pod_template", element)
             if template is None:
-                return None, None, ""
-            found = self._template_path(template, element)
+                return None, None, "", None
+            # a template the expression made is no part of the resource: no search for it
+            found = None if expression.builds else self._template_path(template, element)  # type: ignore[union-attr]
             source = format_path(found) if found else self._field_path(element, expression.source)  # type: ignore[union-attr]
             if not isinstance(template, Mapping):
                 raise InputError(
@@ -510,13 +525,13 @@ class Expander:
                 raise InputError(f"pod template of component {label} has no spec", field=f"{source}.spec")
             if not isinstance(spec, Mapping):
                 raise InputError(f"pod template spec of component {label} must be a mapping", field=f"{source}.spec")
-            return template, spec, f"{source}.spec"
+            return template, spec, f"{source}.spec", found
         if component.pod_spec:
             expression = component.compiled("pod_spec")
             spec = self._evaluate(component, "pod_spec", element)
             if spec is None:
-                return None, None, ""
-            found = self._template_path(spec, element)
+                return None, None, "", None
+            found = None if expression.builds else self._template_path(spec, element)  # type: ignore[union-attr]
             source = format_path(found) if found else self._field_path(element, expression.source)  # type: ignore[union-attr]
             if not isinstance(spec, Mapping):
                 raise InputError(
@@ -524,5 +539,5 @@ class Expander:
                 )
             metadata = self._evaluate(component, "pod_metadata", element) if component.pod_metadata else None
             template = {"metadata": metadata if isinstance(metadata, Mapping) else {}, "spec": spec}
-            return template, spec, source
-        return None, None, ""
+            return template, spec, source, None
+        return None, None, "", None

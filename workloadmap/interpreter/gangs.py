@@ -55,6 +55,7 @@ class _Scope:
     _mult: dict[int, int] = field(default_factory=dict)
     _own: dict[int, int] = field(default_factory=dict)
     _own_pods: dict[int, int] = field(default_factory=dict)
+    _nodes: list[ExpandedComponent] | None = None
 
     def __post_init__(self) -> None:
         for root in self.roots:
@@ -82,8 +83,9 @@ class _Scope:
 
     def nodes(self) -> Iterator[ExpandedComponent]:
         """Every component of the group's subtrees."""
-        for root in self.roots:
-            yield from root.walk()
+        if self._nodes is None:  # asked once per subgroup rule: walked once
+            self._nodes = [node for root in self.roots for node in root.walk()]
+        return iter(self._nodes)
 
     def pods(self, node: ExpandedComponent) -> int:
         """Declared pods of ``node``'s subtree inside this group."""

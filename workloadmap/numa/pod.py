@@ -173,7 +173,7 @@ def _containers(spec: Mapping[str, Any], where: str) -> tuple[ContainerDemand, .
 
 
 def _positive(pairs: Amounts) -> dict[str, Fraction]:
-    return {name: amount for name, amount in pairs if name in _QOS_RESOURCES and amount > 0}
+    return {name: amount for name, amount in pairs if name in _QOS_RESOURCES and amount.numerator > 0}
 
 
 def qos_class(
@@ -189,10 +189,10 @@ def qos_class(
     guaranteed = True
     for block_requests, block_limits in blocks:
         for name, amount in _positive(block_requests).items():
-            requests[name] = requests.get(name, _ZERO) + amount
+            requests[name] = requests[name] + amount if name in requests else amount  # sums only compared
         found = _positive(block_limits)
         for name, amount in found.items():
-            limits[name] = limits.get(name, _ZERO) + amount
+            limits[name] = limits[name] + amount if name in limits else amount
         if not set(_QOS_RESOURCES) <= set(found):
             guaranteed = False
     if not requests and not limits:
