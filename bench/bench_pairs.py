@@ -146,22 +146,32 @@ def coldstart() -> None:
     )
 
 
-def place(nodes: int = 100_008) -> None:
+def place(nodes: int = 100_008, busy: int = 60_000) -> None:
     from workloadmap.topology import SimulationSpec, generate_nodelist
 
     racks = nodes // 18
     nodelist = generate_nodelist(SimulationSpec(name="bench", racks=racks, nodes_per_rack=18).validate())
+    names = [item["metadata"]["name"] for item in nodelist["items"]]
+    sys.path.insert(0, str(ROOT / "tests"))
+    from helpers.kubectl import kubectl_pod, write_list
+
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "nodes.json"
         path.write_text(json.dumps(nodelist))
         del nodelist
+        pods = Path(directory) / "pods.json"
+        with pods.open("w", encoding="utf-8") as handle:  # one running pod (1-4 GPUs) on each of `busy` nodes
+            write_list(handle, (kubectl_pod(i, names[i * 5 % len(names)], gpus=1 + i % 4) for i in range(busy)))
         wmap = str(Path(sys.executable).with_name("wmap"))
-        ours = _process_cpu([wmap, "place", "fixtures/jobset-leader-workers.yaml", "-t", str(path)], runs=3)
-        floor = _process_cpu([sys.executable, "-c", f"import json; json.load(open({str(path)!r}))"], runs=3)
-        print(
-            f"place on {racks * 18} nodes, median CPU: wmap {ours:.2f} s, json.load {floor:.2f} s, "
-            f"ratio {ours / floor:.2f}"
-        )
+        command = [wmap, "place", "fixtures/jobset-leader-workers.yaml", "-t", str(path)]
+        for label, extra, files in (("", [], [path]), (f" + {busy} pods", ["--pods", str(pods)], [path, pods])):
+            load = "; ".join(f"json.load(open({str(file)!r}))" for file in files)
+            ours = _process_cpu([*command, *extra], runs=3)
+            floor = _process_cpu([sys.executable, "-c", f"import json; {load}"], runs=3)
+            print(
+                f"place on {racks * 18} nodes{label}, median CPU: wmap {ours:.2f} s, json.load {floor:.2f} s, "
+                f"ratio {ours / floor:.2f}"
+            )
 
 
 def afterload(nodes: int = 100_008, repeat: int = 5) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 from dataclasses import replace
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -19,11 +20,13 @@ import yaml
 from helpers.kubectl import kubectl_node, kubectl_pod, write_list
 from workloadmap.errors import TopologyError
 from workloadmap.loader import Limits
+from workloadmap.resources import pod_demand
 from workloadmap.topology import apply_pods, cluster_from_objects, load_cluster, nodes_from_documents
 from workloadmap.topology import stream as stream_module
 from workloadmap.topology.stream import NODE_FIELDS, prune_item, read_topology_input
 
 NODES = 60
+RACK_LABEL = "network.topology.kubernetes.io/rack"
 
 
 def _nodes(count: int = NODES) -> list[dict]:
@@ -100,6 +103,20 @@ def test_items_keep_only_what_the_readers_use():
         "status": "broken",
         "spec": [1],
     }
+
+
+def test_small_items_are_kept_whole_with_the_same_cluster(tmp_path, monkeypatch):
+    nodes = [
+        {"kind": "Node", "metadata": {"name": f"n{index}", "labels": {RACK_LABEL: f"r{index // 2}"}}, "status": {}}
+        for index in range(6)
+    ]
+    path = _write(tmp_path / "nodes.json", nodes, "NodeList")
+    kept = read_topology_input(str(path)).document["items"]
+    assert kept == nodes  # nothing to drop: not walked
+    monkeypatch.setattr(stream_module, "CUT_ABOVE", 0)
+    cut = read_topology_input(str(path)).document["items"]
+    assert cut == [{**node, "status": {}} for node in nodes]
+    assert load_cluster(path).nodes == nodes_from_documents([{"kind": "NodeList", "items": nodes}])
 
 
 def test_a_wrong_field_is_reported_as_by_the_whole_document_reader(tmp_path, chunk):
@@ -238,3 +255,27 @@ def test_pods_file_is_streamed_too(tmp_path, chunk):
     streamed = load_cluster(_write(tmp_path / "nodes.json", nodes, "List"), pods_file=path)
     assert [node.used for node in streamed.nodes] == [node.used for node in expected.nodes]
     assert cluster.nodes[0].used == {}
+
+
+def test_running_pods_charge_each_pods_own_effective_request(tmp_path):
+    """Pods sharing a template share one demand computation; each node still gets every pod's own request."""
+    nodes = _nodes(3)
+    names = [node["metadata"]["name"] for node in nodes]
+    pods = [kubectl_pod(index, names[index % 3], gpus=1 + index % 2) for index in range(12)]
+    pods[4]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = 48  # a number, not "48": same amount
+    pods[5]["spec"]["overhead"] = {"cpu": "1"}
+    expected: dict[str, dict[str, Fraction]] = {name: {} for name in names}
+    for pod in pods:
+        used = expected[pod["spec"]["nodeName"]]
+        for resource, amount in {**pod_demand(pod["spec"]).requests, "pods": Fraction(1)}.items():
+            used[resource] = used.get(resource, Fraction(0)) + amount
+    cluster = load_cluster(
+        _write(tmp_path / "nodes.json", nodes, "List"), pods_file=_write(tmp_path / "pods.json", pods, "List")
+    )
+    assert {node.name: node.used for node in cluster.nodes} == expected
+    broken = [*pods, kubectl_pod(99, names[0])]
+    broken[-1]["spec"]["containers"][0]["resources"]["requests"]["cpu"] = "-1"
+    with pytest.raises(TopologyError, match=r"Pod/research/train-000099.*must be greater than or equal to 0"):
+        load_cluster(
+            _write(tmp_path / "nodes.json", nodes, "List"), pods_file=_write(tmp_path / "bad.json", broken, "List")
+        )

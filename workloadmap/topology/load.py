@@ -403,8 +403,8 @@ def load_cluster(
     options = CapacityOptions(gpus_per_node, cpus_per_node, memory_per_node, pods_per_node, gpu_resource)
     with paused_gc():  # a cluster is a tree of new objects without cycles; see loader.paused_gc
         cluster = _read_source(source, options, slurm_topology, with_pods=pods_file is None)
-    if pods_file is not None:
-        apply_pods(cluster, read_topology_documents(pods_file), file=_display_name(pods_file))
+        if pods_file is not None:
+            apply_pods(cluster, read_topology_documents(pods_file), file=_display_name(pods_file))
     if topology_object is not None:
         set_levels(cluster, read_topology_object(topology_object), stated_in=_display_name(topology_object))
     elif levels is not None:

@@ -5,9 +5,10 @@ addresses, nodeInfo ...), of which the readers in :mod:`.kubernetes` use a few h
 cluster of 100,000 nodes is a 1.1 GB file that ``json.load`` turns into 4.5 GB of objects. A
 topology file that is one JSON object is therefore read here in chunks of :data:`CHUNK_BYTES`:
 its members are decoded one by one, the ``items`` array item by item (the standard library's
-``JSONDecoder.raw_decode`` over a sliding text buffer), and each ``Node`` or ``Pod`` item is cut
-down at once to :data:`NODE_FIELDS` / :data:`POD_FIELDS` (an item without a kind, as raw API
-lists print them, to both; an item of another kind is kept whole). What is dropped is never
+``JSONDecoder.raw_decode`` over a sliding text buffer), and each ``Node`` or ``Pod`` item of more
+than :data:`CUT_ABOVE` characters is cut down at once to :data:`NODE_FIELDS` / :data:`POD_FIELDS`
+(an item without a kind, as raw API lists print them, to both; an item of another kind is kept
+whole), the strings of its labels and allocatable shared with the items before. What is dropped is never
 read, so the cluster model and every error it raises are the same as from the whole document.
 
 The guarantees of the whole-file reader hold: the same values (NaN, Infinity and over-long
@@ -34,9 +35,12 @@ from ..loader import TOPOLOGY_LIMITS, WORKLOAD_LIMITS, Limits, parse_yaml, pause
 
 __all__ = [
     "CHUNK_BYTES",
+    "CUT_ABOVE",
     "MAX_VALUE_BYTES",
     "NODE_FIELDS",
     "POD_FIELDS",
+    "SHARED",
+    "SHARED_KEYS",
     "TopologyInput",
     "prune_item",
     "read_topology_input",
@@ -45,12 +49,22 @@ __all__ = [
 CHUNK_BYTES = 1024 * 1024
 """Bytes read at a time."""
 
+CUT_ABOVE = 2048
+"""Items of at most this many characters are kept whole: cutting them down would cost more time
+than it saves memory (a generated node is ~700 characters, a kubectl node ~11,000)."""
+
 MAX_VALUE_BYTES = WORKLOAD_LIMITS.max_bytes
 """The largest one item (or other member of the object) may be: a workload file's limit, 64 MiB."""
 
-Fields = dict[str, "Fields | None"]
-"""Which keys of a mapping to keep: ``None`` keeps the value whole, a mapping cuts it down further
-(a list under a mapping has each of its mappings cut down so)."""
+SHARED_KEYS = "keys"
+"""Keep a mapping whole, its keys shared with the items before whose keys were the same (labels)."""
+SHARED = "shared"
+"""Keep a mapping whole, keys and values shared likewise (allocatable and capacity repeat across nodes)."""
+
+Fields = dict[str, "Fields | str | None"]
+"""Which keys of a mapping to keep: ``None`` keeps the value whole, :data:`SHARED_KEYS` and
+:data:`SHARED` keep it whole with its strings shared, a mapping cuts it down further (a list under
+a mapping has each of its mappings cut down so)."""
 
 _CONDITION: Fields = {"type": None, "status": None}
 _CONTAINER: Fields = {"resources": None, "restartPolicy": None}
@@ -58,9 +72,9 @@ _CONTAINER: Fields = {"resources": None, "restartPolicy": None}
 NODE_FIELDS: Fields = {
     "apiVersion": None,
     "kind": None,
-    "metadata": {"name": None, "namespace": None, "labels": None},
+    "metadata": {"name": None, "namespace": None, "labels": SHARED_KEYS},
     "spec": {"taints": None, "unschedulable": None},
-    "status": {"allocatable": None, "capacity": None, "conditions": _CONDITION},
+    "status": {"allocatable": SHARED, "capacity": SHARED, "conditions": _CONDITION},
 }
 """What :func:`~workloadmap.topology.kubernetes.nodes_from_documents` reads of a Node."""
 
@@ -84,13 +98,11 @@ POD_FIELDS: Fields = {
 def _union(first: Fields, second: Fields) -> Fields:
     merged: Fields = dict(first)
     for key, value in second.items():
-        current = merged.get(key, value)
-        if key in merged and (current is None or value is None):
-            merged[key] = None
-        elif isinstance(current, dict) and isinstance(value, dict):
-            merged[key] = _union(current, value)
-        else:
+        if key not in merged or merged[key] == value:
             merged[key] = value
+            continue
+        current = merged[key]
+        merged[key] = _union(current, value) if isinstance(current, dict) and isinstance(value, dict) else None
     return merged
 
 
@@ -98,35 +110,47 @@ _ITEM_FIELDS: dict[str, Fields] = {"Node": NODE_FIELDS, "Pod": POD_FIELDS}
 _UNTYPED_FIELDS = _union(NODE_FIELDS, POD_FIELDS)
 
 
-def _shared(value: Any, strings: dict[str, str]) -> Any:
-    """A mapping of strings with each string shared among items (label keys and values, resource names).
+def _shared(value: Any, strings: dict[tuple, tuple], values_too: bool) -> Any:
+    """A mapping whose keys (and values) are the objects of an earlier item's equal mapping.
 
-    Each decoded item has its own copy of every string; 100,000 nodes carrying the same 30 label keys
-    would hold 3,000,000 strings where 30 do.
+    Each decoded item has its own copy of every string; 100,000 nodes carrying the same 30 label
+    keys would hold 3,000,000 strings where 30 do. Keys (JSON: always strings) and values (when
+    all strings: ``1 == True`` must not merge) are shared a whole tuple at a time, which costs a
+    few C calls per mapping.
     """
     if type(value) is not dict:
         return value
-    shared = {}
-    for key, inner in value.items():
-        if type(key) is str:
-            key = strings.setdefault(key, key)
-        shared[key] = strings.setdefault(inner, inner) if type(inner) is str else inner
-    return shared
+    keys = tuple(value)
+    keys = strings.setdefault(keys, keys)
+    values = tuple(value.values())
+    if values_too and set(map(type, values)) <= _STRING:
+        values = strings.setdefault(values, values)
+    return dict(zip(keys, values, strict=True))
 
 
-def _cut(value: Any, fields: Fields, strings: dict[str, str]) -> Any:
-    if isinstance(value, dict):
+_STRING = {str}
+
+
+def _cut(value: Any, fields: Fields, strings: dict[tuple, tuple]) -> Any:
+    if type(value) is dict:
         kept = {}
         for key, inner in fields.items():
             if key in value:
-                kept[key] = _shared(value[key], strings) if inner is None else _cut(value[key], inner, strings)
+                found = value[key]
+                if inner is None:
+                    kept[key] = found
+                elif inner is SHARED_KEYS or inner is SHARED:
+                    kept[key] = _shared(found, strings, inner is SHARED)
+                else:
+                    assert isinstance(inner, dict)
+                    kept[key] = _cut(found, inner, strings)
         return kept
-    if isinstance(value, list):
-        return [_cut(entry, fields, strings) if isinstance(entry, dict) else entry for entry in value]
+    if type(value) is list:
+        return [_cut(entry, fields, strings) if type(entry) is dict else entry for entry in value]
     return value  # a wrong type stays, for the reader to name
 
 
-def prune_item(item: Any, strings: dict[str, str] | None = None) -> Any:
+def prune_item(item: Any, strings: dict[tuple, tuple] | None = None) -> Any:
     """An item of a List with only the fields the readers use (see the module docstring).
 
     Args:
@@ -173,6 +197,7 @@ class _Stream:
         self.read_bytes = 0
         self.buffer = ""
         self.position = 0
+        self.offset = 0  # characters dropped before buffer[0]
         self.line = 1  # of buffer[0]
         self.column = 1  # of buffer[0]
         self.eof = False
@@ -195,6 +220,7 @@ class _Stream:
             else:
                 self.column += consumed
             self.buffer = self.buffer[consumed:] + text
+            self.offset += consumed
             self.position = 0
         else:
             self.buffer += text
@@ -279,12 +305,14 @@ class _Stream:
             self.position += 1
             return items
         limit = self.limits.max_list_items
-        strings: dict[str, str] = {}
+        strings: dict[tuple, tuple] = {}
         while True:
             where = f"#1 items[{len(items)}]"
             if len(items) >= limit:
                 raise TopologyError(f"a list of more than {limit} items (refused)", document="#1", field="items")
-            items.append(prune_item(self.value(where), strings))
+            start = self.offset + self.position
+            item = self.value(where)
+            items.append(prune_item(item, strings) if self.offset + self.position - start > CUT_ABOVE else item)
             if self.expect(",]", "Expecting ',' delimiter", where) == "]":
                 return items
 
