@@ -26,7 +26,6 @@ from workloadmap.topology import stream as stream_module
 from workloadmap.topology.stream import NODE_FIELDS, prune_item, read_topology_input
 
 NODES = 60
-RACK_LABEL = "network.topology.kubernetes.io/rack"
 
 
 def _nodes(count: int = NODES) -> list[dict]:
@@ -52,6 +51,12 @@ def _write(path: Path, items: list[dict], kind: str) -> Path:
     with path.open("w", encoding="utf-8") as handle:
         write_list(handle, iter(items), kind=kind)
     return path
+
+
+@pytest.fixture(autouse=True)
+def streamed(monkeypatch):
+    """Stream every JSON file, however small (only large ones are, by default)."""
+    monkeypatch.setattr(stream_module, "STREAM_ABOVE", 0)
 
 
 @pytest.fixture(params=[1 << 20, 97], ids=["1MiB-chunks", "97-byte-chunks"])
@@ -105,18 +110,15 @@ def test_items_keep_only_what_the_readers_use():
     }
 
 
-def test_small_items_are_kept_whole_with_the_same_cluster(tmp_path, monkeypatch):
-    nodes = [
-        {"kind": "Node", "metadata": {"name": f"n{index}", "labels": {RACK_LABEL: f"r{index // 2}"}}, "status": {}}
-        for index in range(6)
-    ]
+def test_small_files_are_parsed_whole_with_the_same_cluster(tmp_path, monkeypatch):
+    nodes = _nodes(NODES)
     path = _write(tmp_path / "nodes.json", nodes, "NodeList")
-    kept = read_topology_input(str(path)).document["items"]
-    assert kept == nodes  # nothing to drop: not walked
-    monkeypatch.setattr(stream_module, "CUT_ABOVE", 0)
-    cut = read_topology_input(str(path)).document["items"]
-    assert cut == [{**node, "status": {}} for node in nodes]
-    assert load_cluster(path).nodes == nodes_from_documents([{"kind": "NodeList", "items": nodes}])
+    monkeypatch.setattr(stream_module, "STREAM_ABOVE", path.stat().st_size + 1)
+    assert read_topology_input(str(path)).text == path.read_text()
+    whole = load_cluster(path)
+    monkeypatch.setattr(stream_module, "STREAM_ABOVE", path.stat().st_size)
+    assert read_topology_input(str(path)).document is not None
+    assert load_cluster(path).nodes == whole.nodes
 
 
 def test_a_wrong_field_is_reported_as_by_the_whole_document_reader(tmp_path, chunk):

@@ -5,10 +5,14 @@ addresses, nodeInfo ...), of which the readers in :mod:`.kubernetes` use a few h
 cluster of 100,000 nodes is a 1.1 GB file that ``json.load`` turns into 4.5 GB of objects. A
 topology file that is one JSON object is therefore read here in chunks of :data:`CHUNK_BYTES`:
 its members are decoded one by one, the ``items`` array item by item (the standard library's
-``JSONDecoder.raw_decode`` over a sliding text buffer), and each ``Node`` or ``Pod`` item of more
-than :data:`CUT_ABOVE` characters is cut down at once to :data:`NODE_FIELDS` / :data:`POD_FIELDS`
-(an item without a kind, as raw API lists print them, to both; an item of another kind is kept
-whole), the strings of its labels and allocatable shared with the items before. What is dropped is never
+``JSONDecoder.raw_decode`` over a sliding text buffer), and each ``Node`` or ``Pod`` item is cut
+down at once to :data:`NODE_FIELDS` / :data:`POD_FIELDS` (an item without a kind, as raw API
+lists print them, to both; an item of another kind is kept whole), the strings of its labels and
+allocatable shared with the items before.
+
+Files under :data:`STREAM_ABOVE` bytes are parsed whole: ``json.loads`` shares every key string
+across the document and has no per-item cost, so below that size it is faster and, held text
+included, not larger. Standard input and pipes, whose size is unknown, are streamed. What is dropped is never
 read, so the cluster model and every error it raises are the same as from the whole document.
 
 The guarantees of the whole-file reader hold: the same values (NaN, Infinity and over-long
@@ -24,7 +28,9 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 import re
+import stat
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,7 +41,7 @@ from ..loader import TOPOLOGY_LIMITS, WORKLOAD_LIMITS, Limits, parse_yaml, pause
 
 __all__ = [
     "CHUNK_BYTES",
-    "CUT_ABOVE",
+    "STREAM_ABOVE",
     "MAX_VALUE_BYTES",
     "NODE_FIELDS",
     "POD_FIELDS",
@@ -49,9 +55,9 @@ __all__ = [
 CHUNK_BYTES = 1024 * 1024
 """Bytes read at a time."""
 
-CUT_ABOVE = 2048
-"""Items of at most this many characters are kept whole: cutting them down would cost more time
-than it saves memory (a generated node is ~700 characters, a kubectl node ~11,000)."""
+STREAM_ABOVE = 256 * 1024 * 1024
+"""Regular files from this size on are streamed; smaller ones are parsed whole (a NodeList of
+100,000 generated nodes is 70 MB, one of 20,000 nodes as kubectl prints them 250 MB)."""
 
 MAX_VALUE_BYTES = WORKLOAD_LIMITS.max_bytes
 """The largest one item (or other member of the object) may be: a workload file's limit, 64 MiB."""
@@ -197,7 +203,6 @@ class _Stream:
         self.read_bytes = 0
         self.buffer = ""
         self.position = 0
-        self.offset = 0  # characters dropped before buffer[0]
         self.line = 1  # of buffer[0]
         self.column = 1  # of buffer[0]
         self.eof = False
@@ -220,7 +225,6 @@ class _Stream:
             else:
                 self.column += consumed
             self.buffer = self.buffer[consumed:] + text
-            self.offset += consumed
             self.position = 0
         else:
             self.buffer += text
@@ -310,9 +314,7 @@ class _Stream:
             where = f"#1 items[{len(items)}]"
             if len(items) >= limit:
                 raise TopologyError(f"a list of more than {limit} items (refused)", document="#1", field="items")
-            start = self.offset + self.position
-            item = self.value(where)
-            items.append(prune_item(item, strings) if self.offset + self.position - start > CUT_ABOVE else item)
+            items.append(prune_item(self.value(where), strings))
             if self.expect(",]", "Expecting ',' delimiter", where) == "]":
                 return items
 
@@ -366,6 +368,15 @@ class _TextAsBytes:
         """Standard input stays open."""
 
 
+def _small_file(handle: Any) -> bool:
+    """A regular file under :data:`STREAM_ABOVE` bytes (standard input and pipes are not)."""
+    try:
+        status = os.fstat(handle.fileno())
+    except (AttributeError, OSError, ValueError):  # a stream without a file descriptor
+        return False
+    return stat.S_ISREG(status.st_mode) and status.st_size < STREAM_ABOVE
+
+
 def _starts_object(first: bytes) -> bool:
     return first.lstrip(b"\xef\xbb\xbf").lstrip(b" \t\r\n").startswith(b"{")
 
@@ -380,7 +391,7 @@ def _as_text(data: bytes, file: str, limits: Limits) -> str:
 
 
 def read_topology_input(path: str, *, limits: Limits = TOPOLOGY_LIMITS) -> TopologyInput:
-    """Read a topology file (``-`` for standard input): streamed when it is one JSON object.
+    """Read a topology file (``-`` for standard input): streamed when it is one large JSON object.
 
     Returns:
         the document (one JSON object, its ``Node``/``Pod`` items cut down), or the text of any
@@ -397,7 +408,7 @@ def read_topology_input(path: str, *, limits: Limits = TOPOLOGY_LIMITS) -> Topol
             first = handle.read(CHUNK_BYTES)
         except OSError as error:
             raise TopologyError(f"cannot read: {error.strerror or error}", file=path) from None
-        if not _starts_object(first):
+        if _small_file(handle) or not _starts_object(first):
             rest = handle.read(limits.max_bytes + 1 - len(first)) if len(first) == CHUNK_BYTES else b""
             return TopologyInput(text=_as_text(first + rest, path, limits))
         stream = _Stream(handle, first, path, limits)
