@@ -7,7 +7,7 @@ shared, so compare ratios, not absolute times, and re-measure on a quiet machine
     python bench/bench_pairs.py interpret    # corpus x100: inspect / CSafeLoader parse of the same text
     python bench/bench_pairs.py grove        # PodCliqueSet of N cliques against a JobSet of N replicatedJobs
     python bench/bench_pairs.py coldstart    # `wmap inspect FILE` / `python -c 'import yaml'`, CPU of the process
-    python bench/bench_pairs.py place        # `wmap place` on 100k nodes, with and without 60k pods / json.load of the files
+    python bench/bench_pairs.py place        # `wmap place` on 100k nodes (and 60k pods) / json.load of the files
     python bench/bench_pairs.py afterload    # place() on a loaded 100k-node cluster, in process (target <= 1 s)
     python bench/bench_pairs.py bignodes     # peak memory on a ~1.1 GB kubectl-sized NodeList / json.load
 
