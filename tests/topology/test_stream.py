@@ -281,3 +281,18 @@ def test_running_pods_charge_each_pods_own_effective_request(tmp_path):
         load_cluster(
             _write(tmp_path / "nodes.json", nodes, "List"), pods_file=_write(tmp_path / "bad.json", broken, "List")
         )
+
+
+def test_the_command_line_gives_one_line_and_exit_1(wmap, tmp_path):
+    text = _node_text(3)
+    path = tmp_path / "nodes.json"
+    path.write_text(_cut_in_item(text, 1))
+    result = wmap("topology", "show", str(path))
+    assert result.exit_code == 1
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "Traceback" not in result.output
+    assert str(path) in lines[0] and "#1 items[1]" in lines[0] and "invalid JSON at line" in lines[0]
+    piped = wmap("topology", "show", "-", "-o", "json", stdin=text)  # kubectl get nodes -o json | wmap ...
+    assert piped.exit_code == 0, piped.output
+    root = json.loads(piped.stdout)["domains"]
+    assert (root["nodes"], root["gpus"]) == (3, {"total": 24, "free": 24})
