@@ -18,7 +18,8 @@ import pytest
 import yaml
 
 from helpers.kubectl import kubectl_node, kubectl_pod, write_list
-from workloadmap.errors import TopologyError
+from workloadmap.budgets import Budgets, applied
+from workloadmap.errors import BudgetError, TopologyError
 from workloadmap.loader import Limits
 from workloadmap.resources import pod_demand
 from workloadmap.topology import apply_pods, cluster_from_objects, load_cluster, nodes_from_documents
@@ -296,3 +297,15 @@ def test_the_command_line_gives_one_line_and_exit_1(wmap, tmp_path):
     assert piped.exit_code == 0, piped.output
     root = json.loads(piped.stdout)["domains"]
     assert (root["nodes"], root["gpus"]) == (3, {"total": 24, "free": 24})
+
+
+def test_the_node_budget_stops_the_reading(tmp_path):
+    path = tmp_path / "nodes.json"
+    path.write_text(_node_text(5))
+    with applied(Budgets(nodes=3)), pytest.raises(BudgetError) as caught:
+        load_cluster(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}, document #1, field items: 4 nodes (List items) is over the limit of 3 nodes")
+    assert "--max-nodes" in message
+    with applied(Budgets(nodes=5)):
+        assert len(load_cluster(path).nodes) == 5

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..documents import iter_documents
-from ..errors import InputError, TopologyError
+from ..errors import BudgetError, InputError, TopologyError
 from ..labels import CLUSTER_NAME
 from ..loader import TOPOLOGY_LIMITS, paused_gc
 from ..numa import TopologyManager
@@ -81,6 +81,8 @@ def _read_input(source: str | Path) -> TopologyInput:
     name = _display_name(source)
     try:
         return read_topology_input(name, limits=TOPOLOGY_LIMITS)
+    except BudgetError:
+        raise  # located already, and a budget error stays one
     except InputError as error:
         raise TopologyError(error.message, file=name) from None
 

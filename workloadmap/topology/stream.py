@@ -36,7 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..errors import InputError, InputNotFoundError, TopologyError
+from ..budgets import active as active_budgets
+from ..budgets import check as check_budget
+from ..errors import BudgetError, InputError, InputNotFoundError, TopologyError
 from ..loader import TOPOLOGY_LIMITS, WORKLOAD_LIMITS, Limits, parse_yaml, paused_gc, raw_decode_json
 
 __all__ = [
@@ -311,12 +313,22 @@ class _Stream:
             self.position += 1
             return items
         limit = self.limits.max_list_items
+        node_budget = active_budgets().nodes
+        nodes = 0
         strings: dict[tuple, tuple] = {}
         while True:
             where = f"#1 items[{len(items)}]"
             if len(items) >= limit:
                 raise TopologyError(f"a list of more than {limit} items (refused)", document="#1", field="items")
-            items.append(prune_item(self.value(where), strings))
+            item = prune_item(self.value(where), strings)
+            if type(item) is dict and item.get("kind") == "Node":
+                nodes += 1
+                if nodes > node_budget:  # refused while reading, not after holding them all
+                    try:
+                        check_budget("nodes", nodes, "nodes (List items)", field="items")
+                    except BudgetError as error:
+                        raise error.located(document="#1") from None
+            items.append(item)
             if self.expect(",]", "Expecting ',' delimiter", where) == "]":
                 return items
 
@@ -403,6 +415,7 @@ def read_topology_input(path: str, *, limits: Limits = TOPOLOGY_LIMITS) -> Topol
         InputNotFoundError: no such file.
         TopologyError: unreadable, a directory, over the size limit, not UTF-8, bad JSON (naming
             the item, the line and the column), a refused value, or too many items.
+        BudgetError: more ``Node`` items than the node budget (counted as they are read).
     """
     handle = _open(path)
     try:
@@ -427,7 +440,7 @@ def read_topology_input(path: str, *, limits: Limits = TOPOLOGY_LIMITS) -> Topol
                 else:
                     return TopologyInput(text=text)
             raise failure.error.located(file=path) from None
-        except TopologyError as error:
+        except (TopologyError, BudgetError) as error:
             raise error.located(file=path) from None
     except OSError as error:
         raise TopologyError(f"cannot read: {error.strerror or error}", file=path) from None
