@@ -309,3 +309,10 @@ def test_the_node_budget_stops_the_reading(tmp_path):
     assert "--max-nodes" in message
     with applied(Budgets(nodes=5)):
         assert len(load_cluster(path).nodes) == 5
+
+
+def test_text_standard_input_longer_than_a_chunk_is_read_whole(monkeypatch):
+    monkeypatch.setattr(stream_module, "CHUNK_BYTES", 64)
+    conf = "# ünïcödé comment\n" * 10 + "SwitchName=s1 Nodes=n[1-3]\n"  # more bytes than characters
+    monkeypatch.setattr("sys.stdin", io.StringIO(conf))
+    assert read_topology_input("-").text == conf

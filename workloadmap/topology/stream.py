@@ -424,7 +424,7 @@ def read_topology_input(path: str, *, limits: Limits = TOPOLOGY_LIMITS) -> Topol
         except OSError as error:
             raise TopologyError(f"cannot read: {error.strerror or error}", file=path) from None
         if _small_file(handle) or not _starts_object(first):
-            rest = handle.read(limits.max_bytes + 1 - len(first)) if len(first) == CHUNK_BYTES else b""
+            rest = handle.read(limits.max_bytes + 1 - len(first)) if len(first) >= CHUNK_BYTES else b""
             return TopologyInput(text=_as_text(first + rest, path, limits))
         stream = _Stream(handle, first, path, limits)
         try:
