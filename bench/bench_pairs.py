@@ -7,7 +7,12 @@ shared, so compare ratios, not absolute times, and re-measure on a quiet machine
     python bench/bench_pairs.py interpret    # corpus x100: inspect / CSafeLoader parse of the same text
     python bench/bench_pairs.py grove        # PodCliqueSet of N cliques against a JobSet of N replicatedJobs
     python bench/bench_pairs.py coldstart    # `wmap inspect FILE` / `python -c 'import yaml'`, CPU of the process
-    python bench/bench_pairs.py place        # `wmap place` on 100k nodes / json.load of the same files
+    python bench/bench_pairs.py place        # `wmap place` on 100k nodes (and 60k pods) / json.load of the files
+    python bench/bench_pairs.py afterload    # place() on a loaded 100k-node cluster, in process (target <= 1 s)
+    python bench/bench_pairs.py bignodes     # peak memory on a ~1.1 GB kubectl-sized NodeList / json.load
+
+``bignodes`` writes its NodeList (90,000 nodes shaped as kubectl prints them, ``tests/helpers/kubectl.py``)
+under the temporary directory and deletes it after; it needs ~1.2 GB of free disk.
 """
 
 from __future__ import annotations
@@ -144,8 +149,40 @@ def coldstart() -> None:
     )
 
 
-def place(nodes: int = 100_008) -> None:
+def place(nodes: int = 100_008, busy: int = 60_000) -> None:
     from workloadmap.topology import SimulationSpec, generate_nodelist
+
+    racks = nodes // 18
+    nodelist = generate_nodelist(SimulationSpec(name="bench", racks=racks, nodes_per_rack=18).validate())
+    names = [item["metadata"]["name"] for item in nodelist["items"]]
+    sys.path.insert(0, str(ROOT / "tests"))
+    from helpers.kubectl import kubectl_pod, write_list
+
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "nodes.json"
+        path.write_text(json.dumps(nodelist))
+        del nodelist
+        pods = Path(directory) / "pods.json"
+        with pods.open("w", encoding="utf-8") as handle:  # one running pod (1-4 GPUs) on each of `busy` nodes
+            write_list(handle, (kubectl_pod(i, names[i * 5 % len(names)], gpus=1 + i % 4) for i in range(busy)))
+        wmap = str(Path(sys.executable).with_name("wmap"))
+        command = [wmap, "place", "fixtures/jobset-leader-workers.yaml", "-t", str(path)]
+        for label, extra, files in (("", [], [path]), (f" + {busy} pods", ["--pods", str(pods)], [path, pods])):
+            load = "; ".join(f"json.load(open({str(file)!r}))" for file in files)
+            ours = _process_cpu([*command, *extra], runs=3)
+            floor = _process_cpu([sys.executable, "-c", f"import json; {load}"], runs=3)
+            print(
+                f"place on {racks * 18} nodes{label}, median CPU: wmap {ours:.2f} s, json.load {floor:.2f} s, "
+                f"ratio {ours / floor:.2f}"
+            )
+
+
+def afterload(nodes: int = 100_008, repeat: int = 5) -> None:
+    from workloadmap import Catalog
+    from workloadmap.documents import read_documents
+    from workloadmap.interpreter import inspect
+    from workloadmap.placement import place
+    from workloadmap.topology import SimulationSpec, generate_nodelist, load_cluster
 
     racks = nodes // 18
     nodelist = generate_nodelist(SimulationSpec(name="bench", racks=racks, nodes_per_rack=18).validate())
@@ -153,13 +190,54 @@ def place(nodes: int = 100_008) -> None:
         path = Path(directory) / "nodes.json"
         path.write_text(json.dumps(nodelist))
         del nodelist
-        wmap = str(Path(sys.executable).with_name("wmap"))
-        ours = _process_cpu([wmap, "place", "fixtures/jobset-leader-workers.yaml", "-t", str(path)], runs=3)
-        floor = _process_cpu([sys.executable, "-c", f"import json; json.load(open({str(path)!r}))"], runs=3)
-        print(
-            f"place on {racks * 18} nodes, median CPU: wmap {ours:.2f} s, json.load {floor:.2f} s, "
-            f"ratio {ours / floor:.2f}"
-        )
+        cluster = load_cluster(path)
+    tree = inspect(read_documents("fixtures/jobset-leader-workers.yaml")[0].body, catalog=Catalog.load(use_env=False))
+    times = []
+    for _ in range(repeat):
+        start = time.process_time()
+        place(tree, cluster)
+        times.append(time.process_time() - start)
+    median = sorted(times)[repeat // 2]
+    print(f"place() after load on {racks * 18} nodes, CPU: best {min(times):.2f} s, median {median:.2f} s")
+
+
+def _peak(command: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak resident memory (MiB) of one child process, as the kernel accounts them."""
+    probe = (
+        "import resource, subprocess, sys, time; start = time.perf_counter(); "
+        "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+        "print(time.perf_counter() - start, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", probe, *command], check=True, capture_output=True, text=True, cwd=ROOT
+    )
+    seconds, kib = output.stdout.split()
+    return float(seconds), int(kib) / 1024
+
+
+def write_bignodes(path: Path, nodes: int) -> None:
+    """A NodeList of ``nodes`` kubectl-sized nodes, written item by item."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from helpers.kubectl import kubectl_node, write_list
+
+    with path.open("w", encoding="utf-8") as handle:
+        write_list(handle, (kubectl_node(index) for index in range(nodes)), kind="List")
+
+
+def bignodes(nodes: int = 90_000) -> None:
+    wmap = str(Path(sys.executable).with_name("wmap"))
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / "nodes.json"
+        write_bignodes(path, nodes)
+        print(f"{nodes} kubectl-sized nodes, {path.stat().st_size / 1e9:.2f} GB")
+        commands = {
+            "json.load": [sys.executable, "-c", f"import json; json.load(open({str(path)!r}))"],
+            "wmap topology show": [wmap, "topology", "show", str(path)],
+            "wmap place": [wmap, "place", "fixtures/jobset-leader-workers.yaml", "-t", str(path)],
+        }
+        for name, command in commands.items():
+            seconds, mib = _peak(command)
+            print(f"{name}: {seconds:.1f} s wall, peak {mib:,.0f} MiB")
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ __all__ = [
     "Parsed",
     "parse_yaml",
     "parse_json",
+    "raw_decode_json",
     "check_structure",
     "paused_gc",
 ]
@@ -236,6 +237,29 @@ def parse_json(text: str) -> Any:
         raise InputError("document nested too deeply (refused)") from None
     except json.JSONDecodeError as error:
         raise InputError(f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+
+
+_DECODER = json.JSONDecoder(parse_int=_json_int, parse_constant=_json_constant)
+
+
+def raw_decode_json(text: str, position: int) -> tuple[Any, int]:
+    """Decode the one JSON value starting at ``text[position]``: the value and where it ends.
+
+    The same values as :func:`parse_json` (NaN, Infinity and over-long integers refused), for
+    readers that walk a large document value by value.
+
+    Raises:
+        InputError: a refused value or nesting too deep.
+        json.JSONDecodeError: not valid JSON at ``position`` (or cut off: the caller can tell a
+            buffer that ends too early from bad JSON).
+    """
+    try:
+        value, end = _DECODER.raw_decode(text, position)
+    except _Refused as error:
+        raise InputError(str(error)) from None
+    except RecursionError:
+        raise InputError("document nested too deeply (refused)") from None
+    return value, end
 
 
 def check_structure(body: Any, limits: Limits, text_length: int) -> None:

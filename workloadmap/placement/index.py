@@ -28,7 +28,7 @@ Signature = tuple[tuple[int, int], ...]
 """A domain's composition: (node type id, how many nodes of it) pairs, sorted."""
 
 
-@dataclass
+@dataclass(slots=True)
 class _Domain:
     value: str
     parent: int
@@ -54,7 +54,20 @@ class ClusterIndex:
         gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES,
         nodes: Sequence[Node] | None = None,
         frees: Sequence[Mapping[str, Amount]] | None = None,
+        grouped: Sequence[tuple[Sequence[int], Sequence[tuple[str, ...]]] | None] = (),
     ) -> None:
+        """Index ``nodes`` (default: the cluster's usable nodes) by type and by domain.
+
+        Args:
+            cluster: the cluster (its levels).
+            gpu_resources: the resource names counted as GPUs.
+            nodes: the nodes to index, instead of the cluster's usable ones.
+            frees: with ``nodes``, each node's free resources (shared objects for nodes alike).
+            grouped: per level, the domains the nodes are already grouped in, when known (the
+                node tree's): each node's domain id, where nodes share an id exactly when they
+                share the parent domain and the label value, and each id's path of label values.
+                The level is then not grouped again from the labels.
+        """
         self.cluster = cluster
         self.gpu_resources = tuple(gpu_resources)
         self.levels_keys = list(cluster.levels)
@@ -73,8 +86,12 @@ class ClusterIndex:
         self._integral: dict[tuple[tuple[str, int], ...], list[dict[str, int]]] = {}
         self.levels: list[_Level] = []
         parent_of_node: list[int] = [-1] * len(nodes)
-        for level_key in self.levels_keys:
-            level, parent_of_node = self._level(level_key, nodes, node_types, parent_of_node)
+        for depth, level_key in enumerate(self.levels_keys):
+            known = grouped[depth] if depth < len(grouped) else None
+            if known is not None:
+                level, parent_of_node = self._grouped_level(level_key, known, node_types, parent_of_node)
+            else:
+                level, parent_of_node = self._level(level_key, nodes, node_types, parent_of_node)
             self.levels.append(level)
 
     def _given_types(self, frees: Sequence[Mapping[str, Amount]]) -> list[int]:
@@ -123,11 +140,14 @@ class ClusterIndex:
         level = _Level(level_key)
         # A domain is (parent domain, label value): the same value under two parents is two domains.
         domain_ids: dict[tuple[int, str], int] = {}
-        compositions: list[dict[int, int]] = []
+        # Each domain's composition: its one node's type id while it has one node (most domains
+        # of the hostname level), a {type id: count} mapping from its second node on.
+        compositions: list[int | dict[int, int]] = []
         node_domain: list[int] = []
         is_first = not self.levels
         hostname = level_key == HOSTNAME
-        domains = level.domains
+        values: list[str] = []
+        parents: list[int] = []
         for node, parent, type_id in zip(nodes, parent_of_node, node_types, strict=True):
             value = node.labels.get(level_key)
             if value is None and hostname:
@@ -138,24 +158,72 @@ class ClusterIndex:
             ident = (parent, value)
             domain_id = domain_ids.get(ident)
             if domain_id is None:
-                domain_id = domain_ids[ident] = len(domains)
-                domains.append(_Domain(value, parent, -1))
-                compositions.append({type_id: 1})
+                domain_id = domain_ids[ident] = len(values)
+                values.append(value)
+                parents.append(parent)
+                compositions.append(type_id)
             else:
                 composition = compositions[domain_id]
+                if isinstance(composition, int):
+                    composition = compositions[domain_id] = {composition: 1}
                 composition[type_id] = composition.get(type_id, 0) + 1
             node_domain.append(domain_id)
+        self._sign(level, values, parents, compositions)
+        return level, node_domain
+
+    def _grouped_level(
+        self,
+        level_key: str,
+        known: tuple[Sequence[int], Sequence[tuple[str, ...]]],
+        node_types: list[int],
+        parent_of_node: list[int],
+    ) -> tuple[_Level, list[int]]:
+        """As :meth:`_level`, from domains the nodes are already grouped in (no label lookups)."""
+        level = _Level(level_key)
+        ids, paths = known
+        own: dict[int, int] = {}
+        compositions: list[int | dict[int, int]] = []
+        node_domain: list[int] = []
+        values: list[str] = []
+        parents: list[int] = []
+        for given, parent, type_id in zip(ids, parent_of_node, node_types, strict=True):
+            domain_id = own.get(given)
+            if domain_id is None:
+                domain_id = own[given] = len(values)
+                values.append(paths[given][-1])
+                parents.append(parent)
+                compositions.append(type_id)
+            else:
+                composition = compositions[domain_id]
+                if isinstance(composition, int):
+                    composition = compositions[domain_id] = {composition: 1}
+                composition[type_id] = composition.get(type_id, 0) + 1
+            node_domain.append(domain_id)
+        self._sign(level, values, parents, compositions)
+        return level, node_domain
+
+    @staticmethod
+    def _sign(level: _Level, values: list[str], parents: list[int], compositions: list[int | dict[int, int]]) -> None:
+        """Give the level its domains, each with the id of its signature (shared by equal compositions)."""
         signature_ids: dict[Signature, int] = {}
+        single: dict[int, Signature] = {}
+        signatures = level.signatures
+        signature_domains = level.signature_domains
+        domains = level.domains
         for domain_id, composition in enumerate(compositions):
-            signature = tuple(sorted(composition.items()))
+            if isinstance(composition, int):
+                signature = single.get(composition)
+                if signature is None:
+                    signature = single[composition] = ((composition, 1),)
+            else:
+                signature = tuple(sorted(composition.items()))
             signature_id = signature_ids.get(signature)
             if signature_id is None:
-                signature_id = signature_ids[signature] = len(level.signatures)
-                level.signatures.append(signature)
-                level.signature_domains.append([])
-            level.domains[domain_id].signature = signature_id
-            level.signature_domains[signature_id].append(domain_id)
-        return level, node_domain
+                signature_id = signature_ids[signature] = len(signatures)
+                signatures.append(signature)
+                signature_domains.append([])
+            domains.append(_Domain(values[domain_id], parents[domain_id], signature_id))
+            signature_domains[signature_id].append(domain_id)
 
     def integral_types(self, scale: Mapping[str, int]) -> list[dict[str, int]]:
         """The node types with every amount multiplied by ``scale[name]`` (whole numbers)."""

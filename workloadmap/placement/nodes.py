@@ -122,8 +122,10 @@ class NodeTree:
         self.node_type = self._initial_types()
         # Per level above the nodes, each domain's node count per type (kept up to date by consume).
         self.domain_types: list[list[dict[int, int]]] = [[{} for _ in paths] for paths in self.paths[:-1]]
-        for position, type_id in enumerate(self.node_type):
-            self._count_type(position, type_id, 1)
+        for counts, own in zip(self.domain_types, self.node_domain, strict=False):
+            for domain, type_id in zip(own, self.node_type, strict=True):
+                types = counts[domain]
+                types[type_id] = types.get(type_id, 0) + 1
         self._capacity: dict[tuple, list[int]] = {}
         self._eligible: dict[tuple, tuple[list[bool], Exclusions]] = {}
         self._value_counts: dict[int, dict[str, int]] = {}
@@ -140,8 +142,8 @@ class NodeTree:
             # nodes built alike apart without hashing fractions (equal values under other objects
             # only cost one more type computation, which ends in the same type).
             raw = (
-                tuple((name, id(value)) for name, value in node.allocatable.items()),
-                tuple((name, id(value)) for name, value in node.used.items()) if node.used else (),
+                tuple([(name, id(value)) for name, value in node.allocatable.items()]),
+                tuple([(name, id(value)) for name, value in node.used.items()]) if node.used else (),
             )
             type_id = raw_types.get(raw)
             if type_id is None:
@@ -162,7 +164,12 @@ class NodeTree:
                 value = node.labels.get(key)
                 if value is None:
                     value = node.name
-                ident = (parent, value) if depth < last else (position, value)
+                if depth == last:  # one domain per node
+                    own.append(len(paths))
+                    paths.append((*(self.paths[depth - 1][parent] if depth else ()), value))
+                    parents.append(parent)
+                    continue
+                ident = (parent, value)
                 domain = ids.get(ident)
                 if domain is None:
                     domain = ids[ident] = len(paths)
@@ -269,13 +276,15 @@ class NodeTree:
             return cached
         stats = Exclusions(total=len(self.nodes))
         keys = sorted(scheduling.label_keys)
+        uses_name = scheduling.uses_name
         memo: dict[tuple, str | None] = {}
         flags = []
         for node in self.nodes:
+            labels = node.labels
             memo_key = (
                 node.taints,
-                tuple(node.labels.get(key) for key in keys),
-                node.name if scheduling.uses_name else None,
+                tuple([labels.get(key) for key in keys]),
+                node.name if uses_name else None,
                 node.numa,
             )
             if memo_key not in memo:

@@ -85,7 +85,14 @@ class Session:
             chosen = [position for position in range(len(self.nodes.nodes)) if any(f[position] for f in flags)]
             nodes = [self.nodes.nodes[position] for position in chosen]
             frees = [self.initial[self._initial_types[position]] for position in chosen]
-            index = self._indexes[key] = ClusterIndex(self.cluster, gpu_resources, nodes, frees)
+            tree = self.nodes
+            # The tree's domains, but for its last (hostname) level, where it keeps one domain per
+            # node and the index one per label value.
+            grouped = [
+                ([tree.node_domain[depth][position] for position in chosen], tree.paths[depth])
+                for depth in range(min(len(self.cluster.levels), len(tree.levels) - 1))
+            ]
+            index = self._indexes[key] = ClusterIndex(self.cluster, gpu_resources, nodes, frees, grouped)
         return index
 
     def place(self, tree: WorkloadTree) -> PlacementReport:

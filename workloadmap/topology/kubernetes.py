@@ -32,6 +32,7 @@ __all__ = [
 ]
 
 _TERMINATED_PHASES = ("Succeeded", "Failed")
+_ZERO = Fraction(0)
 
 
 def _objects(documents: Sequence[Any], file: str, expected: str, list_kinds: tuple[str, ...]) -> list[tuple[str, dict]]:
@@ -146,6 +147,31 @@ class _QuantityCache:
             return amount
 
 
+class _DemandCache:
+    """:func:`~workloadmap.resources.pod_demand` memoized on the fields it reads.
+
+    Pods made from one template repeat their containers' resources; computing each pod's demand
+    with exact fractions cost most of reading 60,000 running pods. The key is the ``repr`` of those
+    fields, which tells apart every difference of value, type (``1``, ``1.0``, ``True``, ``"1"``)
+    and key order that could change the result; an error is raised, never kept.
+    """
+
+    def __init__(self) -> None:
+        self.known: dict[str, dict[str, Fraction]] = {}
+
+    def __call__(self, spec: dict) -> dict[str, Fraction]:
+        key = repr([spec.get(name) for name in _DEMAND_FIELDS])
+        requests = self.known.get(key)
+        if requests is None:
+            requests = self.known[key] = pod_demand(spec, "spec").requests
+        return requests
+
+
+_DEMAND_FIELDS = ("containers", "initContainers", "resources", "overhead", "resourceClaims")
+"""The fields of a PodSpec that :func:`~workloadmap.resources.pod_demand` reads."""
+_ONE = Fraction(1)
+
+
 def nodes_from_documents(documents: Sequence[Any], *, file: str = "-") -> list[Node]:
     """Nodes from parsed documents: ``NodeList``, ``List`` of Nodes, or single ``Node`` objects.
 
@@ -229,6 +255,7 @@ def apply_pods(cluster: Cluster, documents: Sequence[Any], *, file: str = "-") -
         TopologyError: wrong kinds or shapes, or a bad quantity (naming the pod and field).
     """
     by_name = {node.name: node for node in cluster.nodes}
+    demand = _DemandCache()
     counted = 0
     elsewhere: dict[str, int] = {}
     for where, obj in _objects(documents, file, "Pod", ("PodList", "List")):
@@ -244,13 +271,17 @@ def apply_pods(cluster: Cluster, documents: Sequence[Any], *, file: str = "-") -
                 elsewhere[node_name] = elsewhere.get(node_name, 0) + 1
             continue
         try:
-            requests = pod_demand(spec, "spec").requests
+            requests = demand(spec)
         except InputError as error:
             raise TopologyError(error.message, file=file, document=label, field=error.field) from None
         used = node.used
-        for resource, amount in requests.items():
-            used[resource] = used.get(resource, Fraction(0)) + amount
-        used["pods"] = used.get("pods", Fraction(0)) + 1
+        if used:
+            for resource, amount in requests.items():
+                used[resource] = used.get(resource, _ZERO) + amount
+        else:  # the first pod on the node: nothing to add to
+            used.update(requests)
+        slots = used.get("pods")
+        used["pods"] = _ONE if slots is None else slots + 1
         counted += 1
     if elsewhere:
         names = sorted(elsewhere)

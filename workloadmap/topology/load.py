@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..documents import iter_documents, read_text
-from ..errors import InputError, TopologyError
+from ..documents import iter_documents
+from ..errors import BudgetError, InputError, TopologyError
 from ..labels import CLUSTER_NAME
 from ..loader import TOPOLOGY_LIMITS, paused_gc
 from ..numa import TopologyManager
@@ -38,6 +38,7 @@ from .noderesourcetopology import (
 )
 from .simulation import example_cluster
 from .slurm import cluster_from_slurm, looks_like_topology_conf, parse_topology_conf, parse_topology_yaml
+from .stream import TopologyInput, read_topology_input
 from .topograph import cluster_from_model, is_model
 
 __all__ = [
@@ -75,12 +76,13 @@ def _stem(source: str | Path) -> str:
     return name or "cluster"
 
 
-def _read_text(source: str | Path) -> str:
+def _read_input(source: str | Path) -> TopologyInput:
+    """The file's text, or its one JSON object read item by item (:mod:`.stream`)."""
     name = _display_name(source)
-    if name != "-" and Path(source).is_dir():
-        raise TopologyError("is a directory, expected a file", file=name)
     try:
-        return read_text(name, limit=TOPOLOGY_LIMITS.max_bytes)
+        return read_topology_input(name, limits=TOPOLOGY_LIMITS)
+    except BudgetError:
+        raise  # located already, and a budget error stays one
     except InputError as error:
         raise TopologyError(error.message, file=name) from None
 
@@ -102,7 +104,10 @@ def read_topology_documents(source: str | Path) -> list[Any]:
     Raises:
         TopologyError: the file is missing, unreadable, not UTF-8, or not valid YAML/JSON.
     """
-    return _parse_documents(_read_text(source), _display_name(source))
+    read = _read_input(source)
+    if read.text is None:
+        return [read.document]
+    return _parse_documents(read.text, _display_name(source))
 
 
 def read_topology_object(source: str | Path) -> list[str]:
@@ -112,18 +117,25 @@ def read_topology_object(source: str | Path) -> list[str]:
 
 @dataclass
 class _Source:
-    """One file being read: its text, its documents (parsed when a format needs them), the options."""
+    """One file being read: its text (None when streamed), its documents (parsed when a format needs them)."""
 
     name: str
     stem: str
-    text: str
+    text: str | None
     capacity: NodeCapacity | None = None
     slurm_topology: str | None = None
     _documents: list[Any] | None = field(default=None, repr=False)
 
+    @classmethod
+    def read(cls, source: str | Path, slurm_topology: str | None = None) -> _Source:
+        read = _read_input(source)
+        documents = None if read.text is not None else [read.document]
+        return cls(_display_name(source), _stem(source), read.text, slurm_topology=slurm_topology, _documents=documents)
+
     @property
     def documents(self) -> list[Any]:
         if self._documents is None:
+            assert self.text is not None  # streamed sources come with their document
             self._documents = _parse_documents(self.text, self.name)
             if not self._documents:
                 raise TopologyError("the file holds no documents", file=self.name)
@@ -162,7 +174,7 @@ def _read_slurm_conf(source: _Source) -> Cluster:
         raise TopologyError(
             f"a topology.conf holds only the topology 'default', not {source.slurm_topology!r}", file=source.name
         )
-    parsed = parse_topology_conf(source.text, file=source.name)
+    parsed = parse_topology_conf(source.text or "", file=source.name)
     return cluster_from_slurm(parsed, source.node_capacity(), name=source.stem, file=source.name)
 
 
@@ -207,7 +219,12 @@ class SourceFormat:
 
 
 FILE_FORMATS: tuple[SourceFormat, ...] = (
-    SourceFormat("slurm-conf", lambda source: looks_like_topology_conf(source.text), _read_slurm_conf, slurm=True),
+    SourceFormat(
+        "slurm-conf",
+        lambda source: source.text is not None and looks_like_topology_conf(source.text),
+        _read_slurm_conf,
+        slurm=True,
+    ),
     SourceFormat("slurm-yaml", _is_slurm_yaml, _read_slurm_yaml, slurm=True),
     SourceFormat("model", lambda source: len(source.documents) == 1 and is_model(source.documents[0]), _read_model),
     SourceFormat("nodelist", _is_nodelist, _read_nodelist, states_capacity=True),
@@ -231,7 +248,7 @@ def _not_a_source(source: _Source) -> TopologyError:
 
 
 def _format_of(source: _Source) -> SourceFormat:
-    if not source.text.strip():
+    if source.text is not None and not source.text.strip():
         raise TopologyError("the file is empty", file=source.name)
     for candidate in FILE_FORMATS:
         if candidate.matches(source):
@@ -249,7 +266,7 @@ def detect_format(source: str | Path) -> str:
         if str(source).startswith(prefix):
             return prefix.rstrip(":")
     name = _display_name(source)
-    return _format_of(_Source(name, _stem(source), _read_text(source))).name
+    return _format_of(_Source.read(name)).name
 
 
 def _read_preset(name: str, with_pods: bool) -> Cluster:
@@ -317,7 +334,7 @@ def _read_source(source: str | Path, options: CapacityOptions, slurm_topology: s
             if slurm_topology is not None:
                 raise TopologyError("a Slurm topology name only applies to Slurm topology files", file=name)
             return reader(name[len(prefix) :], with_pods)
-    file = _Source(name, _stem(source), _read_text(source), slurm_topology=slurm_topology)
+    file = _Source.read(source, slurm_topology=slurm_topology)
     chosen = _format_of(file)
     if slurm_topology is not None and not chosen.slurm:
         raise TopologyError("a Slurm topology name only applies to Slurm topology files", file=name)
@@ -388,8 +405,8 @@ def load_cluster(
     options = CapacityOptions(gpus_per_node, cpus_per_node, memory_per_node, pods_per_node, gpu_resource)
     with paused_gc():  # a cluster is a tree of new objects without cycles; see loader.paused_gc
         cluster = _read_source(source, options, slurm_topology, with_pods=pods_file is None)
-    if pods_file is not None:
-        apply_pods(cluster, read_topology_documents(pods_file), file=_display_name(pods_file))
+        if pods_file is not None:
+            apply_pods(cluster, read_topology_documents(pods_file), file=_display_name(pods_file))
     if topology_object is not None:
         set_levels(cluster, read_topology_object(topology_object), stated_in=_display_name(topology_object))
     elif levels is not None:
