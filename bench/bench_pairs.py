@@ -141,6 +141,9 @@ def coldstart() -> None:
         if not Path(sys.executable).with_name("wmap").exists()
         else [str(Path(sys.executable).with_name("wmap"))]
     )
+    # As installed (pip writes bytecode at install time): compile first, and let the runs use it
+    # even where PYTHONDONTWRITEBYTECODE is set, or every run would compile wmap from source.
+    subprocess.run([sys.executable, "-m", "compileall", "-q", "workloadmap", "cli"], check=True, cwd=ROOT)
     ours = _process_cpu([*wmap, "inspect", "fixtures/jobset-leader-workers.yaml"])
     floor = _process_cpu([sys.executable, "-c", "import yaml"])
     print(
