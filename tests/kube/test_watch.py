@@ -34,11 +34,19 @@ def _later(delay: float, action) -> threading.Thread:
 
 
 def _events(fake_cluster, *, seconds: float, actions=()) -> tuple[list, ListWatch]:
+    """The watch's events until ``seconds``; each action runs its delay after the first list is synced.
+
+    Counting the delays from the sync, not from the start, keeps the changes after the list however
+    long a busy machine takes to make it.
+    """
+    events: list = []
     with ClusterClient(fake_cluster.kubeconfig) as client:
         watch = ListWatch(client, client.resolve("jobsets"), "ml", deadline=time.monotonic() + seconds)
-        for delay, action in actions:
-            _later(delay, action)
-        events = [(event.type, (event.object or {}).get("metadata", {}).get("name")) for event in watch]
+        for event in watch:
+            events.append((event.type, (event.object or {}).get("metadata", {}).get("name")))
+            if event.type == SYNCED and events.count((SYNCED, None)) == 1:
+                for delay, action in actions:
+                    _later(delay, action)
     return events, watch
 
 
@@ -52,7 +60,7 @@ def test_lists_then_streams_changes_from_the_list_version(fake_cluster):
     server.add(_jobset("other-namespace") | {"metadata": {"name": "x", "namespace": "elsewhere", "uid": "u-x"}})
     events, watch = _events(
         fake_cluster,
-        seconds=1.5,
+        seconds=2.5,
         actions=[
             (0.3, lambda: server.add(_jobset("b"))),
             (0.5, lambda: server.update(_jobset("a", "Failed"))),
@@ -71,7 +79,7 @@ def test_a_cut_stream_is_watched_again_from_the_last_version(fake_cluster):
     server.add(_jobset("a"))
     events, watch = _events(
         fake_cluster,
-        seconds=2.0,
+        seconds=3.0,
         actions=[
             (0.3, lambda: server.add(_jobset("b"))),
             (0.6, server.cut_watches),
@@ -100,15 +108,7 @@ def test_410_gone_lists_again_and_reports_what_changed(fake_cluster, as_status):
         server.compact()
         server.cut_watches()
 
-    # The changes come once the first list is synced (not at a fixed time: on a busy machine the
-    # list itself can take longer than any fixed delay), while the watch that follows it is open.
-    events = []
-    with ClusterClient(fake_cluster.kubeconfig) as client:
-        watch = ListWatch(client, client.resolve("jobsets"), "ml", deadline=time.monotonic() + 3.0)
-        for event in watch:
-            events.append((event.type, (event.object or {}).get("metadata", {}).get("name")))
-            if event.type == SYNCED and watch.relists == 0:
-                _later(0.2, meanwhile)
+    events, watch = _events(fake_cluster, seconds=3.0, actions=[(0.2, meanwhile)])
     # The watch may have seen some changes before the cut; after the relist every change is known.
     assert sorted(events[:3]) == [(ADDED, "change"), (ADDED, "drop"), (ADDED, "keep")]
     assert events[3] == (SYNCED, None)
