@@ -84,3 +84,13 @@ def test_subgroup_naming_the_empty_component_is_refused():
         f"{path}, document emptycomponent: gang.podGroups[0].subGroups[0] names unknown component ''"
     )
     assert [(finding.rule, finding.severity) for finding in lint_path(path)] == [("schema", "error")]
+
+
+def test_condition_checked_with_and_without_status_lints():
+    from workloadmap.lint import lint_path
+
+    path = BAD_FIXTURES_DIR / "definition-condition-with-and-without-status.yaml"
+    # The two matchers hold the same checks (AND), in another order: the second can never decide.
+    assert [(finding.rule, finding.field) for finding in lint_path(path)] == [
+        ("status-shadowed", "status.rules.Running[1]")
+    ]

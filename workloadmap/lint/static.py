@@ -382,8 +382,10 @@ def _accepted(value: str | list[str] | None) -> set[str] | None:
 
 def _matcher_key(matcher: StatusMatcher) -> Any:
     phases = _accepted(matcher.phase)
+    # A status may be absent (None): it sorts before every given status rather than beside it.
     conditions = sorted(
-        (check.type, check.status, tuple(sorted(_accepted(check.reason) or ()))) for check in matcher.conditions or []
+        (check.type, (check.status is not None, check.status or ""), tuple(sorted(_accepted(check.reason) or ())))
+        for check in matcher.conditions or []
     )
     return (
         tuple(sorted(phases)) if phases is not None else None,
