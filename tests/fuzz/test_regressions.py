@@ -94,3 +94,15 @@ def test_condition_checked_with_and_without_status_lints():
     assert [(finding.rule, finding.field) for finding in lint_path(path)] == [
         ("status-shadowed", "status.rules.Running[1]")
     ]
+
+
+def test_topology_kind_not_a_string_is_one_located_line():
+    from workloadmap.errors import TopologyError
+    from workloadmap.topology import load_cluster
+
+    path = BAD_FIXTURES_DIR / "nodelist-kind-not-a-string.yaml"
+    with pytest.raises(TopologyError) as caught:
+        load_cluster(path)
+    assert str(caught.value) == (
+        f"{path}, document #1, field kind: expected kind Node or NodeList/List, got [{{'k': [1]}}]"
+    )

@@ -156,15 +156,23 @@ def _is_slurm_yaml(source: _Source) -> bool:
     )
 
 
+def _kinds(documents: list[Any]) -> set[str]:
+    """The kinds the documents name (a kind that is not a string names none: the reader says what is wrong)."""
+    return {
+        kind for document in documents if isinstance(document, dict) and isinstance(kind := document.get("kind"), str)
+    }
+
+
 def _is_nodelist(source: _Source) -> bool:
     documents = [document for document in source.documents if isinstance(document, dict)]
-    kinds = {document.get("kind") for document in documents}
+    kinds = _kinds(documents)
     return bool(kinds & {"Node", "NodeList"}) or (
         "List" in kinds
         and any(
             isinstance(item, dict) and item.get("kind", "Node") == "Node"
             for document in documents
-            for item in (document.get("items") or [])
+            if isinstance(document.get("items"), list)
+            for item in document["items"]
         )
     )
 
@@ -233,7 +241,7 @@ FILE_FORMATS: tuple[SourceFormat, ...] = (
 
 
 def _not_a_source(source: _Source) -> TopologyError:
-    kinds = {document.get("kind") for document in source.documents if isinstance(document, dict)}
+    kinds = _kinds(source.documents)
     if "Topology" in kinds:
         return TopologyError(
             "this is a Topology object (levels only); pass it as the topology object, not the source", file=source.name
