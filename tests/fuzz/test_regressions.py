@@ -106,3 +106,14 @@ def test_topology_kind_not_a_string_is_one_located_line():
     assert str(caught.value) == (
         f"{path}, document #1, field kind: expected kind Node or NodeList/List, got [{{'k': [1]}}]"
     )
+
+
+def test_topology_list_items_not_a_list_names_the_field(tmp_path):
+    from workloadmap.errors import TopologyError
+    from workloadmap.topology import load_cluster
+
+    path = tmp_path / "nodes.yaml"
+    path.write_text("apiVersion: v1\nkind: List\nitems: 5\n")
+    with pytest.raises(TopologyError) as caught:
+        load_cluster(path)
+    assert str(caught.value) == f"{path}, document #1, field items: expected a list"

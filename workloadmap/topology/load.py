@@ -166,14 +166,13 @@ def _kinds(documents: list[Any]) -> set[str]:
 def _is_nodelist(source: _Source) -> bool:
     documents = [document for document in source.documents if isinstance(document, dict)]
     kinds = _kinds(documents)
-    return bool(kinds & {"Node", "NodeList"}) or (
-        "List" in kinds
-        and any(
-            isinstance(item, dict) and item.get("kind", "Node") == "Node"
-            for document in documents
-            if isinstance(document.get("items"), list)
-            for item in document["items"]
-        )
+    lists = [document.get("items") for document in documents if document.get("kind") == "List"]
+    return bool(kinds & {"Node", "NodeList"}) or any(
+        # A List whose items are not a list is read as one, so the reader names the field.
+        not isinstance(items, list)
+        and items is not None
+        or any(isinstance(item, dict) and item.get("kind", "Node") == "Node" for item in items or [])
+        for items in lists
     )
 
 
