@@ -10,7 +10,7 @@ import yaml
 from typer.testing import CliRunner
 
 from helpers import FIXTURES_DIR
-from workloadmap.cli.main import app as wmap_app
+from workloadmap.cli.main import app
 from workloadmap.errors import TopologyError
 from workloadmap.labels import HOSTNAME as HOSTNAME_LABEL
 from workloadmap.topology import Cluster, Node, NodeCapacity, domain_tree, validate_levels
@@ -183,19 +183,16 @@ def test_cluster_helpers():
 # ---------------------------------------------------------------------------- CLI
 
 
-class _TopologyRunner(CliRunner):
-    """Runs ``wmap topology ...`` through the root app, as the console script does (commands load lazily)."""
-
-    def invoke(self, cli, args=None, **kwargs):  # type: ignore[override]
-        return super().invoke(wmap_app, ["topology", *(args or [])], **kwargs)
+runner = CliRunner()
 
 
-app = wmap_app
-runner = _TopologyRunner()
+def invoke_topology(args: list[str], **kwargs):
+    """``wmap topology ARGS`` through the root app, as the console script runs it (commands load lazily)."""
+    return runner.invoke(app, ["topology", *args], **kwargs)
 
 
 def test_cli_show_tree_counts_free_over_total():
-    result = runner.invoke(app, ["show", str(FIXTURES / "nodes-topograph.yaml"), "--pods", str(FIXTURES / "pods.yaml")])
+    result = invoke_topology(["show", str(FIXTURES / "nodes-topograph.yaml"), "--pods", str(FIXTURES / "pods.yaml")])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()[1:]  # below the levels line
     # 6 nodes, gpu-5 NotReady and gpu-6 cordoned (Ready,SchedulingDisabled: ready, as kubectl counts it, but
@@ -206,8 +203,7 @@ def test_cli_show_tree_counts_free_over_total():
 
 
 def test_cli_show_hosts_and_explicit_levels():
-    result = runner.invoke(
-        app,
+    result = invoke_topology(
         [
             "show",
             str(FIXTURES / "nodes-topograph.yaml"),
@@ -221,21 +217,20 @@ def test_cli_show_hosts_and_explicit_levels():
 
 
 def test_cli_show_json_and_yaml():
-    result = runner.invoke(app, ["show", "preset:small-16", "-o", "json"])
+    result = invoke_topology(["show", "preset:small-16", "-o", "json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["levels"][-1] == HOSTNAME_LABEL
     assert data["domains"]["nodes"] == 16 and data["domains"]["gpus"] == {"total": 128, "free": 128}
     assert [child["value"] for child in data["domains"]["children"]] == ["spine-01"]
-    result = runner.invoke(app, ["show", str(FIXTURES / "topology-tree.conf"), "--gpus-per-node", "4", "-o", "yaml"])
+    result = invoke_topology(["show", str(FIXTURES / "topology-tree.conf"), "--gpus-per-node", "4", "-o", "yaml"])
     assert result.exit_code == 0, result.output
     data = yaml.safe_load(result.output)
     assert data["domains"]["gpus"]["total"] == 72  # 18 nodes x 4
 
 
 def test_cli_show_topology_object():
-    result = runner.invoke(
-        app,
+    result = invoke_topology(
         [
             "show",
             str(FIXTURES / "nodes-topograph.yaml"),
@@ -264,7 +259,7 @@ def test_cli_show_topology_object():
     ],
 )
 def test_cli_errors_print_one_line_and_exit_1(args, message):
-    result = runner.invoke(app, args)
+    result = invoke_topology(args)
     assert result.exit_code == 1
     assert result.stdout == ""
     assert result.stderr.startswith("error: ")
@@ -274,8 +269,7 @@ def test_cli_errors_print_one_line_and_exit_1(args, message):
 
 def test_cli_generate_writes_a_nodelist_that_show_reads(tmp_path):
     target = tmp_path / "nodes.json"
-    result = runner.invoke(
-        app,
+    result = invoke_topology(
         [
             "generate",
             "--racks",
@@ -295,7 +289,7 @@ def test_cli_generate_writes_a_nodelist_that_show_reads(tmp_path):
     assert result.exit_code == 0, result.output
     data = json.loads(target.read_text())
     assert data["kind"] == "NodeList" and len(data["items"]) == 6
-    result = runner.invoke(app, ["show", str(target), "-o", "json"])
+    result = invoke_topology(["show", str(target), "-o", "json"])
     tree = json.loads(result.output)["domains"]
     assert tree["gpus"]["total"] == 24
     # 3 racks, 2 per leaf: leaf-001 holds 2 racks (4 nodes), leaf-002 one rack.
@@ -304,21 +298,20 @@ def test_cli_generate_writes_a_nodelist_that_show_reads(tmp_path):
 
 
 def test_cli_generate_default_preset_yaml_and_presets_listing():
-    result = runner.invoke(app, ["generate"])
+    result = invoke_topology(["generate"])
     assert result.exit_code == 0, result.output
     assert len(yaml.safe_load(result.output)["items"]) == 72
-    result = runner.invoke(app, ["generate", "--preset", "h100-2spine", "--racks", "2"])
+    result = invoke_topology(["generate", "--preset", "h100-2spine", "--racks", "2"])
     assert len(yaml.safe_load(result.output)["items"]) == 16  # preset shape, 2 racks of 8
-    result = runner.invoke(app, ["presets"])
+    result = invoke_topology(["presets"])
     assert result.exit_code == 0
     assert any(line.startswith("nvl72-4rack ") and "(default)" in line for line in result.output.splitlines())
-    listed = json.loads(runner.invoke(app, ["presets", "-o", "json"]).output)
+    listed = json.loads(invoke_topology(["presets", "-o", "json"]).output)
     assert {item["name"] for item in listed} >= {"nvl72-4rack", "h100-2spine", "small-16"}
 
 
 def test_cli_show_hosts_without_a_hostname_level_lists_nodes_under_the_last_level():
-    result = runner.invoke(
-        app,
+    result = invoke_topology(
         [
             "show",
             str(FIXTURES / "nodes-topograph.yaml"),
@@ -333,8 +326,7 @@ def test_cli_show_hosts_without_a_hostname_level_lists_nodes_under_the_last_leve
     at = lines.index(next(line for line in lines if "domain=<none>" in line))
     assert "node gpu-5 (NotReady), GPUs 0/8 free" in lines[at + 1]
     data = json.loads(
-        runner.invoke(
-            app,
+        invoke_topology(
             [
                 "show",
                 str(FIXTURES / "nodes-topograph.yaml"),
