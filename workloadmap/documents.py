@@ -24,6 +24,7 @@ __all__ = [
     "iter_documents",
     "read_documents",
     "read_text",
+    "decode_text",
     "load_objects",
     "iter_input_files",
     "MAX_INPUT_BYTES",
@@ -200,6 +201,11 @@ def read_text(path: str, *, limit: int = MAX_INPUT_BYTES) -> str:
                 data = handle.read(limit + 1)
     except OSError as error:
         raise InputError(f"cannot read: {error.strerror or error}", file=path) from None
+    return decode_text(data, path, limit=limit)
+
+
+def decode_text(data: bytes, path: str, *, limit: int = MAX_INPUT_BYTES) -> str:
+    """The bytes read from ``path`` as UTF-8 text, refusing more than ``limit`` bytes."""
     if len(data) > limit:
         raise InputError(f"input larger than {limit // (1024 * 1024)} MiB (refused)", file=path)
     try:

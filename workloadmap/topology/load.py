@@ -169,8 +169,7 @@ def _is_nodelist(source: _Source) -> bool:
     lists = [document.get("items") for document in documents if document.get("kind") == "List"]
     return bool(kinds & {"Node", "NodeList"}) or any(
         # A List whose items are not a list is read as one, so the reader names the field.
-        not isinstance(items, list)
-        and items is not None
+        (items is not None and not isinstance(items, list))
         or any(isinstance(item, dict) and item.get("kind", "Node") == "Node" for item in items or [])
         for items in lists
     )

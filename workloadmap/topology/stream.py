@@ -38,6 +38,7 @@ from typing import Any, BinaryIO
 
 from ..budgets import active as active_budgets
 from ..budgets import check as check_budget
+from ..documents import decode_text
 from ..errors import BudgetError, InputError, InputNotFoundError, TopologyError
 from ..loader import TOPOLOGY_LIMITS, WORKLOAD_LIMITS, Limits, parse_yaml, paused_gc, raw_decode_json
 
@@ -396,12 +397,10 @@ def _starts_object(first: bytes) -> bool:
 
 
 def _as_text(data: bytes, file: str, limits: Limits) -> str:
-    if len(data) > limits.max_bytes:
-        raise TopologyError(f"input larger than {limits.max_bytes // (1024 * 1024)} MiB (refused)", file=file)
     try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise TopologyError(f"not UTF-8 text (byte {error.start})", file=file) from None
+        return decode_text(data, file, limit=limits.max_bytes)
+    except InputError as error:
+        raise TopologyError(error.message, file=file) from None
 
 
 def read_topology_input(path: str, *, limits: Limits = TOPOLOGY_LIMITS) -> TopologyInput:
