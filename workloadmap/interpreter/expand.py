@@ -52,16 +52,37 @@ class PathIndex:
         self._root = root
         self._walked = False
 
-    def find(self, target: Any, near: Any = None) -> list[str | int] | None:
-        """The path of ``target`` (None when it is not part of the resource, e.g. built by an expression)."""
+    def find(self, target: Any, near: Any = None, via: str | None = None) -> list[str | int] | None:
+        """The path of ``target`` (None when it is not part of the resource, e.g. built by an expression).
+
+        ``via`` is the expression that gave ``target`` from ``near``: a plain field path is followed
+        key by key (no search) when it leads to ``target`` itself.
+        """
         path = self._known.get(id(target))
         if path is not None or self._walked:
             return path
+        if via is not None and near is not None and _is_plain_path(via):
+            path = self._follow(near, target, via)
+            if path is not None:
+                return path
         if near is not None and id(near) in self._known and self._search(near, target, _NEAR_BUDGET):
             return self._known[id(target)]
         self._search(self._root, None, None)
         self._walked = True
         return self._known.get(id(target))
+
+    def _follow(self, near: Any, target: Any, via: str) -> list[str | int] | None:
+        path = self._known.get(id(near))
+        if path is None:
+            return None
+        node = near
+        keys = via.split(".")
+        for key in keys:
+            node = node.get(key) if isinstance(node, dict) else None
+        if node is not target:
+            return None
+        path = self._known[id(target)] = [*path, *keys]
+        return path
 
     def note_items(self, container: Any, near: Any) -> None:
         """Record the places of a list's (or mapping's) items when the container is found near ``near``.
@@ -348,9 +369,9 @@ class Expander:
             return f"{format_path(prefix)}.{source}"
         return format_path(prefix)
 
-    def _template_path(self, template: Any, near: Any = None) -> list[str | int] | None:
-        """Where a pod template sits inside the resource (searched below ``near`` first)."""
-        return self._paths.find(template, near)
+    def _template_path(self, template: Any, near: Any, via: str) -> list[str | int] | None:
+        """Where a pod template sits inside the resource (``via`` followed from ``near``, else searched)."""
+        return self._paths.find(template, near, via)
 
     # -- expansion -------------------------------------------------------------------------
     def expand(self, parent: Parent | None = None) -> list[ExpandedComponent]:
@@ -514,7 +535,7 @@ class Expander:
             if template is None:
                 return None, None, "", None
             # a template the expression made is no part of the resource: no search for it
-            found = None if expression.builds else self._template_path(template, element)  # type: ignore[union-attr]
+            found = None if expression.builds else self._template_path(template, element, expression.source)  # type: ignore[union-attr]
             source = format_path(found) if found else self._field_path(element, expression.source)  # type: ignore[union-attr]
             if not isinstance(template, Mapping):
                 raise InputError(
@@ -531,7 +552,7 @@ class Expander:
             spec = self._evaluate(component, "pod_spec", element)
             if spec is None:
                 return None, None, "", None
-            found = None if expression.builds else self._template_path(spec, element)  # type: ignore[union-attr]
+            found = None if expression.builds else self._template_path(spec, element, expression.source)  # type: ignore[union-attr]
             source = format_path(found) if found else self._field_path(element, expression.source)  # type: ignore[union-attr]
             if not isinstance(spec, Mapping):
                 raise InputError(
