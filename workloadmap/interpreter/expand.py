@@ -341,6 +341,11 @@ class Expander:
     def _count(self, component: ComponentDefinition, field_name: str, scope: Any, default: None) -> int | None: ...
 
     def _count(self, component: ComponentDefinition, field_name: str, scope: Any, default: int | None) -> int | None:
+        value = getattr(component, field_name)
+        if value is None:
+            return default
+        if value.__class__ is int:  # a constant (most counts): nothing to evaluate or to name
+            return value  # type: ignore[no-any-return]
         expression = component.compiled(field_name)
         source = expression.source if expression is not None else str(getattr(component, field_name))
         count = evaluate_count(
