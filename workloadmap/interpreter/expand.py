@@ -463,8 +463,8 @@ class Expander:
             raise InputError(
                 f"{component.name} instances must be a list or a mapping, got {type(result).__name__}", field=source
             )
-        duplicates = sorted(name for name, count in Counter(name for name, _ in pairs).items() if count > 1)
-        if duplicates:
+        if len({name for name, _ in pairs}) < len(pairs):
+            duplicates = sorted(name for name, count in Counter(name for name, _ in pairs).items() if count > 1)
             raise InputError(f"{component.name} instance name {duplicates[0]!r} appears more than once", field=source)
         return list(pairs)
 
