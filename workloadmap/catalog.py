@@ -253,6 +253,7 @@ class Catalog:
     def __init__(self, definitions: Iterable[CatalogEntry] = ()) -> None:
         self._by_group_kind: dict[tuple[str, str], list[CatalogEntry]] = {}
         self._layers: dict[tuple[str, str], int] = {}
+        self._lookups: dict[tuple[str, str], Lookup | None] = {}  # answers of lookup(), until the next add()
         self.notices: list[str] = []
         for definition in definitions:
             self.add(definition)
@@ -320,6 +321,7 @@ class Catalog:
                 )
         self._by_group_kind[key] = [*existing, definition]
         self._layers[key] = layer
+        self._lookups.clear()
 
     def add_cluster_kartas(self, objects: Iterable[Any], source: str = "cluster") -> None:
         """Add Kartas read from a cluster: they replace built-ins for their kind, user files replace them.
@@ -388,6 +390,12 @@ class Catalog:
         definition lists is still matched (the first one), with a warning: operators add versions
         whose pod layout rarely changes.
         """
+        key = (api_version, kind)
+        if key not in self._lookups:
+            self._lookups[key] = self._lookup(api_version, kind)
+        return self._lookups[key]
+
+    def _lookup(self, api_version: str, kind: str) -> Lookup | None:
         group, _, version = api_version.rpartition("/")
         definitions = self._by_group_kind.get((group, kind))
         if not definitions:

@@ -345,7 +345,7 @@ class Expander:
         if value is None:
             return default
         if value.__class__ is int:  # a constant (most counts): nothing to evaluate or to name
-            return value  # type: ignore[no-any-return]
+            return value
         expression = component.compiled(field_name)
         source = expression.source if expression is not None else str(getattr(component, field_name))
         count = evaluate_count(
