@@ -29,10 +29,11 @@ def run() -> None:
         output.write(complete_command(arguments[1:]))
         return
     command = fast_inspect(arguments, os.environ)
-    protected(_typer_app if command is None else lambda: as_typer_runs(command))
+    protected(typer_app if command is None else lambda: as_typer_runs(command))
 
 
-def _typer_app() -> None:
+def typer_app() -> None:
+    """The typer app of ``main.py`` on ``sys.argv``: every command line the fast paths leave."""
     from .main import app
 
     app(standalone_mode=True)
@@ -48,6 +49,7 @@ def as_typer_runs(command: Callable[[], object]) -> None:
         command()
     except EOFError:
         sys.stderr.write("\nAborted!\n")
+        sys.stderr.flush()
         sys.exit(1)
     except KeyboardInterrupt:
         sys.exit(130)

@@ -23,7 +23,9 @@ from .inspect_cmd import DEFAULT_VIEW, inspect_files, inspect_output, inspect_so
 
 
 def _positive(text: str) -> int:
-    """A whole number of at least 1, as typer reads a budget flag (``min=1``)."""
+    """A whole number of at least 1 in plain ASCII digits (typer reads more forms: those go to typer)."""
+    if not (text.isascii() and text.isdigit()):
+        raise ValueError(f"{text!r} is not plain digits")
     number = int(text)
     if number < 1:
         raise ValueError(f"{number} is below 1")
