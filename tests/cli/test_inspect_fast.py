@@ -118,9 +118,9 @@ CASES = [
     ([JOBSET, "--timeout", "1m", "--allow-reference-kind", "ConfigMap"], None, True),
     ([JOBSET, "--max-pods", "2"], None, True),  # over the budget: a one-line error, exit 1
     ([JOBSET, "--max-pods=1000", "--max-pod-groups", "5", "--search-budget", "10"], None, True),
-    ([JOBSET, "-o", "jsonpath={.metadata.name}"], None, True),
+    ([JOBSET, "-o", "jsonpath={.workload.name}"], None, True),
     ([JOBSET, RAY, "-o", "custom-columns=KIND:.workload.kind,PODS:.totals.pods"], None, True),
-    ([JOBSET, "-o", "jsonpath={.no.such[0]}"], None, True),  # the template fails on the data: exit 1
+    ([JOBSET, "-o", "jsonpath={.components[5]}"], None, True),  # the template fails on the data: exit 1
     ([MISSING], None, True),
     ([str(BAD_FIXTURES_DIR / "broken-yaml.yaml"), JOBSET], None, True),
     ([str(BAD_FIXTURES_DIR / "unknown-kind.yaml")], None, True),
