@@ -16,7 +16,6 @@ from collections.abc import Callable
 from workloadmap.errors import WorkloadMapError
 
 from . import output
-from .inspect_fast import fast_inspect
 
 
 def run() -> None:
@@ -28,7 +27,11 @@ def run() -> None:
         # Completion runs on every <TAB>: answer without parsing the command line through typer.
         output.write(complete_command(arguments[1:]))
         return
-    command = fast_inspect(arguments, os.environ)
+    command = None
+    if arguments[:1] == ["inspect"]:
+        from .inspect_fast import fast_inspect  # the library loads here for inspect only, not for a completion
+
+        command = fast_inspect(arguments, os.environ)
     protected(typer_app if command is None else lambda: as_typer_runs(command))
 
 
