@@ -69,7 +69,12 @@ def inspect_files(
     gpu_resource: Sequence[str] | None = None,
     related: Sequence[str] | None = None,
 ) -> int:
-    """Expand the workloads of ``sources``, print them as ``chosen``; the exit code (the worst document's)."""
+    """Expand the workloads of ``sources``, print them as ``chosen``; the exit code (the worst document's).
+
+    No usage error comes from here: the fast path checks the command line before it runs this
+    (:func:`inspect_output`, :func:`inspect_sources`, ``Guard.from_options``) and leaves a usage
+    error to typer, which can only report it before anything is printed.
+    """
     catalog = load_catalog(list(catalog_dirs or []))
     related_objects = ObjectIndex.from_paths(list(related or []))
     collected = Collected()
