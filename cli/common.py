@@ -1,4 +1,8 @@
-"""What several commands share: options, catalog loading, the result loop and the exit-code rule."""
+"""What several commands share: options, catalog loading, the result loop and the exit-code rule.
+
+Importable without typer (the fast path of ``wmap inspect`` runs without it): the option
+declarations import typer when a command is declared.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +17,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, List, Optional, TypeVar
 
-import typer
-
 from workloadmap.budgets import DEFAULT_BUDGETS, active, allowing_references, applied, deadline_after, parse_kind
 from workloadmap.catalog import Catalog
 from workloadmap.errors import DeadlineError, WorkloadMapError, internal_error
@@ -23,6 +25,7 @@ from workloadmap.resources import DEFAULT_GPU_RESOURCES
 from workloadmap.tree import WorkloadTree
 
 from . import output
+from .usage import bad_parameter
 
 CATALOG_HELP = (
     "Directory (or file) of extra definitions; replaces built-ins for the same kind. Repeatable. "
@@ -42,6 +45,7 @@ SOURCE_FORMS = (
 """Every form a topology SOURCE takes, for the help of `-t` and `topology show`."""
 
 Command = TypeVar("Command", bound=Callable[..., Any])
+T = TypeVar("T")
 
 # Help texts name these at start-up, before the topology and exporter stages are imported (they
 # load with the commands that use them); tests/cli/test_cli.py checks them against the library.
@@ -51,21 +55,29 @@ EXPORT_TARGETS = ("demand", "kai", "kai-annotations", "kueue", "pinned", "volcan
 
 def catalog_option() -> Any:
     """The `--catalog DIR` option (repeatable)."""
+    import typer
+
     return typer.Option(None, "--catalog", metavar="DIR", help=CATALOG_HELP)
 
 
 def gpu_resource_option() -> Any:
     """The `--gpu-resource NAME` option (repeatable)."""
+    import typer
+
     return typer.Option(None, "--gpu-resource", metavar="NAME", help=GPU_RESOURCE_HELP)
 
 
 def related_option() -> Any:
     """The `--related FILE|DIR` option (alias `--runtimes`)."""
+    import typer
+
     return typer.Option(None, "--related", "--runtimes", metavar="FILE", help=RELATED_HELP)
 
 
 def kubeconfig_option() -> Any:
     """The `--kubeconfig FILE` option."""
+    import typer
+
     return typer.Option(
         None, "--kubeconfig", metavar="KUBECONFIG", help="Path to the kubeconfig file (only that file is read)."
     )
@@ -73,6 +85,8 @@ def kubeconfig_option() -> Any:
 
 def context_option() -> Any:
     """The `--context NAME` option."""
+    import typer
+
     return typer.Option(None, "--context", metavar="CONTEXT", help="The kubeconfig context to use.")
 
 
@@ -111,11 +125,11 @@ def parse_duration(text: str) -> float:
     """``30s``, ``5m``, ``1h30m`` or plain seconds as seconds (kubectl's duration forms)."""
     match = _DURATION.match(text.strip())
     if not text.strip() or match is None or not any(match.groups()) or not text.strip()[0].isdigit():
-        raise typer.BadParameter(f"{text!r} is not a duration such as 30s, 5m or 1h", param_hint="--timeout")
+        raise bad_parameter(f"{text!r} is not a duration such as 30s, 5m or 1h", param_hint="--timeout")
     hours, minutes, seconds = match.groups()
     value = int(hours or 0) * 3600 + int(minutes or 0) * 60 + float(seconds or 0)
     if not value > 0:
-        raise typer.BadParameter(f"{text!r} is not a positive duration", param_hint="--timeout")
+        raise bad_parameter(f"{text!r} is not a positive duration", param_hint="--timeout")
     return value
 
 
@@ -138,6 +152,8 @@ BUDGET_FLAGS = (
 
 def _injected(command: Callable[..., Any], budgets: bool) -> list[inspect.Parameter]:
     """The options :func:`guarded` adds to a command: ``--timeout`` and, for readers of inputs, budgets."""
+    import typer
+
     own = inspect.signature(command).parameters
     added = []
     if "timeout" not in own:
@@ -160,30 +176,52 @@ def guarded(command: Command, *, budgets: bool = False) -> Command:
     """Run a command so that a library error becomes one line on stderr and its exit code.
 
     Every command also gets ``--timeout`` (unless it declares its own, as ``get`` does), a deadline
-    for the whole command; with ``budgets``, the ``--max-*`` budget flags too.
+    for the whole command; with ``budgets``, the ``--max-*`` budget flags too. The fast path of
+    ``wmap inspect`` runs its command through the same :class:`Guard`.
     """
     added = _injected(command, budgets)
     names = {parameter.name for parameter in added}
 
     @functools.wraps(command)
     def run(*args: Any, **kwargs: Any) -> Any:
-        given = {name: kwargs.pop(name) for name in names}
-        limits = {field_name: given[name] for name, _, field_name, _ in BUDGET_FLAGS if given.get(name) is not None}
-        seconds = parse_duration(given["timeout"]) if given.get("timeout") is not None else None
-        kinds = _reference_kinds(given.get("allow_reference_kind"))
-        try:
-            with applied(replace(active(), **limits)), allowing_references(kinds), bounded(seconds):
-                return command(*args, **kwargs)
-        except WorkloadMapError as error:
-            output.error(str(error))
-            raise typer.Exit(error.exit_code) from None
-        except MemoryError:
-            output.error("out of memory: the input asks for more than this machine holds (see docs/security.md)")
-            raise typer.Exit(1) from None
+        guard = Guard.from_options({name: kwargs.pop(name) for name in names})
+        return guard.call(lambda: command(*args, **kwargs))
 
     signature = inspect.signature(command)
     run.__signature__ = signature.replace(parameters=[*signature.parameters.values(), *added])  # type: ignore[attr-defined]
     return run  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Guard:
+    """What :func:`guarded` applies around a command: budget limits, a deadline, kinds references may read."""
+
+    limits: dict[str, int] = field(default_factory=dict)
+    seconds: float | None = None
+    kinds: list[tuple[str, str]] = field(default_factory=list)
+
+    @classmethod
+    def from_options(cls, given: dict[str, Any]) -> Guard:
+        """The guard the injected options ask for (by parameter name; absent or None: the default).
+
+        Raises:
+            typer.BadParameter: a malformed ``--timeout`` or ``--allow-reference-kind`` (exit 2).
+        """
+        limits = {field_name: given[name] for name, _, field_name, _ in BUDGET_FLAGS if given.get(name) is not None}
+        seconds = parse_duration(given["timeout"]) if given.get("timeout") is not None else None
+        return cls(limits, seconds, _reference_kinds(given.get("allow_reference_kind")))
+
+    def call(self, command: Callable[[], T]) -> T:
+        """``command()`` under this guard; a library error (or memory exhausted) is one line and SystemExit."""
+        try:
+            with applied(replace(active(), **self.limits)), allowing_references(self.kinds), bounded(self.seconds):
+                return command()
+        except WorkloadMapError as error:
+            output.error(str(error))
+            raise SystemExit(error.exit_code) from None
+        except MemoryError:
+            output.error("out of memory: the input asks for more than this machine holds (see docs/security.md)")
+            raise SystemExit(1) from None
 
 
 def _reference_kinds(values: Optional[List[str]]) -> list[tuple[str, str]]:
@@ -192,7 +230,7 @@ def _reference_kinds(values: Optional[List[str]]) -> list[tuple[str, str]]:
         try:
             kinds.append(parse_kind(value))
         except ValueError as error:
-            raise typer.BadParameter(str(error), param_hint="--allow-reference-kind") from None
+            raise bad_parameter(str(error), param_hint="--allow-reference-kind") from None
     return kinds
 
 

@@ -12,11 +12,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import typer
-
 from . import output
+from .usage import bad_parameter
 
-__all__ = ["Output", "output_option", "chosen_output", "parse_output", "write_template", "FORMATS", "TEMPLATES"]
+__all__ = [
+    "Output",
+    "format_names",
+    "output_option",
+    "chosen_output",
+    "parse_output",
+    "write_template",
+    "FORMATS",
+    "TEMPLATES",
+]
 
 TEMPLATES = ("jsonpath", "jsonpath-file", "jsonpath-as-json", "custom-columns", "custom-columns-file")
 """Formats that carry a template after ``=`` (kubectl's names)."""
@@ -52,7 +60,7 @@ def _read(path: str, what: str) -> str:
     try:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
-        raise typer.BadParameter(f"{what} {path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+        raise bad_parameter(f"{what} {path}: cannot read: {getattr(error, 'strerror', None) or error}") from None
 
 
 def _columns(spec: str) -> list[tuple[str, Any]]:
@@ -63,7 +71,7 @@ def _columns(spec: str) -> list[tuple[str, Any]]:
     for part in spec.split(","):
         header, colon, path = part.partition(":")
         if not colon or not header:
-            raise typer.BadParameter(f"expected <header>:<json-path-expr>, got {part!r}")
+            raise bad_parameter(f"expected <header>:<json-path-expr>, got {part!r}")
         columns.append((header, jsonpath.parse(jsonpath.relaxed(path))))
     return columns
 
@@ -72,10 +80,10 @@ def _columns_file(text: str) -> str:
     """A custom-columns file: a line of headers, a line of paths (kubectl's custom-columns-file)."""
     lines = [line for line in text.splitlines() if line.strip()]
     if len(lines) != 2:
-        raise typer.BadParameter("a custom-columns file holds two lines: the headers, then the paths")
+        raise bad_parameter("a custom-columns file holds two lines: the headers, then the paths")
     headers, paths = lines[0].split(), lines[1].split()
     if len(headers) != len(paths):
-        raise typer.BadParameter(f"{len(headers)} headers but {len(paths)} paths in the custom-columns file")
+        raise bad_parameter(f"{len(headers)} headers but {len(paths)} paths in the custom-columns file")
     return ",".join(f"{header}:{path}" for header, path in zip(headers, paths, strict=True))
 
 
@@ -89,7 +97,7 @@ def parse_output(value: str, kinds: Sequence[str]) -> Output:
     accepted = ", ".join(f"{kind}=..." if kind in TEMPLATES else kind for kind in kinds)
     if name not in kinds or (name in TEMPLATES) != bool(equals):
         hint = f" (did you mean {name}=...?)" if name in TEMPLATES and not equals else ""
-        raise typer.BadParameter(f"{value!r} is not one of {accepted}{hint}")
+        raise bad_parameter(f"{value!r} is not one of {accepted}{hint}")
     if name not in TEMPLATES:
         return Output(name)
     from . import jsonpath  # the template language loads only for a template
@@ -101,7 +109,7 @@ def parse_output(value: str, kinds: Sequence[str]) -> Output:
         spec = _columns_file(_read(template, "custom-columns file")) if name.endswith("-file") else template
         return Output(name, _columns(spec))
     except jsonpath.JsonPathError as error:
-        raise typer.BadParameter(f"{name} template: {error}") from None
+        raise bad_parameter(f"{name} template: {error}") from None
 
 
 def chosen_output(command: str, value: str) -> Output:
@@ -109,14 +117,20 @@ def chosen_output(command: str, value: str) -> Output:
     return parse_output(value, FORMATS[command])
 
 
+def format_names(kinds: Sequence[str]) -> tuple[str, ...]:
+    """The ``-o`` values of a command declaring ``kinds``: its named views, ``"templates"`` as every template format."""
+    names = tuple(kind for kind in kinds if kind != "templates")
+    return names + TEMPLATES if "templates" in kinds else names
+
+
 def output_option(command: str, kinds: Sequence[str], default: str | None, help_text: str = "") -> Any:
     """The ``-o/--output FORMAT`` option of ``command``, checked when the command line is read.
 
     ``kinds`` lists the named views; ``"templates"`` among them adds every template format.
     """
-    names = tuple(kind for kind in kinds if kind != "templates")
-    if "templates" in kinds:
-        names += TEMPLATES
+    import typer  # only where typer declares the command: the fast path of `wmap inspect` never does
+
+    names = format_names(kinds)
     FORMATS[command] = names
 
     def check(value: str | None) -> str | None:
@@ -140,7 +154,7 @@ def write_template(chosen: Output, document: Any) -> None:
     """Print ``document`` (what ``-o json`` prints) through a jsonpath or custom-columns template.
 
     Raises:
-        typer.Exit: the template fails on this data (exit 1, with the reason on stderr).
+        SystemExit: the template fails on this data (exit 1, with the reason on stderr).
     """
     from . import jsonpath
 
@@ -156,7 +170,7 @@ def write_template(chosen: Output, document: Any) -> None:
         output.write(jsonpath.render(chosen.template, document))
     except jsonpath.JsonPathError as error:
         output.error(f"{chosen.kind}: {error}")
-        raise typer.Exit(1) from None
+        raise SystemExit(1) from None
 
 
 def _columns_table(headers: list[str], rows: list[list[str]]) -> str:

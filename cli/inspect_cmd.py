@@ -1,23 +1,27 @@
-"""``wmap inspect``: expand workloads from files into component trees with pod, GPU and gang totals."""
+"""``wmap inspect``: expand workloads from files into component trees with pod, GPU and gang totals.
+
+Importable without typer: the typer declaration (``inspect_typer.py``) and the fast path of the
+console script (``inspect_fast.py``) both run :func:`inspect_files`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import List, Optional
-
-import typer
 
 from workloadmap.documents import load_objects
 from workloadmap.interpreter import ObjectIndex, inspect_documents
 from workloadmap.tree import WorkloadTree
 
 from . import output
-from .common import Collected, catalog_option, gpu_resource_option, gpu_resources, load_catalog, related_option
+from .common import Collected, gpu_resources, load_catalog
 from .escape import escaped
-from .formats import Output, chosen_output, output_option, write_template
+from .formats import Output, format_names, parse_output, write_template
 from .render import render_inspect_table, render_tree
+from .usage import bad_parameter
 
 VIEWS = ("tree", "table", "wide", "name", "json", "yaml", "templates")
+DEFAULT_VIEW = "tree"
 
 
 def resource_name(tree: WorkloadTree) -> str:
@@ -43,33 +47,48 @@ def write_trees(trees: list[WorkloadTree], chosen: Output) -> None:
         output.human("\n".join(render_tree(tree) for tree in escaped(trees)))
 
 
-def inspect(
-    files: Optional[List[str]] = typer.Argument(None, metavar="FILE...", help="FILE, DIR or - (standard input)."),
-    filename: Optional[List[str]] = typer.Option(
-        None, "-f", "--filename", metavar="FILE", help="FILE, DIR or -; repeatable."
-    ),
-    output_format: str = output_option("inspect", VIEWS, "tree"),
-    catalog_dirs: Optional[List[Path]] = catalog_option(),
-    recursive: bool = typer.Option(False, "-R", "--recursive", help="Read directories recursively."),
-    gpu_resource: Optional[List[str]] = gpu_resource_option(),
-    related: Optional[List[str]] = related_option(),
-) -> None:
-    """Expand workloads from files into component trees with pod, GPU and gang totals."""
-    chosen = chosen_output("inspect", output_format)
+def inspect_output(value: str) -> Output:
+    """The ``-o`` value of ``wmap inspect``, parsed (typer.BadParameter when it is not one, exit 2)."""
+    return parse_output(value, format_names(VIEWS))
+
+
+def inspect_sources(files: Sequence[str] | None, filename: Sequence[str] | None) -> list[str]:
+    """The sources to read: FILE arguments, then ``-f`` values (typer.BadParameter when there are none)."""
     sources = list(files or []) + list(filename or [])
     if not sources:
-        raise typer.BadParameter("give at least one FILE, DIR or - (standard input)", param_hint="FILE")
-    catalog = load_catalog(catalog_dirs)
-    related_objects = ObjectIndex.from_paths(related or [])
+        raise bad_parameter("give at least one FILE, DIR or - (standard input)", param_hint="FILE")
+    return sources
+
+
+def inspect_files(
+    sources: Sequence[str],
+    chosen: Output,
+    *,
+    catalog_dirs: Sequence[Path] | None = None,
+    recursive: bool = False,
+    gpu_resource: Sequence[str] | None = None,
+    related: Sequence[str] | None = None,
+) -> int:
+    """Expand the workloads of ``sources``, print them as ``chosen``; the exit code (the worst document's).
+
+    No usage error comes from here: the fast path checks the command line before it runs this
+    (:func:`inspect_output`, :func:`inspect_sources`, ``Guard.from_options``) and leaves a usage
+    error to typer, which can only report it before anything is printed.
+    """
+    catalog = load_catalog(list(catalog_dirs or []))
+    related_objects = ObjectIndex.from_paths(list(related or []))
     collected = Collected()
     for source in sources:
         documents = load_objects(source, recursive=recursive)
         collected.add(
             inspect_documents(
-                documents, catalog=catalog, gpu_resources=gpu_resources(gpu_resource), related=related_objects
+                documents,
+                catalog=catalog,
+                gpu_resources=gpu_resources(list(gpu_resource or [])),
+                related=related_objects,
             )
         )
     if not collected.codes:
         output.warn(f"note: no Kubernetes objects found in {', '.join(sources)}")
     write_trees([tree for tree, _ in collected.trees], chosen)
-    raise typer.Exit(collected.exit_code)
+    return collected.exit_code

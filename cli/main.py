@@ -8,8 +8,6 @@ unknown (as 3). With several documents every one is processed and the exit code 
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Callable
 from importlib import import_module
 from typing import Any, List, Optional
@@ -17,9 +15,8 @@ from typing import Any, List, Optional
 import typer
 
 from workloadmap import __version__
-from workloadmap.errors import WorkloadMapError
 
-from . import output
+from . import entry, output
 from .completion import SHELLS, complete_command, script
 from .examples import EXAMPLES
 from .help import WmapCommand, WmapGroup
@@ -111,7 +108,7 @@ def _complete(words: Optional[List[str]] = typer.Argument(None)) -> None:
     output.write(complete_command(list(words or [])))
 
 
-_lazy(app, "inspect", "inspect_cmd.inspect", budgets=True)
+_lazy(app, "inspect", "inspect_typer.inspect", budgets=True)
 _lazy(
     app,
     "place",
@@ -187,23 +184,5 @@ app.add_typer(cluster_app, name="cluster")
 
 
 def run() -> None:
-    """Console-script entry point: library errors become one-line messages, never tracebacks."""
-    if sys.argv[1:2] == ["__complete"]:
-        # Completion runs on every <TAB>: answer without parsing the command line through typer.
-        output.write(complete_command(sys.argv[2:]))
-        return
-    try:
-        app(standalone_mode=True)
-    except WorkloadMapError as error:
-        output.error(str(error))
-        sys.exit(error.exit_code)
-    except KeyboardInterrupt:
-        sys.exit(130)
-    except BrokenPipeError:
-        # `wmap ... | head`: the reader went away; nothing more to say.
-        sys.exit(0)
-    except Exception as error:  # a bug: say so in one line unless asked for the traceback
-        if os.environ.get("WMAP_DEBUG"):
-            raise
-        output.error(f"internal error: {type(error).__name__}: {error} (set WMAP_DEBUG=1 for a traceback)")
-        sys.exit(1)
+    """The console-script entry point: :func:`workloadmap.cli.entry.run` (which pyproject names, to skip typer)."""
+    entry.run()

@@ -1,0 +1,96 @@
+"""The console-script entry point of ``wmap`` and ``kubectl-wmap``: what it can, it answers without typer.
+
+Building the typer app costs tens of milliseconds on every run (typer itself, and pydantic, which
+typer loads to convert option values). ``__complete`` (on every <TAB>) and the command lines of
+``wmap inspect`` that ``inspect_fast.py`` fully understands run without it; every other command
+line goes to the typer app of ``main.py``. Either way, exceptions end as the typer path ends them.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+from collections.abc import Callable
+
+from workloadmap.errors import WorkloadMapError
+
+from . import output
+
+
+def run() -> None:
+    """Console-script entry point: library errors become one-line messages, never tracebacks."""
+    arguments = sys.argv[1:]
+    if arguments[:1] == ["__complete"]:
+        from .completion import complete_command
+
+        # Completion runs on every <TAB>: answer without parsing the command line through typer.
+        output.write(complete_command(arguments[1:]))
+        return
+    command = None
+    if arguments[:1] == ["inspect"]:
+        from .inspect_fast import fast_inspect  # the library loads here for inspect only, not for a completion
+
+        command = fast_inspect(arguments, os.environ)
+    protected(typer_app if command is None else lambda: as_typer_runs(command))
+
+
+def typer_app() -> None:
+    """The typer app of ``main.py`` on ``sys.argv``: every command line the fast paths leave."""
+    from .main import app
+
+    app(standalone_mode=True)
+
+
+def as_typer_runs(command: Callable[[], object]) -> None:
+    """Run ``command`` outside typer with the endings typer's main gives a command's exceptions.
+
+    Ctrl-C exits 130; end of input says ``Aborted!`` and exits 1; a reader that went away
+    (``wmap ... | head``) exits 1 silently; anything else goes on to :func:`protected`.
+    """
+    try:
+        command()
+    except EOFError:
+        sys.stderr.write("\nAborted!\n")
+        sys.stderr.flush()
+        sys.exit(1)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except OSError as error:
+        if error.errno != errno.EPIPE:
+            raise
+        _quiet_broken_pipes()
+        sys.exit(1)
+
+
+def _quiet_broken_pipes() -> None:
+    """Point a broken stdout or stderr at /dev/null, so that the flush at exit does not fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except OSError:
+            try:
+                os.dup2(devnull, stream.fileno())
+            except (OSError, ValueError):  # no file descriptor (a test's capture): nothing is flushed at exit
+                pass
+    os.close(devnull)
+
+
+def protected(command: Callable[[], object]) -> None:
+    """Run ``command``; library errors become one line, Ctrl-C 130, a bug one line (set WMAP_DEBUG=1 to see it)."""
+    try:
+        command()
+    except WorkloadMapError as error:
+        output.error(str(error))
+        sys.exit(error.exit_code)
+    except KeyboardInterrupt:
+        sys.exit(130)
+    except BrokenPipeError:
+        # `wmap ... | head`: the reader went away; nothing more to say.
+        sys.exit(0)
+    except Exception as error:  # a bug: say so in one line unless asked for the traceback
+        if os.environ.get("WMAP_DEBUG"):
+            raise
+        output.error(f"internal error: {type(error).__name__}: {error} (set WMAP_DEBUG=1 for a traceback)")
+        sys.exit(1)
