@@ -6,7 +6,7 @@ shared, so compare ratios, not absolute times, and re-measure on a quiet machine
     python bench/bench_pairs.py multidoc     # 10,000 documents: wmap's reader / CSafeLoader load_all
     python bench/bench_pairs.py interpret    # corpus x100: inspect / CSafeLoader parse of the same text
     python bench/bench_pairs.py grove        # PodCliqueSet of N cliques against a JobSet of N replicatedJobs
-    python bench/bench_pairs.py coldstart    # `wmap inspect FILE` / `python -c 'import yaml'`, CPU of the process
+    python bench/bench_pairs.py coldstart    # `wmap inspect FILE`, and the library alone, / `python -c 'import yaml'`
     python bench/bench_pairs.py place        # `wmap place` on 100k nodes (and 60k pods) / json.load of the files
     python bench/bench_pairs.py afterload    # place() on a loaded 100k-node cluster, in process (target <= 1 s)
     python bench/bench_pairs.py bignodes     # peak memory on a ~1.1 GB kubectl-sized NodeList / json.load
@@ -145,11 +145,20 @@ def coldstart() -> None:
     # even where PYTHONDONTWRITEBYTECODE is set, or every run would compile wmap from source.
     subprocess.run([sys.executable, "-m", "compileall", "-q", "workloadmap", "cli"], check=True, cwd=ROOT)
     ours = _process_cpu([*wmap, "inspect", "fixtures/jobset-leader-workers.yaml"])
+    library = _process_cpu([sys.executable, "-c", _LIBRARY_INSPECT])
     floor = _process_cpu([sys.executable, "-c", "import yaml"])
     print(
         f"cold start, median CPU: wmap inspect {ours * 1e3:.0f} ms, import yaml {floor * 1e3:.0f} ms, "
-        f"ratio {ours / floor:.1f}"
+        f"ratio {ours / floor:.1f}; the library alone (built-in catalog, inspect_file) {library * 1e3:.0f} ms, "
+        f"ratio {library / floor:.1f}"
     )
+
+
+# The same inspection through the library: the catalog and interpreter without the command line.
+_LIBRARY_INSPECT = (
+    "from workloadmap import Catalog; from workloadmap.interpreter import inspect_file; "
+    "list(inspect_file('fixtures/jobset-leader-workers.yaml', catalog=Catalog.load(use_env=False)))"
+)
 
 
 def place(nodes: int = 100_008, busy: int = 60_000) -> None:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
 
-from workloadmap.catalog import CatalogEntry, definition_files, load_definitions
+from workloadmap.catalog import CatalogEntry, definition_files, load_definitions, validated_definition
 from workloadmap.definitions import definition_json_schema
 from workloadmap.errors import WorkloadMapError
 
@@ -102,7 +102,7 @@ def catalog_show(
         data = definition.to_object()
     else:
         assert definition is not None
-        data = definition.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+        data = validated_definition(definition).model_dump(mode="json", by_alias=True, exclude_defaults=True)
     if chosen.templated:
         write_template(chosen, data)
     else:

@@ -18,10 +18,10 @@ from typing import Any, List, Optional
 import typer
 
 from workloadmap.catalog import Catalog
-from workloadmap.definitions import Phase
 from workloadmap.documents import Document
 from workloadmap.errors import ClusterError, NoDefinitionError
 from workloadmap.interpreter import inspect_documents
+from workloadmap.runtime_definitions import Phase
 
 from . import output
 from .common import (

@@ -30,6 +30,7 @@ RANK = {
     "numa": 2.5,  # the kubelet's NUMA admission; scheduling carries a pod's NUMA demand as a node filter
     "resources": 3,
     "scheduling": 3,
+    "runtime_definitions": 3.5,  # definitions as the interpreter reads them; the pydantic models extend them
     "definitions": 4,
     "karta": 4.5,  # reads Kartas and writes wmap definitions as Kartas; the catalog loads them
     "catalog_cache": 4.6,  # the precompiled built-in definitions, below the catalog that reads them

@@ -10,10 +10,22 @@ import shutil
 
 from workloadmap.catalog import builtin_catalog_dir, definition_files, load_definition
 from workloadmap.catalog_cache import PRECOMPILED_NAME, fingerprint, read_precompiled, write_precompiled
+from workloadmap.runtime_definitions import DefinitionPart, declared_fields, runtime_class
 
 
-def dumped(definition):
-    return definition.model_dump(mode="json", by_alias=True)
+def dumped(value):
+    """Every field of a definition, in either form, as plain data (with the parsed pod selectors)."""
+    if isinstance(value, DefinitionPart):
+        form = runtime_class(type(value))
+        fields = {name: dumped(getattr(value, name)) for name in declared_fields(form)}
+        if hasattr(value, "parsed_selector"):
+            fields["parsed_selector"] = value.parsed_selector
+        return form.__name__, fields
+    if isinstance(value, (list, tuple)):
+        return [dumped(item) for item in value]
+    if isinstance(value, dict):
+        return {key: dumped(item) for key, item in value.items()}
+    return value
 
 
 def test_shipped_precompiled_catalog_is_current():
@@ -22,6 +34,7 @@ def test_shipped_precompiled_catalog_is_current():
     precompiled = read_precompiled(directory, files)
     assert precompiled is not None, "catalog/compiled.pickle is stale: run `python -m workloadmap.catalog`"
     from_yaml = [load_definition(path) for path in files]
+    assert all(type(definition) is runtime_class(type(definition)) for definition in precompiled)
     assert [dumped(definition) for definition in precompiled] == [dumped(definition) for definition in from_yaml]
     for cached, fresh in zip(precompiled, from_yaml, strict=True):
         assert cached.source == fresh.source

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .alter import Alteration, Changes, NodeRequirement, Toleration, alter
     from .budgets import Budgets, Deadline
     from .catalog import Catalog, load_definition, load_definitions, parse_definition
-    from .definitions import Definition, Phase, definition_json_schema
+    from .definitions import Definition, definition_json_schema
     from .documents import Document, load_objects
     from .errors import (
         AlterError,
@@ -190,7 +190,8 @@ _LAZY = {
     **dict.fromkeys(("Alteration", "Changes", "NodeRequirement", "Toleration", "alter"), ".alter"),
     **dict.fromkeys(("Budgets", "Deadline"), ".budgets"),
     **dict.fromkeys(("Catalog", "load_definition", "load_definitions", "parse_definition"), ".catalog"),
-    **dict.fromkeys(("Definition", "Phase", "definition_json_schema"), ".definitions"),
+    **dict.fromkeys(("Definition", "definition_json_schema"), ".definitions"),
+    "Phase": ".runtime_definitions",
     **dict.fromkeys(("Document", "load_objects"), ".documents"),
     **dict.fromkeys(
         (

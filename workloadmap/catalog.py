@@ -21,14 +21,13 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
-from pydantic import ValidationError
-
 from .catalog_cache import read_precompiled, write_precompiled
-from .definitions import Definition, validation_problem
 from .documents import load_yaml_text
 from .errors import DefinitionError, InputError
+from .runtime_definitions import Definition
 
 if TYPE_CHECKING:
+    from . import definitions
     from .karta import KartaDefinition
 
 __all__ = [
@@ -41,6 +40,7 @@ __all__ = [
     "definition_files",
     "builtin_definitions",
     "rebuild_precompiled",
+    "validated_definition",
     "builtin_catalog_dir",
     "NON_WORKLOAD_KINDS",
     "CATALOG_ENV",
@@ -138,8 +138,29 @@ def rebuild_precompiled() -> Path:
     return write_precompiled(directory, files, [load_definition(path) for path in files])
 
 
-def load_definition(path: str | Path) -> Definition:
-    """Load, validate and compile one definition file.
+def validated_definition(definition: Definition) -> definitions.Definition:
+    """The pydantic model of a catalog definition: itself, or (a precompiled built-in) its file validated again.
+
+    The precompiled built-ins are stored in their runtime form, which holds the field values but
+    not pydantic's view of them; what needs that view (``catalog show``'s ``model_dump`` with aliases
+    and without defaults) validates the file the definition came from, the one the precompiled
+    catalog's fingerprint matched.
+
+    Raises:
+        ValueError: a runtime definition that names no source file.
+        DefinitionError: the file no longer validates.
+    """
+    from .definitions import Definition as Model
+
+    if isinstance(definition, Model):
+        return definition
+    if definition.source is None:
+        raise ValueError(f"definition {definition.name} has no model and no source file to validate")
+    return load_definition(definition.source)
+
+
+def load_definition(path: str | Path) -> definitions.Definition:
+    """Load, validate and compile one definition file (the pydantic model).
 
     Raises:
         DefinitionError: the file is not a valid definition; the message names the file and field.
@@ -204,8 +225,13 @@ def _is_list(body: Any) -> bool:
     return isinstance(body, dict) and str(body.get("kind", "")).endswith("List") and isinstance(body.get("items"), list)
 
 
-def parse_definition(text: str, file: str = "<definition>") -> Definition:
+def parse_definition(text: str, file: str = "<definition>") -> definitions.Definition:
     """Validate and compile a definition given as YAML text (see :func:`load_definition`)."""
+    from pydantic import ValidationError  # definitions are validated here, not on the built-in catalog's path
+
+    from .definitions import Definition as Model
+    from .definitions import validation_problem
+
     try:
         documents = [doc for doc in load_yaml_text(text, file) if doc.body is not None]
     except InputError as error:
@@ -227,7 +253,7 @@ def parse_definition(text: str, file: str = "<definition>") -> Definition:
         )
     document = str(data.get("name") or "#1")
     try:
-        definition = Definition.model_validate(data)
+        definition = Model.model_validate(data)
     except ValidationError as error:
         field, message = validation_problem(error)
         raise DefinitionError(message, file=file, document=document, field=field) from None

@@ -2,12 +2,14 @@
 
 Validating 40-odd definitions with pydantic and compiling their 400-odd expressions costs more than
 interpreting a workload, on every run. The package therefore ships ``compiled.pickle`` beside the
-definition files: the validated, compiled :class:`~workloadmap.definitions.Definition` objects with a
-fingerprint of what they were built from (every definition file's bytes, and the pydantic and
-jmespath versions whose objects are stored). A file whose fingerprint does not match — a definition
-was edited, a library upgraded — is ignored and the catalog is built from the YAML files as before,
-so the shortcut can make wmap slower but never different. ``tests/test_catalog_cache.py`` fails when
-the shipped file is stale; rebuild it with ``python -m workloadmap.catalog``.
+definition files: the validated, compiled definitions in their runtime form
+(:mod:`workloadmap.runtime_definitions`: each model's field values and compiled expressions in the
+plain class it extends, so reading them imports no pydantic), with a fingerprint of what they were
+built from (every definition file's bytes, the fields of the runtime classes, and the jmespath
+version whose objects are stored). A file whose fingerprint does not match — a definition was
+edited, a field added, a library upgraded — is ignored and the catalog is built from the YAML files
+as before, so the shortcut can make wmap slower but never different. ``tests/test_catalog_cache.py``
+fails when the shipped file is stale; rebuild it with ``python -m workloadmap.catalog``.
 
 Only this file, inside the installed package, is ever unpickled; user and cluster definitions are
 always parsed as the untrusted YAML they are.
@@ -16,24 +18,27 @@ always parsed as the untrusted YAML they are.
 from __future__ import annotations
 
 import hashlib
+import io
 import pickle
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jmespath
-import pydantic
 
-from .definitions import Definition
+from . import runtime_definitions as runtime
+
+if TYPE_CHECKING:
+    from . import definitions
 
 __all__ = ["PRECOMPILED_NAME", "fingerprint", "read_precompiled", "write_precompiled"]
 
 PRECOMPILED_NAME = "compiled.pickle"
-_FORMAT = 2  # bump when the stored objects change shape (Expression state, model fields)
+_FORMAT = 3  # bump when the stored objects change shape in a way the runtime classes' fields do not show
 
 
 def fingerprint(files: list[Path]) -> str:
-    """What a precompiled catalog depends on: the definition files (names and bytes) and the libraries."""
-    digest = hashlib.sha256(f"{_FORMAT} pydantic {pydantic.VERSION} jmespath {jmespath.__version__}".encode())
+    """What a precompiled catalog depends on: the definition files (names and bytes), the classes, the library."""
+    digest = hashlib.sha256(f"{_FORMAT} jmespath {jmespath.__version__} {_shapes()}".encode())
     for path in sorted(files, key=lambda path: path.name):
         data = path.read_bytes()
         digest.update(f"\0{path.name}\0{len(data)}\0".encode())
@@ -41,8 +46,8 @@ def fingerprint(files: list[Path]) -> str:
     return digest.hexdigest()
 
 
-def read_precompiled(directory: Path, files: list[Path]) -> list[Definition] | None:
-    """The precompiled definitions of ``directory``, or None when absent, unreadable or stale."""
+def read_precompiled(directory: Path, files: list[Path]) -> list[runtime.Definition] | None:
+    """The precompiled definitions of ``directory`` (runtime form), or None when absent, unreadable or stale."""
     try:
         with open(directory / PRECOMPILED_NAME, "rb") as handle:
             stored: dict[str, Any] = pickle.load(handle)
@@ -50,17 +55,40 @@ def read_precompiled(directory: Path, files: list[Path]) -> list[Definition] | N
         return None
     if not isinstance(stored, dict) or stored.get("fingerprint") != fingerprint(files):
         return None
-    definitions: list[Definition] = []
+    definitions: list[runtime.Definition] = []
     for name, definition in stored["definitions"]:
         definition._source = str(directory / name)  # where it is installed now, not where it was built
         definitions.append(definition)
     return definitions
 
 
-def write_precompiled(directory: Path, files: list[Path], definitions: list[Definition]) -> Path:
-    """Store ``definitions`` (loaded from ``files``, in that order) as the precompiled catalog of ``directory``."""
-    entries = [(path.name, definition) for path, definition in zip(files, definitions, strict=True)]
+def write_precompiled(directory: Path, files: list[Path], validated: list[definitions.Definition]) -> Path:
+    """Store ``validated`` (loaded from ``files``, in that order) as the precompiled catalog of ``directory``.
+
+    Each model is stored as an instance of its runtime class, with the same attribute values.
+    """
+    entries = [(path.name, definition) for path, definition in zip(files, validated, strict=True)]
+    buffer = io.BytesIO()
+    _RuntimePickler(buffer, protocol=4).dump({"fingerprint": fingerprint(files), "definitions": entries})
     target = directory / PRECOMPILED_NAME
-    with open(target, "wb") as handle:
-        pickle.dump({"fingerprint": fingerprint(files), "definitions": entries}, handle, protocol=4)
+    target.write_bytes(buffer.getvalue())
     return target
+
+
+class _RuntimePickler(pickle.Pickler):
+    """Pickles each definition model as an instance of its runtime class (the one of the same name it extends)."""
+
+    def reducer_override(self, obj: Any) -> Any:
+        form = runtime.runtime_class(type(obj))
+        if form is None or form is type(obj):
+            return NotImplemented
+        # The fields, then the private attributes the runtime class reads (_expressions, _source, _parsed).
+        state = {**obj.__dict__, **(obj.__pydantic_private__ or {})}
+        return object.__new__, (form,), state
+
+
+def _shapes() -> str:
+    """The fields of every runtime class: a class that changes makes stored objects stale."""
+    classes = [getattr(runtime, name) for name in runtime.__all__]
+    parts = [cls for cls in classes if isinstance(cls, type) and issubclass(cls, runtime.DefinitionPart)]
+    return " ".join(f"{cls.__name__}({','.join(runtime.declared_fields(cls))})" for cls in parts)

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterable
 
 from .catalog import Catalog
-from .definitions import PHASE_PRECEDENCE, ComponentDefinition, Definition, PodGroupRule, SuspendAction
+from .runtime_definitions import PHASE_PRECEDENCE, ComponentDefinition, Definition, PodGroupRule, SuspendAction
 
 __all__ = [
     "render_catalog_table",

@@ -1,9 +1,5 @@
 """Kubernetes label selectors: the text form ``kubectl -l`` takes, parsed and matched.
 
-Also the part of the definition format built on them: :class:`PodsDefinition` (a component's
-``pods`` section, re-exported by :mod:`workloadmap.definitions`), which says how the operator
-labels the component's pods.
-
 The grammar is the one of ``k8s.io/apimachinery/pkg/labels.Parse``: comma-separated
 requirements, each ``key`` (exists), ``!key`` (does not exist), ``key=value`` / ``key==value``,
 ``key!=value`` (also true when the key is absent), ``key in (a,b)``, ``key notin (a,b)`` (also
@@ -23,9 +19,6 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Annotated, Any
-
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, WithJsonSchema, model_validator
 
 __all__ = [
     "Operator",
@@ -36,7 +29,6 @@ __all__ = [
     "is_label_key",
     "is_label_value",
     "parse_selectors",
-    "PodsDefinition",
 ]
 
 INDEX_PLACEHOLDER = "{index}"
@@ -312,69 +304,3 @@ def parse_selectors(texts: Iterable[str]) -> Selector:
     """Several selectors joined with AND (``-l a=b -l c`` as kubectl would join them)."""
     joined = ",".join(text for text in texts if text.strip())
     return Selector.parse(joined)
-
-
-_SELECTOR_PLACEHOLDERS = ("workload", "namespace", "component", "instance", "index")
-
-
-def _label_keys(value: Any) -> Any:
-    return [value] if isinstance(value, str) else value
-
-
-LabelKeys = Annotated[
-    list[str],
-    BeforeValidator(_label_keys),
-    WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}),
-]
-"""One label key, or several (the first present on a pod wins)."""
-
-
-class PodsDefinition(BaseModel):
-    """How the operator labels a component's pods, so `wmap describe` can tell them apart.
-
-    ``selector`` picks the component's pods among the pods whose owner chain reaches the
-    workload; ``replicaIndex`` and ``podIndex`` name the labels carrying a pod's replica index
-    (within the parent replica) and its index within the replica. A component without a pod
-    source may give ``replicaIndex`` alone: its descendants' pods carry it (an LWS group index).
-    """
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
-
-    selector: str | None = Field(
-        default=None,
-        description="Label selector (kubectl -l syntax) of this component's pods. Values may hold {workload} "
-        "(the resource's name), {namespace}, {component}, {instance} (this instance's name), {instance:NAME} "
-        "(the instance of ancestor component NAME) and {index} (any decimal number). Empty: every pod.",
-    )
-    replica_index: LabelKeys = Field(
-        default_factory=list,
-        alias="replicaIndex",
-        description="Label key(s) whose value is the pod's replica index of this component; the first present wins.",
-    )
-    pod_index: LabelKeys = Field(
-        default_factory=list,
-        alias="podIndex",
-        description="Label key(s) whose value is the pod's index within its replica; the first present wins.",
-    )
-
-    _parsed: Selector | None = PrivateAttr(default=None)
-
-    @model_validator(mode="after")
-    def _valid(self) -> "PodsDefinition":
-        for key in [*self.replica_index, *self.pod_index]:
-            if not is_label_key(key):
-                raise ValueError(f"{key!r} is not a label key")
-        if self.selector is not None:
-            try:
-                self._parsed = Selector.parse(self.selector, templates=True)
-            except SelectorSyntaxError as error:
-                raise ValueError(str(error)) from None
-            for name in self._parsed.placeholders():
-                if name.split(":")[0] not in _SELECTOR_PLACEHOLDERS or name.startswith(("index:", "workload:")):
-                    raise ValueError(f"selector {self.selector!r}: unknown placeholder {{{name}}}")
-        return self
-
-    @property
-    def parsed_selector(self) -> Selector | None:
-        """The selector template, parsed (None when no selector is given)."""
-        return self._parsed

@@ -14,10 +14,10 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any
 
-from .definitions import Phase
 from .numa.pod import QosClass
 from .quantities import parse_quantity
 from .resources import DEFAULT_GPU_RESOURCES
+from .runtime_definitions import Phase
 from .scheduling import PodScheduling
 from .values import OMIT, QUANTITIES, JsonForm
 

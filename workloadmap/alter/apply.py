@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog import Catalog
-from ..definitions import Definition
 from ..errors import AlterError, InputError, NoDefinitionError, format_path
 from ..interpreter import ObjectIndex, RelatedObjects, default_catalog, resolve_references
+from ..runtime_definitions import Definition
 from ..tree import WorkloadRef
 from ..values import OMIT, JsonForm, mapping_at
 from .changes import Changes

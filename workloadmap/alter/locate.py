@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog import Catalog
-from ..definitions import Definition
 from ..errors import AlterError, format_path
 from ..expressions import field_path
 from ..interpreter import ExpandedComponent, Expander
+from ..runtime_definitions import Definition
 from .changes import POD_METADATA_FIELDS, POD_SPEC_FIELDS
 from .paths import Locator, Path, get_at
 

@@ -13,9 +13,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 from .. import labels
-from ..definitions import Definition, SuspendAction
 from ..errors import AlterError, ExpressionError
 from ..expressions import field_path
+from ..runtime_definitions import Definition, SuspendAction
 from ..values import mapping_at, truthy
 from .paths import delete_at, get_at
 

@@ -11,9 +11,8 @@ component evaluate against the resource, or against the current instance element
 multi-instance component (``root()`` then reaches the resource).
 """
 
-from ..selectors import PodsDefinition
 from .base import PHASE_PRECEDENCE, Count, FieldPathText, Phase, validation_problem
-from .components import ComponentDefinition, PodFieldsDefinition, PodSpecField
+from .components import ComponentDefinition, PodFieldsDefinition, PodsDefinition, PodSpecField
 from .gangs import GangDefinition, GangWarning, PodGroupRule, SubGroupRule, TopologyRule
 from .model import (
     Definition,

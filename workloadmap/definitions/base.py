@@ -1,31 +1,24 @@
-"""The building blocks of the definition models: counts, field paths, phases and the strict base models."""
+"""The building blocks of the definition models: counts, field paths and the strict base models.
+
+``Phase`` and ``PHASE_PRECEDENCE`` live in :mod:`workloadmap.runtime_definitions` (no pydantic) and are
+re-exported here.
+"""
 
 from __future__ import annotations
 
 import re
-from enum import Enum
 from typing import Annotated, Any, Union
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, PrivateAttr
 
 from ..errors import ExpressionError
 from ..expressions import Expression, field_path
+from ..runtime_definitions import PHASE_PRECEDENCE, Phase, count_constant
 
 __all__ = ["Count", "FieldPathText", "Phase", "PHASE_PRECEDENCE", "validation_problem"]
 
 
-def _count_constant(value: Any) -> Any:
-    """A count given as a whole number or a numeric string becomes an int; other text stays an expression."""
-    if isinstance(value, bool):
-        raise ValueError("a count must be a whole number or an expression, not a boolean")
-    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
-        return int(value.strip())
-    if isinstance(value, int) and value < 0:
-        raise ValueError(f"a count must not be negative, got {value}")
-    return value
-
-
-Count = Annotated[Union[int, str], BeforeValidator(_count_constant)]
+Count = Annotated[Union[int, str], BeforeValidator(count_constant)]
 """A whole-number constant (``3`` or ``"3"``) or an expression yielding a number or numeric string.
 
 After validation a count field holds an ``int`` (a constant) or a ``str`` (an expression)."""
@@ -43,36 +36,8 @@ FieldPathText = Annotated[str, AfterValidator(_field_path)]
 """A plain field path such as ``spec.runPolicy.suspend`` or ``metadata.annotations."a/b"``: read and written."""
 
 
-class Phase(str, Enum):
-    """The normalized phases a workload can be in."""
-
-    INITIALIZING = "Initializing"
-    RUNNING = "Running"
-    COMPLETED = "Completed"
-    FAILED = "Failed"
-    DEGRADED = "Degraded"
-    SUSPENDED = "Suspended"
-    SUSPENDING = "Suspending"
-    RESUMING = "Resuming"
-    UNDEFINED = "Undefined"
-
-
-# When several phases match, the first of this list wins: terminal states first, then the
-# transitions a user acts on, then health, and Initializing only when nothing else holds.
-PHASE_PRECEDENCE: tuple[Phase, ...] = (
-    Phase.FAILED,
-    Phase.COMPLETED,
-    Phase.SUSPENDED,
-    Phase.SUSPENDING,
-    Phase.RESUMING,
-    Phase.DEGRADED,
-    Phase.RUNNING,
-    Phase.INITIALIZING,
-)
-
-
 class _Strict(BaseModel):
-    # defer_build: the validators are built on first use, not at import (the precompiled catalog needs none).
+    # defer_build: the validators are built on first use, not at import (a path that validates nothing needs none).
     model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 

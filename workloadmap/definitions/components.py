@@ -2,20 +2,77 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Literal
+from typing import Annotated, Any
 
-from pydantic import Field, model_validator
+from pydantic import BeforeValidator, Field, PrivateAttr, WithJsonSchema, model_validator
 
-from ..selectors import PodsDefinition
+from .. import runtime_definitions as runtime
+from ..runtime_definitions import PodSpecField
+from ..selectors import Selector, SelectorSyntaxError, is_label_key
 from .base import Count, FieldPathText, _Compiled, _Strict
 
-__all__ = ["PodSpecField", "PodFieldsDefinition", "ComponentDefinition"]
+__all__ = ["PodSpecField", "PodFieldsDefinition", "PodsDefinition", "ComponentDefinition"]
 
-PodSpecField = Literal["schedulerName", "nodeSelector", "tolerations", "affinity", "priorityClassName"]
+_SELECTOR_PLACEHOLDERS = ("workload", "namespace", "component", "instance", "index")
 
 
-class PodFieldsDefinition(_Strict):
+def _label_keys(value: Any) -> Any:
+    return [value] if isinstance(value, str) else value
+
+
+LabelKeys = Annotated[
+    list[str],
+    BeforeValidator(_label_keys),
+    WithJsonSchema({"anyOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}}]}),
+]
+"""One label key, or several (the first present on a pod wins)."""
+
+
+class PodsDefinition(_Strict, runtime.PodsDefinition):
+    """How the operator labels a component's pods, so `wmap describe` can tell them apart.
+
+    ``selector`` picks the component's pods among the pods whose owner chain reaches the
+    workload; ``replicaIndex`` and ``podIndex`` name the labels carrying a pod's replica index
+    (within the parent replica) and its index within the replica. A component without a pod
+    source may give ``replicaIndex`` alone: its descendants' pods carry it (an LWS group index).
+    """
+
+    selector: str | None = Field(
+        default=None,
+        description="Label selector (kubectl -l syntax) of this component's pods. Values may hold {workload} "
+        "(the resource's name), {namespace}, {component}, {instance} (this instance's name), {instance:NAME} "
+        "(the instance of ancestor component NAME) and {index} (any decimal number). Empty: every pod.",
+    )
+    replica_index: LabelKeys = Field(
+        default_factory=list,
+        alias="replicaIndex",
+        description="Label key(s) whose value is the pod's replica index of this component; the first present wins.",
+    )
+    pod_index: LabelKeys = Field(
+        default_factory=list,
+        alias="podIndex",
+        description="Label key(s) whose value is the pod's index within its replica; the first present wins.",
+    )
+
+    _parsed: Selector | None = PrivateAttr(default=None)
+
+    @model_validator(mode="after")
+    def _valid(self) -> "PodsDefinition":
+        for key in [*self.replica_index, *self.pod_index]:
+            if not is_label_key(key):
+                raise ValueError(f"{key!r} is not a label key")
+        if self.selector is not None:
+            try:
+                self._parsed = Selector.parse(self.selector, templates=True)
+            except SelectorSyntaxError as error:
+                raise ValueError(str(error)) from None
+            for name in self._parsed.placeholders():
+                if name.split(":")[0] not in _SELECTOR_PLACEHOLDERS or name.startswith(("index:", "workload:")):
+                    raise ValueError(f"selector {self.selector!r}: unknown placeholder {{{name}}}")
+        return self
+
+
+class PodFieldsDefinition(_Strict, runtime.PodFieldsDefinition):
     """Where a computed pod template's fields live (KServe predictor, NIM, Milvus), from the component's scope."""
 
     spec: FieldPathText | None = Field(default=None, description="Where the operator reads PodSpec fields by name.")
@@ -25,7 +82,7 @@ class PodFieldsDefinition(_Strict):
     seed: FieldPathText | None = Field(default=None, description="Absent, write the default pod here first.")
 
 
-class ComponentDefinition(_Compiled):
+class ComponentDefinition(_Compiled, runtime.ComponentDefinition):
     """One role of a workload, and where its pods are declared."""
 
     name: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -89,9 +146,3 @@ class ComponentDefinition(_Compiled):
         if self.pods is not None and self.pods.selector is not None and not (self.pod_template or self.pod_spec):
             raise ValueError(f"component {self.name!r}: pods.selector goes with a pod template or pod spec")
         return self
-
-    def walk(self) -> Iterator[ComponentDefinition]:
-        """Yield this component and its descendants, depth first."""
-        yield self
-        for child in self.components:
-            yield from child.walk()

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pydantic import Field, model_validator
 
+from .. import runtime_definitions as runtime
 from .base import Count, _Compiled
 
 __all__ = ["TopologyRule", "GangWarning", "SubGroupRule", "PodGroupRule", "GangDefinition"]
 
 
-class TopologyRule(_Compiled):
+class TopologyRule(_Compiled, runtime.TopologyRule):
     """A gang's topology constraint: one expression per part, evaluated like the rule holding it."""
 
     topology: str | None = Field(default=None, description="Expression for the topology name.")
@@ -17,14 +18,14 @@ class TopologyRule(_Compiled):
     preferred: str | None = Field(default=None, description="Expression for the preferred level.")
 
 
-class GangWarning(_Compiled):
+class GangWarning(_Compiled, runtime.GangWarning):
     """A shape KAI's pod-grouper refuses, or where the gang can never form: ``message`` when ``when`` holds."""
 
     when: str
     message: str
 
 
-class SubGroupRule(_Compiled):
+class SubGroupRule(_Compiled, runtime.SubGroupRule):
     """A SubGroup of a PodGroup: the pods of one component (or of each of its instances)."""
 
     component: str = Field(description="The component whose pods form the subgroup.")
@@ -76,7 +77,7 @@ class SubGroupRule(_Compiled):
     in_scaled_groups: bool = Field(default=True, alias="inScaledGroups", description="false: base PodGroups only.")
 
 
-class PodGroupRule(_Compiled):
+class PodGroupRule(_Compiled, runtime.PodGroupRule):
     """How the PodGroups of a workload are formed. The first rule whose ``when`` holds is used."""
 
     when: str | None = Field(default=None, description="Expression on the resource; the rule applies when truthy.")
@@ -109,7 +110,7 @@ class PodGroupRule(_Compiled):
         return self
 
 
-class GangDefinition(_Compiled):
+class GangDefinition(_Compiled, runtime.GangDefinition):
     """Gang rules. ``podGroups: []`` (or no gang section) means the kind is not gang scheduled."""
 
     policy: str = Field(default="", description="Whose semantics these rules follow (e.g. the KAI pod-grouper plugin).")

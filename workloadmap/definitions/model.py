@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any, Literal
 
-from pydantic import Field, PrivateAttr, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, model_validator
 
+from .. import runtime_definitions as runtime
 from ..budgets import reference_kinds
 from ..errors import DefinitionError, ExpressionError
 from ..expressions import compile_expression
@@ -27,7 +27,7 @@ __all__ = [
 ]
 
 
-class ReferenceKind(_Strict):
+class ReferenceKind(_Strict, runtime.ReferenceKind):
     """A kind a reference may point at."""
 
     api_version: str = Field(alias="apiVersion")
@@ -35,7 +35,7 @@ class ReferenceKind(_Strict):
     namespaced: bool = True
 
 
-class Reference(_Compiled):
+class Reference(_Compiled, runtime.Reference):
     """A related object the workload names (a TrainJob's runtime); ``ref(name)`` returns it.
 
     wmap fetches nothing by itself: the object is found among the other documents of the input or
@@ -52,7 +52,7 @@ class Reference(_Compiled):
     description: str = ""
 
 
-class ExportsDefinition(_Strict):
+class ExportsDefinition(_Strict, runtime.ExportsDefinition):
     """Kind-specific facts the scheduler exporters need (so no exporter checks a kind by name)."""
 
     kueue_pod_set_group: bool = Field(
@@ -76,7 +76,7 @@ class ExportsDefinition(_Strict):
     )
 
 
-class SuspendAction(_Compiled):
+class SuspendAction(_Compiled, runtime.SuspendAction):
     """One step: set ``value``, ``remove`` the field, or add/remove an item of a comma-separated string."""
 
     path: FieldPathText = Field(description="The field, from the resource.")
@@ -94,7 +94,7 @@ class SuspendAction(_Compiled):
         return self
 
 
-class SuspendDefinition(_Strict):
+class SuspendDefinition(_Strict, runtime.SuspendDefinition):
     """How the operator suspends and resumes the workload (``wmap suspend|resume``)."""
 
     suspend_actions: list[SuspendAction] = Field(min_length=1, alias="suspendActions")
@@ -103,13 +103,13 @@ class SuspendDefinition(_Strict):
     source: str = Field(default="", description="Where the operator defines the field (API type, controller).")
 
 
-class SpecBase(_Compiled):
+class SpecBase(_Compiled, runtime.SpecBase):
     """An object whose ``spec`` lies beneath the resource's (a KServe LLMInferenceServiceConfig)."""
 
     object: str = Field(description="Expression (refs allowed) for the object; null: nothing merged.")
 
 
-class Definition(_Strict):
+class Definition(_Strict, runtime.Definition):
     """A workload-type definition."""
 
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9.-]*$", description="Catalog name of the definition.")
@@ -189,16 +189,6 @@ class Definition(_Strict):
             visit(component, (), f"components[{index}]")
         return self
 
-    @property
-    def api_group_kind(self) -> tuple[str, str]:
-        """``(group, kind)``: the key the catalog indexes definitions by."""
-        return (self.group, self.kind)
-
-    @property
-    def source(self) -> str | None:
-        """The file the definition was loaded from, if any."""
-        return self._source
-
     def compile(self, source: str | None = None) -> "Definition":
         """Compile every expression once; a broken one raises with the file and field named.
 
@@ -226,82 +216,15 @@ class Definition(_Strict):
             try:
                 model._expressions[field_name] = compile_expression(text, self.language)
             except ExpressionError as error:
-                alias = type(model).model_fields[field_name].alias or field_name
+                alias = _alias(model, field_name)
                 raise DefinitionError(error.message, file=source, document=self.name, field=f"{path}.{alias}") from None
         return self
 
-    def expression_fields(self) -> Iterator[tuple[str, _Compiled, str, str]]:
-        """``(path, model, field name, expression text)`` for every expression field, in file order."""
-        for index, component in enumerate(self.components):
-            yield from _component_fields(component, f"components[{index}]")
-        for index, rule in enumerate(self.gang.pod_groups):
-            path = f"gang.podGroups[{index}]"
-            for field_name in ("when", "min_member"):
-                value = getattr(rule, field_name)
-                if isinstance(value, str):
-                    yield path, rule, field_name, value
-            yield from _topology_fields(path, rule, ("topology_constraint", "scaled_topology_constraint"))
-            for sub_index, sub in enumerate(rule.sub_groups):
-                for field_name in ("min_member", "segment_size", "when"):
-                    value = getattr(sub, field_name)
-                    if isinstance(value, str):
-                        yield f"{path}.subGroups[{sub_index}]", sub, field_name, value
-                yield from _topology_fields(
-                    f"{path}.subGroups[{sub_index}]", sub, ("topology_constraint", "segment_topology_constraint")
-                )
-        for index, warning in enumerate(self.gang.warnings):
-            yield f"gang.warnings[{index}]", warning, "when", warning.when
-        for index, base in enumerate(self.bases):
-            yield f"bases[{index}]", base, "object", base.object
-        if self.gang.priority_class_name is not None:
-            yield "gang", self.gang, "priority_class_name", self.gang.priority_class_name
-        for index, reference in enumerate(self.references):
-            for field_name in ("kind_expression", "name_expression"):
-                value = getattr(reference, field_name)
-                if isinstance(value, str):
-                    yield f"references[{index}]", reference, field_name, value
-        steps = (self.suspend.suspend_actions, self.suspend.resume_actions) if self.suspend else ()
-        for name, actions in zip(("suspendActions", "resumeActions"), steps, strict=False):
-            for index, action in enumerate(actions):
-                if action.when is not None:
-                    yield f"suspend.{name}[{index}]", action, "when", action.when
-        for field_name in ("phase", "conditions"):
-            value = getattr(self.status, field_name)
-            if isinstance(value, str):
-                yield "status", self.status, field_name, value
-        for phase, matchers in self.status.rules.items():
-            for index, matcher in enumerate(matchers):
-                if matcher.expression is not None:
-                    yield f"status.rules.{phase.value}[{index}]", matcher, "expression", matcher.expression
 
-
-def _component_fields(component: ComponentDefinition, path: str) -> Iterator[tuple[str, _Compiled, str, str]]:
-    for field_name in (
-        "instances",
-        "instance_name",
-        "pod_template",
-        "pod_spec",
-        "pod_metadata",
-        "replicas",
-        "min_replicas",
-        "max_replicas",
-        "pods_per_replica",
-        "active",
-        "resource",
-    ):
-        value = getattr(component, field_name)
-        if isinstance(value, str):
-            yield path, component, field_name, value
-    for index, child in enumerate(component.components):
-        yield from _component_fields(child, f"{path}.components[{index}]")
-
-
-def _topology_fields(path: str, model: _Compiled, names: tuple[str, ...]) -> Iterator[tuple[str, _Compiled, str, str]]:
-    for name in names:
-        rule = getattr(model, name)
-        for part in ("topology", "required", "preferred") if rule is not None else ():
-            if isinstance(getattr(rule, part), str):
-                yield f"{path}.{type(model).model_fields[name].alias}", rule, part, getattr(rule, part)
+def _alias(part: runtime.CompiledPart, field_name: str) -> str:
+    """The key of ``field_name`` as a file writes it (every part of a definition being compiled is a model)."""
+    assert isinstance(part, BaseModel)
+    return type(part).model_fields[field_name].alias or field_name
 
 
 def definition_json_schema() -> dict[str, Any]:

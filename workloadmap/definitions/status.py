@@ -6,12 +6,14 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from .base import Phase, _Compiled, _Strict
+from .. import runtime_definitions as runtime
+from ..runtime_definitions import Phase
+from .base import _Compiled, _Strict
 
 __all__ = ["ConditionMatch", "StatusMatcher", "ConditionFields", "StatusDefinition"]
 
 
-class ConditionMatch(_Strict):
+class ConditionMatch(_Strict, runtime.ConditionMatch):
     """A condition that must be present: ``type``, and optionally its ``status`` and ``reason``."""
 
     type: str
@@ -19,7 +21,7 @@ class ConditionMatch(_Strict):
     reason: str | list[str] | None = Field(default=None, description="A reason or a list of accepted reasons.")
 
 
-class StatusMatcher(_Compiled):
+class StatusMatcher(_Compiled, runtime.StatusMatcher):
     """One way of recognising a phase. Every check given must hold (AND)."""
 
     phase: str | list[str] | None = Field(default=None, description="Raw phase value(s) that match.")
@@ -34,7 +36,7 @@ class StatusMatcher(_Compiled):
         return self
 
 
-class ConditionFields(_Strict):
+class ConditionFields(_Strict, runtime.ConditionFields):
     """Field names inside each condition object."""
 
     type: str = "type"
@@ -42,7 +44,7 @@ class ConditionFields(_Strict):
     reason: str = "reason"
 
 
-class StatusDefinition(_Compiled):
+class StatusDefinition(_Compiled, runtime.StatusDefinition):
     """How a resource's status maps to a normalized phase.
 
     ``rules`` maps a phase to a list of matchers (any one matching is enough). The resulting

@@ -18,11 +18,11 @@ from ..budgets import active as active_budgets
 from ..budgets import check as check_budget
 from ..budgets import check_deadline
 from ..catalog import NON_WORKLOAD_KINDS, Catalog
-from ..definitions import Definition
 from ..documents import Document, load_objects
 from ..errors import DeadlineError, InputError, NoDefinitionError, WorkloadMapError, format_path, internal_error
 from ..loader import paused_gc
 from ..resources import DEFAULT_GPU_RESOURCES, add_resources
+from ..runtime_definitions import Definition
 from ..scheduling import pod_scheduling
 from ..tree import Component, ExportHints, Totals, WorkloadRef, WorkloadTree
 from ..values import name_problem

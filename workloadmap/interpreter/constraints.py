@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..definitions import TopologyRule
 from ..errors import ExpressionError, InputError
 from ..labels import KAI_TOPOLOGY, KAI_TOPOLOGY_PREFERRED, KAI_TOPOLOGY_REQUIRED
+from ..runtime_definitions import TopologyRule
 from ..tree import TopologyConstraint
 from ..values import mapping_at
 

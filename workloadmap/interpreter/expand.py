@@ -16,9 +16,9 @@ from functools import lru_cache
 from typing import Any, overload
 
 from ..catalog import Catalog
-from ..definitions import ComponentDefinition, Definition
 from ..errors import ExpressionError, InputError, NoDefinitionError, format_path
 from ..resources import PodDemand, pod_demand
+from ..runtime_definitions import ComponentDefinition, Definition
 from ..values import mapping_at, truthy
 
 __all__ = ["ExpandedComponent", "Expander", "Parent", "evaluate_count", "to_count", "INDEX_REF"]

@@ -21,13 +21,13 @@ top level (Grove's per-replica scaling-group parents exist only where the group 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..budgets import check as check_budget
-from ..definitions import Definition, PodGroupRule, SubGroupRule
 from ..expressions import Expression
+from ..runtime_definitions import Definition, PodGroupRule, SubGroupRule
 from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint
 from ..values import truthy
 from .constraints import annotation_constraint, evaluate_constraint
@@ -229,7 +229,7 @@ def _drop_missing_parents(built: list[SubGroup]) -> None:
             subgroup.parent = None
 
 
-def _subgroups(rules: list[SubGroupRule], scope: _Scope, group: _GroupContext) -> list[SubGroup]:
+def _subgroups(rules: Sequence[SubGroupRule], scope: _Scope, group: _GroupContext) -> list[SubGroup]:
     built: list[SubGroup] = []
     remainders: list[SubGroup] = []
     segmented: dict[int, tuple[SubGroupRule, _Scope, Any]] = {}

@@ -31,12 +31,12 @@ from typing import Any
 
 from .. import labels
 from ..budgets import check as check_budget
-from ..definitions import PHASE_PRECEDENCE, Phase
 from ..errors import InputError
 from ..karta import KartaDefinition, compile_many, default_engine, jq_fields
 from ..karta.model import STATUS_KEYS, ComponentDefinition, Karta, StatusDefinition, StatusMatcher
 from ..numa import pod_numa
 from ..resources import DEFAULT_GPU_RESOURCES, PodDemand, add_resources, pod_demand
+from ..runtime_definitions import PHASE_PRECEDENCE, Phase
 from ..tree import Component, Totals, WorkloadRef, WorkloadTree
 from .karta_gangs import form_karta_pod_groups
 

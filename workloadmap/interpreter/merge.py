@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..definitions import Definition
 from ..errors import ExpressionError
+from ..runtime_definitions import Definition
 
 __all__ = ["merge_bases", "strategic_merge"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..definitions import PHASE_PRECEDENCE, ConditionMatch, Phase, StatusDefinition, StatusMatcher
+from ..runtime_definitions import PHASE_PRECEDENCE, ConditionMatch, Phase, StatusDefinition, StatusMatcher
 from ..values import truthy
 
 __all__ = ["evaluate_phase"]

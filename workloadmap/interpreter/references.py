@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from ..definitions import Definition
 from ..documents import load_objects
 from ..errors import WorkloadMapError
+from ..runtime_definitions import Definition
 
 __all__ = ["RelatedObjects", "ObjectIndex", "ChainedObjects", "resolve_references"]
 

@@ -25,7 +25,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from .. import labels
-from ..definitions import Definition
+from ..runtime_definitions import Definition
 from ..tree import Grouping, PodGroup, PodSet, Preemptibility
 from ..values import mapping_at, truthy
 from .expand import ExpandedComponent

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import labels
-from ..definitions import ComponentDefinition, Definition, Phase, StatusMatcher
+from ..runtime_definitions import ComponentDefinition, Definition, Phase, StatusMatcher
 from .crd import crd_problems
 from .model import API_VERSION, KIND, STATUS_KEYS, Karta
 from .translate import FALSY, TranslationError, to_jq

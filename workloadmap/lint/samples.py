@@ -271,6 +271,8 @@ def _size_mismatches(run: SampleRun, *, exceed: bool) -> Iterator[Issue]:
         for root in expanded.nodes:
             for node in root.walk():
                 component = node.definition
+                if not isinstance(component, ComponentDefinition):  # precompiled: which fields its file gave is unknown
+                    continue
                 if node.has_pods or not node.children or "pods_per_replica" not in component.model_fields_set:
                     continue
                 if node.replicas == 0:

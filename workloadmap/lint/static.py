@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from .. import runtime_definitions as runtime
 from ..definitions import PHASE_PRECEDENCE, ComponentDefinition, Definition, StatusMatcher
 from .rules import Issue, rule
 
@@ -59,12 +60,12 @@ class DefinitionView:
         return f"{self.paths[id(component)]}.{alias(component, field_name)}"
 
 
-def has_pod_source(component: ComponentDefinition) -> bool:
+def has_pod_source(component: runtime.ComponentDefinition) -> bool:
     """Whether the component declares where its pods are (template, spec or embedded resource)."""
     return any(getattr(component, name) for name in POD_SOURCES)
 
 
-def subtree_has_pods(component: ComponentDefinition) -> bool:
+def subtree_has_pods(component: runtime.ComponentDefinition) -> bool:
     """Whether the component or a descendant declares pods."""
     return any(has_pod_source(node) for node in component.walk())
 

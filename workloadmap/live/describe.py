@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog import Catalog
-from ..definitions import Definition
 from ..errors import PlacementError, TopologyError
 from ..interpreter import (
     Expander,
@@ -26,6 +25,7 @@ from ..interpreter import (
     resolve_references,
 )
 from ..resources import DEFAULT_GPU_RESOURCES
+from ..runtime_definitions import Definition
 from ..topology import cluster_from_objects
 from ..tree import Component, WorkloadTree
 from ..values import mapping_at

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from ..definitions import Phase
+from ..runtime_definitions import Phase
 from ..tree import WorkloadRef, WorkloadTree
 from ..values import OMIT, JsonForm, mapping_at
 from .objects import format_time, parse_time

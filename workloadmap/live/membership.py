@@ -24,8 +24,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..definitions import Definition, PodGroupRule, SubGroupRule
 from ..interpreter import ExpandedComponent, evaluate_count, rule_applies
+from ..runtime_definitions import Definition, PodGroupRule, SubGroupRule
 from ..tree import PodGroup, SubGroup
 from .attribution import AttributedPod, Attribution
 from .objects import natural_key
