@@ -12,10 +12,7 @@ from .collapse import MAX_SHOWN, runs
 from .numbers import amounts, count, plural
 from .output import table, tree_lines
 from .render_numa import qos_text
-from .render_topology import render_domain_tree, render_presets, shown_depth
 from .terminal import current as current_terminal
-
-__all__ = ["render_domain_tree", "render_presets", "shown_depth"]  # re-exported: topology views live apart
 
 if TYPE_CHECKING:  # placement and lint load only with the commands that use them
     from workloadmap.lint import LintFinding

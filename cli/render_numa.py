@@ -6,13 +6,13 @@ from collections.abc import Sequence
 from fractions import Fraction
 from typing import TYPE_CHECKING
 
-from workloadmap.numa import NumaLayout, ZoneState
 from workloadmap.quantities import format_quantity, is_binary_resource
 from workloadmap.tree import Component
 
 from .output import table
 
-if TYPE_CHECKING:  # the topology stage loads with the commands that use it
+if TYPE_CHECKING:  # the topology stage and the NUMA model load with the commands that use them
+    from workloadmap.numa import NumaLayout
     from workloadmap.topology import Cluster, Node
 
 __all__ = ["qos_text", "render_numa_zones"]
@@ -35,6 +35,8 @@ def _amount(name: str, amount: Fraction) -> str:
 
 
 def _zone_rows(node: Node, layout: NumaLayout, resources: Sequence[str]) -> list[list[str]]:
+    from workloadmap.numa import ZoneState
+
     state = ZoneState.of(layout)
     manager = layout.manager
     settings = f"{manager.policy.value}/{manager.scope.value}" + ("" if manager.stated else " (assumed)")

@@ -22,8 +22,8 @@ from .escape import escaped, needs_escaping, shown
 from .formats import Output, chosen_output, output_option, write_template
 from .numa_options import NODE_TOPOLOGY, TM_POLICY, TM_POLICY_OPTIONS, TM_SCOPE, numa_load_options
 from .output import DumpFormat
-from .render import render_domain_tree, render_presets, shown_depth
 from .render_numa import render_numa_zones
+from .render_topology import render_domain_tree, render_presets, shown_depth
 from .terminal import progress
 
 SOURCE_HELP = f"The cluster: {SOURCE_FORMS}."

@@ -15,7 +15,6 @@ one version, so Kartas for two versions of a kind sit side by side.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -393,7 +392,9 @@ class Catalog:
         for definition in self:
             for candidate in (definition.name, definition.kind, *definition.short_names):
                 known.setdefault(candidate.lower(), candidate)
-        found = difflib.get_close_matches(name.lower(), list(known), n=limit, cutoff=0.7)
+        from difflib import get_close_matches  # only for a name nobody defines
+
+        found = get_close_matches(name.lower(), list(known), n=limit, cutoff=0.7)
         return [known[match] for match in found if known[match] != name]
 
     def suggest(self, api_version: str, kind: str) -> str:
@@ -405,7 +406,9 @@ class Catalog:
         same = [d for d in self if d.kind.lower() == kind.lower() and (d.group, d.kind) != (group, kind)]
         if not same:
             kinds = {definition.kind.lower(): definition for definition in self}
-            same = [kinds[close] for close in difflib.get_close_matches(kind.lower(), list(kinds), n=2, cutoff=0.8)]
+            from difflib import get_close_matches
+
+            same = [kinds[close] for close in get_close_matches(kind.lower(), list(kinds), n=2, cutoff=0.8)]
         ideas = dict.fromkeys(f"{d.kind} ({d.group or 'core'}/{d.versions[0]})" for d in same)
         return f"; did you mean {' or '.join(ideas)}?" if ideas else ""
 

@@ -17,9 +17,9 @@ always parsed as the untrusted YAML they are.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import pickle
+import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,17 +33,21 @@ if TYPE_CHECKING:
 __all__ = ["PRECOMPILED_NAME", "fingerprint", "read_precompiled", "write_precompiled"]
 
 PRECOMPILED_NAME = "compiled.pickle"
-_FORMAT = 3  # bump when the stored objects change shape in a way the runtime classes' fields do not show
+_FORMAT = 4  # bump when the stored objects change shape in a way the runtime classes' fields do not show
 
 
 def fingerprint(files: list[Path]) -> str:
-    """What a precompiled catalog depends on: the definition files (names and bytes), the classes, the library."""
-    digest = hashlib.sha256(f"{_FORMAT} jmespath {jmespath.__version__} {_shapes()}".encode())
+    """What a precompiled catalog depends on: the definition files (names and bytes), the classes, the library.
+
+    A checksum, not a cryptographic digest: it tells an edited file from the one the catalog was
+    built from (no one forges a collision against themselves: whoever can edit the package's files
+    can replace the pickle too), and ``zlib`` costs no OpenSSL load on every start.
+    """
+    parts = [f"{_FORMAT} jmespath {jmespath.__version__} {zlib.crc32(_shapes().encode()):08x}"]
     for path in sorted(files, key=lambda path: path.name):
         data = path.read_bytes()
-        digest.update(f"\0{path.name}\0{len(data)}\0".encode())
-        digest.update(data)
-    return digest.hexdigest()
+        parts.append(f"{path.name} {len(data)} {zlib.crc32(data):08x} {zlib.adler32(data):08x}")
+    return "\n".join(parts)
 
 
 def read_precompiled(directory: Path, files: list[Path]) -> list[runtime.Definition] | None:
