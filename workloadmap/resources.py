@@ -157,17 +157,17 @@ def _problem(limits: Mapping[str, Fraction], requests: Mapping[str, Fraction]) -
     Returns:
         None, or the offending field under the block (``requests.cpu``) and what is wrong.
     """
-    for kind, amounts in (("limits", limits), ("requests", requests)):
-        for name, amount in amounts.items():
-            if amount.numerator < 0:  # a Fraction's sign is its numerator's
-                return f"{kind}.{name}", "must be greater than or equal to 0"
-            if amount.denominator != 1 and is_extended_resource(name):
-                return f"{kind}.{name}", "must be an integer (an extended resource is counted in whole units)"
+    for name, amount in limits.items():
+        if amount.numerator < 0 or (amount.denominator != 1 and is_extended_resource(name)):
+            return _refused("limits", name, amount)
+    for name, request in requests.items():
+        if request.numerator < 0 or (request.denominator != 1 and is_extended_resource(name)):
+            return _refused("requests", name, request)
     for name, request in requests.items():
         limit = limits.get(name)
-        if limit is None and _overcommitable(name):
-            continue
         if request is limit:  # one parsed amount shared by both (same text): equal
+            continue
+        if limit is None and (name in _OVERCOMMITTED or _overcommitable(name)):
             continue
         field = f"requests.{name}"
         if limit is not None and request > limit:
@@ -180,8 +180,20 @@ def _problem(limits: Mapping[str, Fraction], requests: Mapping[str, Fraction]) -
     return None
 
 
+_OVERCOMMITTED = frozenset(("cpu", "memory", "ephemeral-storage"))
+"""The usual requests without a limit, known overcommitable without looking at their names' parts."""
+
+
+def _refused(kind: str, name: str, amount: Fraction) -> tuple[str, str]:
+    if amount.numerator < 0:  # a Fraction's sign is its numerator's
+        return f"{kind}.{name}", "must be greater than or equal to 0"
+    return f"{kind}.{name}", "must be an integer (an extended resource is counted in whole units)"
+
+
 def _effective(app: list[ReadContainer], init: list[ReadContainer]) -> dict[str, Fraction]:
     """The larger of the app containers' sum (sidecars included) and the init containers' peak."""
+    if not init and len(app) == 1:  # the usual pod: one app container, its requests as they are
+        return dict(app[0][3])
     app_sum: dict[str, Fraction] = {}
     for _, _, _, requests in app:
         add_resources(app_sum, requests)

@@ -263,43 +263,67 @@ class PodResources:
     def numa(self) -> PodNuma:
         """The pod as the kubelet's resource managers see it."""
         read = self.init + self.app if self.init else self.app
-        containers = tuple(
-            ContainerDemand(name, kind, _pairs(requests), _pairs(limits)) for name, kind, limits, requests in read
-        )
+        containers = []
+        for name, kind, limits, requests in read:
+            limit_pairs = _pairs(limits)
+            # requests defaulted from limits alone are the limits' own dict: one sorting for both
+            containers.append(
+                ContainerDemand(name, kind, limit_pairs if requests is limits else _pairs(requests), limit_pairs)
+            )
         if self.pod_resources_set:
             qos = _qos([(self.pod_requests, self.pod_limits)])
         else:
             qos = _qos([(requests, limits) for _, _, limits, requests in read])
+        pod_requests = self.pod_requests
         return PodNuma(
-            containers=containers,
-            pod_requests=tuple(item for item in _pairs(self.pod_requests) if _is_pod_level(item[0])),
+            containers=tuple(containers),
+            pod_requests=tuple(item for item in _pairs(pod_requests) if _is_pod_level(item[0])) if pod_requests else (),
             pod_limits=_pairs(self.pod_limits),
             pod_resources_set=self.pod_resources_set,
             qos=qos,
         )
 
 
+def _plus(held: Fraction, amount: Fraction) -> Fraction:
+    if held.denominator == 1 and amount.denominator == 1:  # whole: int arithmetic (Fraction's costs ~1 us)
+        return Fraction(held.numerator + amount.numerator)
+    return held + amount
+
+
 def _qos(blocks: Iterable[tuple[Mapping[str, Fraction], Mapping[str, Fraction]]]) -> QosClass:
-    """``ComputePodQOS`` over resources blocks given as ``(requests, limits)`` mappings."""
-    requests: dict[str, Fraction] = {}
-    limits: dict[str, Fraction] = {}
-    guaranteed = True
+    """``ComputePodQOS`` over resources blocks given as ``(requests, limits)`` mappings.
+
+    Only cpu and memory amounts above zero count (``_QOS_RESOURCES``); their sums are compared.
+    """
+    cpu_requests = memory_requests = cpu_limits = memory_limits = None
+    guaranteed = True  # every block limits both cpu and memory
     for block_requests, block_limits in blocks:
-        for name in _QOS_RESOURCES:  # only cpu and memory amounts above zero count
-            amount = block_requests.get(name)
-            if amount is not None and amount.numerator > 0:  # a Fraction's sign is its numerator's
-                requests[name] = requests[name] + amount if name in requests else amount  # sums only compared
-            amount = block_limits.get(name)
-            if amount is not None and amount.numerator > 0:
-                limits[name] = limits[name] + amount if name in limits else amount
-            else:
-                guaranteed = False  # a block without both cpu and memory limits
-    if not requests and not limits:
+        amount = block_requests.get("cpu")
+        if amount is not None and amount.numerator > 0:  # a Fraction's sign is its numerator's
+            cpu_requests = amount if cpu_requests is None else _plus(cpu_requests, amount)
+        amount = block_requests.get("memory")
+        if amount is not None and amount.numerator > 0:
+            memory_requests = amount if memory_requests is None else _plus(memory_requests, amount)
+        amount = block_limits.get("cpu")
+        if amount is not None and amount.numerator > 0:
+            cpu_limits = amount if cpu_limits is None else _plus(cpu_limits, amount)
+        else:
+            guaranteed = False
+        amount = block_limits.get("memory")
+        if amount is not None and amount.numerator > 0:
+            memory_limits = amount if memory_limits is None else _plus(memory_limits, amount)
+        else:
+            guaranteed = False
+    if cpu_requests is None and memory_requests is None and cpu_limits is None and memory_limits is None:
         return QosClass.BEST_EFFORT
-    if guaranteed and all(limits.get(name) == amount for name, amount in requests.items()):
-        if len(requests) == len(limits):
-            return QosClass.GUARANTEED
+    # Guaranteed: both limits summed (every block has them), both requests too, and equal to them.
+    if guaranteed and _same(cpu_requests, cpu_limits) and _same(memory_requests, memory_limits):
+        return QosClass.GUARANTEED
     return QosClass.BURSTABLE
+
+
+def _same(request: Fraction | None, limit: Fraction | None) -> bool:
+    return request is not None and (request is limit or request == limit)  # mostly the very same parsed amount
 
 
 def qos_class(
