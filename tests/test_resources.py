@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from types import MappingProxyType
 
 import pytest
 
@@ -266,3 +267,53 @@ def test_add_and_scale():
     # 1 + 4 x 0.5 = 3 cpu; 4 GPUs
     assert total == {"cpu": F(3), GPU: F(4)}
     assert scale_resources({"cpu": F(1, 10)}, 3) == {"cpu": F(3, 10)}
+
+
+def test_whole_and_fractional_amounts_stay_exact_fractions():
+    total = {"cpu": F(2), "memory": q("1Gi")}
+    add_resources(total, {"cpu": F(3), "memory": q("512Mi"), GPU: F(8)}, times=3)
+    add_resources(total, {"cpu": F(1, 3)})
+    assert total == {"cpu": F(34, 3), "memory": q("2560Mi"), GPU: F(24)}
+    assert all(type(amount) is Fraction for amount in total.values())
+
+
+def test_a_mapping_that_is_not_a_dict_reads_alike():
+    # Objects from other loaders are Mappings without being dicts: read like the same dicts.
+    spec = {
+        "initContainers": [sidecar(requests={"cpu": "1"})],
+        "containers": [container(requests={"cpu": "2"}, limits={GPU: 1}), container()],
+        "overhead": {"cpu": "250m"},
+    }
+
+    def frozen(value):
+        if isinstance(value, dict):
+            return MappingProxyType({key: frozen(item) for key, item in value.items()})
+        return [frozen(item) for item in value] if isinstance(value, list) else value
+
+    demand = pod_demand(frozen(spec))
+    assert demand.requests == pod_demand(spec).requests == {"cpu": F(13, 4), GPU: F(1)}
+    assert demand.numa() == pod_demand(spec).numa()
+
+
+# The API server's ValidateResourceRequirements (pkg/apis/core/validation/validation.go) names the
+# offending amount under the container's (or the pod's) resources, wherever the block sits.
+@pytest.mark.parametrize(
+    ("spec", "field", "message"),
+    [
+        ({"containers": [container(), container(requests={GPU: 1})]},
+         "spec.containers[1].resources.requests.nvidia.com/gpu", "a limit must be set"),
+        ({"initContainers": [container(limits={"cpu": "-1"})], "containers": []},
+         "spec.initContainers[0].resources.limits.cpu", "greater than or equal to 0"),
+        ({"initContainers": [container(), sidecar(requests={"cpu": "2"}, limits={"cpu": "1"})], "containers": []},
+         "spec.initContainers[1].resources.requests.cpu", "less than or equal to cpu limit"),
+        ({"containers": [container(limits={GPU: "500m"})]},
+         "spec.containers[0].resources.limits.nvidia.com/gpu", "must be an integer"),
+        ({"containers": [], "resources": {"requests": {"memory": "2Gi"}, "limits": {"memory": "1Gi"}}},
+         "spec.resources.requests.memory", "less than or equal to memory limit"),
+    ],
+)  # fmt: skip
+def test_amounts_the_api_server_refuses_name_their_field(spec, field, message):
+    with pytest.raises(InputError) as caught:
+        pod_demand(spec)
+    assert caught.value.field == field
+    assert message in str(caught.value)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from workloadmap.errors import InputError
+from workloadmap.resources import pod_demand
 from workloadmap.scheduling import Taint, parse_taints, pod_scheduling
 
 # (TestTolerationToleratesTaint description, toleration, taint, tolerated)
@@ -265,7 +266,12 @@ def test_label_keys_name_what_the_filters_read():
         ({"tolerations": [{"key": "a", "operator": "Exists", "value": "x"}]}, "spec.tolerations[0].value"),
         ({"tolerations": [{"operator": "Equal", "value": "x"}]}, "spec.tolerations[0].operator"),
         ({"tolerations": [{"key": "a", "effect": "Sometimes"}]}, "spec.tolerations[0].effect"),
+        ({"tolerations": ["a"]}, "spec.tolerations[0]"),
+        ({"tolerations": [{"key": ["a"], "operator": "Exists"}]}, "spec.tolerations[0].key"),
+        ({"tolerations": [{"key": "a", "value": {"b": 1}}]}, "spec.tolerations[0].value"),
         ({"nodeSelector": ["a"]}, "spec.nodeSelector"),
+        ({"nodeSelector": {"pool": ["gpu"]}}, "spec.nodeSelector.pool"),
+        ({"affinity": "gpu"}, "spec.affinity"),
         (
             {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": []}}},
             "spec.affinity.nodeAffinity",
@@ -287,3 +293,12 @@ def test_node_taints_are_parsed_and_checked():
         parse_taints([{"key": "a", "effect": "Never"}])
     with pytest.raises(InputError, match="needs a key"):
         parse_taints([{"effect": "NoSchedule"}])
+
+
+def test_a_numa_view_given_is_taken_as_it_is():
+    spec = {"containers": [{"name": "c", "resources": {"limits": {"cpu": "2", "memory": "1Gi"}}}]}
+    demand = pod_demand(spec)
+    numa = demand.numa()
+    scheduling = pod_scheduling(spec, numa=numa)
+    assert scheduling.numa is numa
+    assert scheduling == pod_scheduling(spec)

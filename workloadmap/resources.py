@@ -22,6 +22,7 @@ from fractions import Fraction
 
 from . import labels
 from .errors import InputError
+from .numa.pod import ContainerKind, PodNuma, PodResources, ReadContainer, read_block, read_containers
 from .quantities import parse_quantity
 
 __all__ = [
@@ -43,7 +44,7 @@ _ZERO = Fraction(0)
 _POD_LEVEL_RESOURCES = ("cpu", "memory")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PodDemand:
     """What one pod asks of its node.
 
@@ -51,27 +52,44 @@ class PodDemand:
         requests: the effective request per resource name, exact.
         resource_claims: the pod's DRA claims, as ``{"name", "source"}`` dicts; they are listed,
             never guessed into GPU counts.
+        parsed: the pod spec's containers and pod-level resources as read, so that its NUMA view
+            needs no second reading; None for a demand not read from a pod spec.
     """
 
     requests: dict[str, Fraction] = field(default_factory=dict)
     resource_claims: tuple[dict[str, str], ...] = ()
+    parsed: PodResources | None = field(default=None, compare=False, repr=False)
 
     def gpus(self, gpu_resources: Sequence[str] = DEFAULT_GPU_RESOURCES) -> Fraction:
         """The number of GPUs the pod requests, summed over the GPU resource names given."""
         return count_gpus(self.requests, gpu_resources)
 
+    def numa(self) -> PodNuma | None:
+        """The pod as the kubelet's resource managers see it (what ``pod_numa`` of its spec gives).
+
+        None for a demand not read from a pod spec.
+        """
+        return self.parsed.numa() if self.parsed is not None else None
+
 
 def add_resources(total: dict[str, Fraction], more: Mapping[str, Fraction], times: int = 1) -> None:
     """Add ``times`` x ``more`` into ``total`` in place."""
-    # Fraction arithmetic is slow: a first amount is taken as it is, and nothing is multiplied by one.
+    # Fraction arithmetic is slow (~1 us an operation): a first amount is taken as it is, nothing is
+    # multiplied by one, and whole amounts (nearly all of them) are summed and scaled as ints.
     for name, amount in more.items():
         if times != 1:
-            amount = amount * times
+            amount = (
+                Fraction(amount.numerator * times)
+                if amount.__class__ is Fraction and amount.denominator == 1
+                else amount * times
+            )
         held = total.get(name)
-        if held is not None:
-            total[name] = held + amount
-        else:
+        if held is None:
             total[name] = amount if amount.__class__ is Fraction else _ZERO + amount
+        elif held.__class__ is amount.__class__ is Fraction and held.denominator == amount.denominator == 1:
+            total[name] = Fraction(held.numerator + amount.numerator)
+        else:
+            total[name] = held + amount
 
 
 def scale_resources(resources: Mapping[str, Fraction], times: int) -> dict[str, Fraction]:
@@ -133,50 +151,86 @@ def _overcommitable(name: str) -> bool:
     return not (is_extended_resource(name) or name.startswith("hugepages-"))
 
 
-def _check_amounts(limits: Mapping[str, Fraction], requests: Mapping[str, Fraction], where: str) -> None:
-    """The API server's rules for one resources block (``ValidateResourceRequirements``)."""
-    for kind, amounts in (("limits", limits), ("requests", requests)):
-        for name, amount in amounts.items():
-            if amount.numerator < 0:  # a Fraction's sign is its numerator's
-                raise InputError("must be greater than or equal to 0", field=f"{where}.{kind}.{name}")
-            if amount.denominator != 1 and is_extended_resource(name):
-                raise InputError(
-                    "must be an integer (an extended resource is counted in whole units)",
-                    field=f"{where}.{kind}.{name}",
-                )
+def _problem(limits: Mapping[str, Fraction], requests: Mapping[str, Fraction]) -> tuple[str, str] | None:
+    """The API server's rules for one resources block (``ValidateResourceRequirements``).
+
+    Returns:
+        None, or the offending field under the block (``requests.cpu``) and what is wrong.
+    """
+    for name, amount in limits.items():
+        if amount.numerator < 0 or (amount.denominator != 1 and is_extended_resource(name)):
+            return _refused("limits", name, amount)
+    for name, request in requests.items():
+        if request.numerator < 0 or (request.denominator != 1 and is_extended_resource(name)):
+            return _refused("requests", name, request)
     for name, request in requests.items():
         limit = limits.get(name)
-        if limit is None and _overcommitable(name):
-            continue
-        field = f"{where}.requests.{name}"
         if request is limit:  # one parsed amount shared by both (same text): equal
             continue
+        if limit is None and (name in _OVERCOMMITTED or _overcommitable(name)):
+            continue
+        field = f"requests.{name}"
         if limit is not None and request > limit:
-            raise InputError(f"must be less than or equal to {name} limit", field=field)
+            return field, f"must be less than or equal to {name} limit"
         if not _overcommitable(name):
             if limit is None:
-                raise InputError(f"a limit must be set for {name}: it cannot be overcommitted", field=field)
+                return field, f"a limit must be set for {name}: it cannot be overcommitted"
             if request != limit:
-                raise InputError(f"must be equal to {name} limit: it cannot be overcommitted", field=field)
+                return field, f"must be equal to {name} limit: it cannot be overcommitted"
+    return None
 
 
-def _requests_of(resources: object, where: str) -> dict[str, Fraction]:
-    """A resources block's effective requests: requests, defaulted from limits per resource.
-
-    Raises:
-        InputError: the block breaks a rule the API server enforces (negative amounts, fractional
-            extended resources, requests above limits, extended requests that differ from limits).
-    """
-    resources = _mapping(resources, where)
-    limits = _quantities(resources.get("limits"), f"{where}.limits")
-    requests = _quantities(resources.get("requests"), f"{where}.requests")
-    _check_amounts(limits, requests, where)
-    return {**limits, **requests}
+_OVERCOMMITTED = frozenset(("cpu", "memory", "ephemeral-storage"))
+"""The usual requests without a limit, known overcommitable without looking at their names' parts."""
 
 
-def _container_requests(container: object, where: str) -> dict[str, Fraction]:
-    container = _mapping(container, where)
-    return _requests_of(container.get("resources"), f"{where}.resources")
+def _refused(kind: str, name: str, amount: Fraction) -> tuple[str, str]:
+    if amount.numerator < 0:  # a Fraction's sign is its numerator's
+        return f"{kind}.{name}", "must be greater than or equal to 0"
+    return f"{kind}.{name}", "must be an integer (an extended resource is counted in whole units)"
+
+
+def _effective(app: list[ReadContainer], init: list[ReadContainer]) -> dict[str, Fraction]:
+    """The larger of the app containers' sum (sidecars included) and the init containers' peak."""
+    if not init and len(app) == 1:  # the usual pod: one app container, its requests as they are
+        return dict(app[0][3])
+    app_sum: dict[str, Fraction] = {}
+    for _, _, _, requests in app:
+        add_resources(app_sum, requests)
+    if not init:
+        return app_sum
+    sidecars: dict[str, Fraction] = {}
+    init_peak: dict[str, Fraction] = {}
+    for _, kind, _, requests in init:
+        if kind is ContainerKind.SIDECAR:
+            add_resources(app_sum, requests)
+            add_resources(sidecars, requests)
+            in_use = sidecars
+        else:
+            in_use = dict(sidecars)
+            add_resources(in_use, requests)
+        for name, amount in in_use.items():
+            if amount > init_peak.get(name, _ZERO):
+                init_peak[name] = amount
+    for name, amount in init_peak.items():
+        if amount > app_sum.get(name, _ZERO):
+            app_sum[name] = amount
+    return app_sum
+
+
+def _claims(value: object, where: str) -> tuple[dict[str, str], ...]:
+    claims = []
+    for index, claim in enumerate(_list(value, f"{where}.resourceClaims")):
+        claim = _mapping(claim, f"{where}.resourceClaims[{index}]")
+        source = claim.get("resourceClaimTemplateName") or claim.get("resourceClaimName")
+        kind = "template" if claim.get("resourceClaimTemplateName") else "claim"
+        # Older API versions nest the reference under `source`.
+        legacy = claim.get("source")
+        if not source and isinstance(legacy, Mapping):
+            source = legacy.get("resourceClaimTemplateName") or legacy.get("resourceClaimName")
+            kind = "template" if legacy.get("resourceClaimTemplateName") else "claim"
+        claims.append({"name": str(claim.get("name", "")), kind: str(source or "")})
+    return tuple(claims)
 
 
 def pod_demand(pod_spec: object, where: str = "spec") -> PodDemand:
@@ -189,49 +243,24 @@ def pod_demand(pod_spec: object, where: str = "spec") -> PodDemand:
     Raises:
         InputError: a field has the wrong type or a quantity is invalid; the error names the field.
     """
-    spec = _mapping(pod_spec, where)
-    app_sum: dict[str, Fraction] = {}
-    for index, container in enumerate(_list(spec.get("containers"), f"{where}.containers")):
-        add_resources(app_sum, _container_requests(container, f"{where}.containers[{index}]"))
+    spec = pod_spec if pod_spec.__class__ is dict else _mapping(pod_spec, where)
+    # Each container is read once (quantities parsed and checked); its NUMA view reuses the reading.
+    app = read_containers(spec.get("containers"), where, "containers", _problem)
+    init = read_containers(spec.get("initContainers"), where, "initContainers", _problem)
+    effective = _effective(app, init)
 
-    sidecars: dict[str, Fraction] = {}
-    init_peak: dict[str, Fraction] = {}
-    init_path = f"{where}.initContainers"
-    for index, container in enumerate(_list(spec.get("initContainers"), init_path)):
-        path = f"{init_path}[{index}]"
-        requests = _container_requests(container, path)
-        if _mapping(container, path).get("restartPolicy") == "Always":
-            add_resources(app_sum, requests)
-            add_resources(sidecars, requests)
-            in_use = dict(sidecars)
-        else:
-            in_use = dict(sidecars)
-            add_resources(in_use, requests)
-        for name, amount in in_use.items():
-            if amount > init_peak.get(name, _ZERO):
-                init_peak[name] = amount
-
-    effective = dict(app_sum)
-    for name, amount in init_peak.items():
-        if amount > effective.get(name, _ZERO):
-            effective[name] = amount
-
-    pod_level = _requests_of(spec.get("resources"), f"{where}.resources")
-    for name, amount in pod_level.items():
+    raw = spec.get("resources")
+    pod_limits, pod_requests = read_block(raw, where, check=_problem)
+    for name, amount in pod_requests.items():
         if name in _POD_LEVEL_RESOURCES or name.startswith("hugepages-"):
             effective[name] = amount
 
-    add_resources(effective, _quantities(spec.get("overhead"), f"{where}.overhead"))
-
-    claims = []
-    for index, claim in enumerate(_list(spec.get("resourceClaims"), f"{where}.resourceClaims")):
-        claim = _mapping(claim, f"{where}.resourceClaims[{index}]")
-        source = claim.get("resourceClaimTemplateName") or claim.get("resourceClaimName")
-        kind = "template" if claim.get("resourceClaimTemplateName") else "claim"
-        # Older API versions nest the reference under `source`.
-        legacy = claim.get("source")
-        if not source and isinstance(legacy, Mapping):
-            source = legacy.get("resourceClaimTemplateName") or legacy.get("resourceClaimName")
-            kind = "template" if legacy.get("resourceClaimTemplateName") else "claim"
-        claims.append({"name": str(claim.get("name", "")), kind: str(source or "")})
-    return PodDemand(requests=effective, resource_claims=tuple(claims))
+    overhead = spec.get("overhead")
+    if overhead is not None:
+        add_resources(effective, _quantities(overhead, f"{where}.overhead"))
+    claims = spec.get("resourceClaims")
+    return PodDemand(
+        requests=effective,
+        resource_claims=_claims(claims, where) if claims is not None else (),
+        parsed=PodResources(init, app, pod_limits, pod_requests, raw is not None),
+    )

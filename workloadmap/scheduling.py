@@ -56,7 +56,7 @@ _LABEL_KEY = re.compile(rf"([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[
 _LABEL_VALUE = re.compile(rf"({_NAME})?")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Taint:
     """A node taint; shown as Kubernetes prints it: ``key=value:Effect`` (``key:Effect`` without value)."""
 
@@ -73,7 +73,7 @@ class Taint:
         return self.effect in SCHEDULING_EFFECTS
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Toleration:
     """A pod toleration."""
 
@@ -100,7 +100,7 @@ class Toleration:
         return self.value == taint.value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Requirement:
     """One node selector requirement: ``key operator values``."""
 
@@ -134,7 +134,7 @@ class Requirement:
         return have > limit if operator == "Gt" else have < limit
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SelectorTerm:
     """One node selector term: every label expression and every field expression must hold."""
 
@@ -150,7 +150,7 @@ class SelectorTerm:
         return all(requirement.matches(name) for requirement in self.fields)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PodScheduling:
     """The node filters of one pod template.
 
@@ -216,6 +216,8 @@ def _list(value: Any, field: str) -> list[Any]:
 
 
 def _text(value: Any, field: str, *, default: str = "") -> str:
+    if value.__class__ is str:
+        return value
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
@@ -230,18 +232,30 @@ def _choice(value: Any, choices: Sequence[str], field: str, *, default: str = ""
     return text
 
 
-def _toleration(raw: Any, field: str) -> Toleration:
-    item = _mapping(raw, field)
-    operator = _choice(item.get("operator"), _TOLERATION_OPERATORS, f"{field}.operator", default="Equal")
-    key = _text(item.get("key"), f"{field}.key")
-    value = _text(item.get("value"), f"{field}.value")
+def _toleration(raw: Any, where: str, index: int) -> Toleration:
+    item = raw if raw.__class__ is dict else _mapping(raw, f"{where}.tolerations[{index}]")
+    operator, key, value, effect = item.get("operator"), item.get("key"), item.get("value"), item.get("effect")
+    # The common, well-formed toleration is taken as it is; anything else goes through the checks
+    # below, which name the field (built only then).
+    if operator.__class__ is not str or operator not in _TOLERATION_OPERATORS:
+        operator = _choice(operator, _TOLERATION_OPERATORS, f"{where}.tolerations[{index}].operator", default="Equal")
+    if key.__class__ is not str:
+        key = _text(key, f"{where}.tolerations[{index}].key")
+    if value.__class__ is not str:
+        value = _text(value, f"{where}.tolerations[{index}].value")
     if operator == "Exists" and value:
-        raise InputError("a toleration with operator Exists takes no value", field=f"{field}.value")
+        raise InputError(
+            "a toleration with operator Exists takes no value", field=f"{where}.tolerations[{index}].value"
+        )
     if not key and operator != "Exists":
-        raise InputError("a toleration without a key needs operator Exists", field=f"{field}.operator")
-    effect = item.get("effect")
-    effect_text = "" if effect in (None, "") else _choice(effect, _TAINT_EFFECTS, f"{field}.effect")
-    return Toleration(key=key, operator=operator, value=value, effect=effect_text)
+        raise InputError(
+            "a toleration without a key needs operator Exists", field=f"{where}.tolerations[{index}].operator"
+        )
+    if effect is None or effect == "":
+        effect = ""
+    elif effect.__class__ is not str or effect not in _TAINT_EFFECTS:
+        effect = _choice(effect, _TAINT_EFFECTS, f"{where}.tolerations[{index}].effect")
+    return Toleration(key=key, operator=operator, value=value, effect=effect)
 
 
 def _valid_requirement(key: str, operator: str, values: tuple[str, ...], *, name_field: bool) -> bool:
@@ -296,29 +310,43 @@ def _terms(affinity: Mapping[str, Any], field: str) -> tuple[SelectorTerm, ...] 
     return tuple(terms)
 
 
-def pod_scheduling(spec: Mapping[str, Any], where: str = "spec") -> PodScheduling:
+def pod_scheduling(spec: Mapping[str, Any], where: str = "spec", *, numa: PodNuma | None = None) -> PodScheduling:
     """The node filters of a pod spec (``nodeSelector``, ``tolerations``, required node affinity, NUMA demand).
 
     Args:
         spec: the pod spec.
         where: its field path, for errors.
+        numa: the spec's NUMA view when the caller already has it (``PodDemand.numa()``); read
+            from ``spec`` with :func:`~workloadmap.numa.pod.pod_numa` when None.
 
     Raises:
         InputError: a filter of the wrong shape (not a mapping or list where one belongs, an
             unknown toleration operator or taint effect), naming the field.
     """
-    selector = _mapping(spec.get("nodeSelector"), f"{where}.nodeSelector")
-    pairs = tuple(sorted((str(key), _text(value, f"{where}.nodeSelector.{key}")) for key, value in selector.items()))
-    tolerations = tuple(
-        _toleration(item, f"{where}.tolerations[{index}]")
-        for index, item in enumerate(_list(spec.get("tolerations"), f"{where}.tolerations"))
-    )
-    affinity = _mapping(spec.get("affinity"), f"{where}.affinity")
+    pairs: tuple[tuple[str, str], ...] = ()
+    selector = spec.get("nodeSelector")
+    if selector is not None:
+        selector = _mapping(selector, f"{where}.nodeSelector")
+        pairs = tuple(
+            sorted(
+                (str(key), value if value.__class__ is str else _text(value, f"{where}.nodeSelector.{key}"))
+                for key, value in selector.items()
+            )
+        )
+    tolerations: tuple[Toleration, ...] = ()
+    raw = spec.get("tolerations")
+    if raw is not None:
+        tolerations = tuple(
+            _toleration(item, where, index) for index, item in enumerate(_list(raw, f"{where}.tolerations"))
+        )
+    affinity = spec.get("affinity")
     return PodScheduling(
         node_selector=pairs,
         tolerations=tolerations,
-        required_terms=_terms(affinity, f"{where}.affinity"),
-        numa=pod_numa(spec, where),
+        required_terms=None
+        if affinity is None
+        else _terms(_mapping(affinity, f"{where}.affinity"), f"{where}.affinity"),
+        numa=numa if numa is not None else pod_numa(spec, where),
     )
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from workloadmap.errors import InputError
 from workloadmap.numa import ContainerKind, QosClass, pod_numa
+from workloadmap.resources import PodDemand, pod_demand
 
 
 def container(name: str, limits: dict | None = None, requests: dict | None = None, **extra) -> dict:
@@ -90,3 +91,16 @@ def test_a_bad_quantity_names_its_field():
     with pytest.raises(InputError) as caught:
         pod_numa({"containers": [container("a", {"cpu": "2x"})]})
     assert "containers[0].resources.limits.cpu" in str(caught.value)
+
+
+@pytest.mark.parametrize(("name", "spec", "qos"), CASES, ids=[case[0] for case in CASES])
+def test_a_demand_gives_the_same_pod_without_reading_it_again(name, spec, qos):
+    # pod_demand reads the containers once; its NUMA view is what pod_numa reads from the spec.
+    numa = pod_demand(spec).numa()
+    assert numa == pod_numa(spec)
+    assert numa is not None and numa.qos is qos
+    assert numa.exclusive_cpus() == pod_numa(spec).exclusive_cpus()
+
+
+def test_a_demand_not_read_from_a_spec_has_no_numa_view():
+    assert PodDemand(requests={}).numa() is None

@@ -294,8 +294,11 @@ def _component(instance: KartaInstance, gpu_resources: Sequence[str]) -> Compone
         node.gpus += node.gpus_per_pod * instance.pods
         node.resource_claims = [dict(claim) for claim in instance.demand.resource_claims]
         node.max_pods = instance.max_replicas
-        spec = (instance.template or {}).get("spec")
-        numa = pod_numa(spec if isinstance(spec, Mapping) else {}, node.name)
+        # The demand was read from this template's spec: its NUMA view needs no second reading.
+        numa = instance.demand.numa()
+        if numa is None:
+            spec = (instance.template or {}).get("spec")
+            numa = pod_numa(spec if isinstance(spec, Mapping) else {}, node.name)
         node.qos_class, node.exclusive_cpus = numa.qos, numa.exclusive_cpus()
         annotations = ((instance.template or {}).get("metadata") or {}).get("annotations")
         if isinstance(annotations, Mapping):

@@ -14,11 +14,15 @@ Exclusive CPUs are the CPU manager's static policy (``guaranteedCPUs`` in
 is a whole number gets that many CPUs of its own. A pod with pod-level resources gets none while
 the kubelet's ``PodLevelResourceManagers`` feature gate is off, its default: the CPU and memory
 managers then give it no NUMA hints and leave it in the shared pool.
+
+The containers are read here (:func:`read_containers`, :func:`read_block`) for both views of a pod
+spec: :func:`~workloadmap.resources.pod_demand` reads them once, checking them as the API server
+does, and its :class:`PodResources` gives this module's :class:`PodNuma` without a second reading.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from fractions import Fraction
@@ -61,7 +65,7 @@ def _amount(pairs: Amounts, name: str) -> Fraction:
     return _ZERO
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ContainerDemand:
     """One container's resources, requests defaulted from limits.
 
@@ -115,19 +119,26 @@ class PodNuma:
     @property
     def pod_level_resources(self) -> bool:
         """``IsPodLevelResourcesSet``: pod-level cpu or memory is requested or limited."""
-        names = {name for name, _ in self.pod_requests} | {name for name, _ in self.pod_limits}
-        return any(name in _POD_LEVEL_RESOURCES or name.startswith(labels.HUGEPAGES_PREFIX) for name in names)
+        return any(_is_pod_level(name) for name, _ in self.pod_requests) or any(
+            _is_pod_level(name) for name, _ in self.pod_limits
+        )
 
     def guaranteed_cpus(self, container: ContainerDemand) -> int:
         """CPUs the static CPU manager pins for the container (0: it runs in the shared pool)."""
         if self.qos is not QosClass.GUARANTEED or self.pod_level_resources:
             return 0
-        cpu = container.request("cpu")
-        return int(cpu) if cpu.denominator == 1 else 0
+        return _whole_cpus(container)
 
     def exclusive_cpus(self) -> dict[str, bool]:
         """Container name to whether it gets exclusive CPUs, init containers first."""
-        return {container.name: self.guaranteed_cpus(container) > 0 for container in self.containers}
+        if self.qos is not QosClass.GUARANTEED or self.pod_level_resources:  # asked once, not per container
+            return {container.name: False for container in self.containers}
+        return {container.name: _whole_cpus(container) > 0 for container in self.containers}
+
+
+def _whole_cpus(container: ContainerDemand) -> int:
+    cpu = container.request("cpu")
+    return int(cpu) if cpu.denominator == 1 else 0
 
 
 def _mapping(value: Any, where: str) -> Mapping[str, Any]:
@@ -138,42 +149,181 @@ def _mapping(value: Any, where: str) -> Mapping[str, Any]:
     return value
 
 
-def _amounts(value: Any, where: str) -> dict[str, Fraction]:
+def _at(where: str, key: str | None, index: int) -> str:
+    """The path of a container (``key`` None: of the pod spec itself); built only for an error."""
+    return where if key is None else f"{where}.{key}[{index}]"
+
+
+def _amounts(value: Any, where: str, key: str | None, index: int, part: str) -> dict[str, Fraction]:
+    if value.__class__ is not dict:  # the exact type first: an ABC check costs five times more
+        if value is None:
+            return {}
+        value = _mapping(value, f"{_at(where, key, index)}.resources.{part}")
     found: dict[str, Fraction] = {}
-    for name, raw in _mapping(value, where).items():
-        try:
-            found[str(name)] = parse_quantity(raw)
-        except QuantityError as error:
-            raise error.located(field=f"{where}.{name}") from None
+    name = None
+    try:
+        for name, raw in value.items():
+            found[name if name.__class__ is str else str(name)] = parse_quantity(raw)
+    except QuantityError as error:
+        raise error.located(field=f"{_at(where, key, index)}.resources.{part}.{name}") from None
     return found
 
 
-def _resources(block: Any, where: str) -> tuple[Amounts, Amounts]:
-    block = _mapping(block, where)
-    limits = _amounts(block.get("limits"), f"{where}.limits")
-    requests = {**limits, **_amounts(block.get("requests"), f"{where}.requests")}
-    return tuple(sorted(requests.items())), tuple(sorted(limits.items()))
+Check = Callable[[Mapping[str, Fraction], Mapping[str, Fraction]], tuple[str, str] | None]
+"""A rule over one resources block's ``(limits, requests)``: None, or ``(field under resources, message)``."""
 
 
-def _containers(spec: Mapping[str, Any], where: str) -> tuple[ContainerDemand, ...]:
-    found = []
-    for key, default_kind in (("initContainers", ContainerKind.INIT), ("containers", ContainerKind.APP)):
-        items = spec.get(key) or []
+def read_block(
+    block: Any, where: str, key: str | None = None, index: int = 0, check: Check | None = None
+) -> tuple[dict[str, Fraction], dict[str, Fraction]]:
+    """A resources block's ``(limits, effective requests)``, requests defaulted from limits.
+
+    The block is the ``resources`` of container ``key[index]`` of the pod spec at ``where``, or
+    with ``key`` None the pod-level ``spec.resources``. ``check`` runs on the parsed amounts; what
+    it reports is raised at its field. The dicts returned may be shared: never change them.
+
+    Raises:
+        InputError: the block or a part of it is not a mapping, a quantity is invalid, or
+            ``check`` found a problem; the error names the field.
+    """
+    if block.__class__ is not dict:
+        if block is None:
+            nothing: dict[str, Fraction] = {}
+            return nothing, nothing
+        block = _mapping(block, f"{_at(where, key, index)}.resources")
+    limits = _amounts(block.get("limits"), where, key, index, "limits")
+    requests = _amounts(block.get("requests"), where, key, index, "requests")
+    if check is not None:
+        problem = check(limits, requests)
+        if problem is not None:
+            raise InputError(problem[1], field=f"{_at(where, key, index)}.resources.{problem[0]}")
+    if not requests:
+        return limits, limits
+    return limits, {**limits, **requests} if limits else requests
+
+
+ReadContainer = tuple[str, ContainerKind, dict[str, Fraction], dict[str, Fraction]]
+"""A container as read: ``(name, kind, limits, effective requests)``."""
+
+
+def read_containers(items: Any, where: str, key: str, check: Check | None = None) -> list[ReadContainer]:
+    """The containers of list ``key`` (``containers`` or ``initContainers``) of the pod spec at ``where``.
+
+    Raises:
+        InputError: not a list (None is none), an item not a mapping, or a resources block
+            :func:`read_block` refuses; the error names the field.
+    """
+    if items.__class__ is not list:
+        if items is None:
+            return []
         if not isinstance(items, list):
             raise InputError(f"expected a list, got {type(items).__name__}", field=f"{where}.{key}")
-        for index, item in enumerate(items):
-            path = f"{where}.{key}[{index}]"
-            item = _mapping(item, path)
-            kind = default_kind
-            if default_kind is ContainerKind.INIT and item.get("restartPolicy") == "Always":
-                kind = ContainerKind.SIDECAR
-            requests, limits = _resources(item.get("resources"), f"{path}.resources")
-            found.append(ContainerDemand(str(item.get("name") or f"{key}[{index}]"), kind, requests, limits))
-    return tuple(found)
+    init = key == "initContainers"
+    found = []
+    for index, item in enumerate(items):
+        if item.__class__ is not dict:
+            item = _mapping(item, _at(where, key, index))
+        limits, requests = read_block(item.get("resources"), where, key, index, check)
+        kind = ContainerKind.APP
+        if init:
+            kind = ContainerKind.SIDECAR if item.get("restartPolicy") == "Always" else ContainerKind.INIT
+        name = item.get("name")
+        if name.__class__ is not str or not name:
+            name = str(name or f"{key}[{index}]")
+        found.append((name, kind, limits, requests))
+    return found
 
 
-def _positive(pairs: Amounts) -> dict[str, Fraction]:
-    return {name: amount for name, amount in pairs if name in _QOS_RESOURCES and amount.numerator > 0}
+def _pairs(amounts: dict[str, Fraction]) -> Amounts:
+    return tuple(sorted(amounts.items())) if len(amounts) > 1 else tuple(amounts.items())
+
+
+def _is_pod_level(name: str) -> bool:
+    return name in _POD_LEVEL_RESOURCES or name.startswith(labels.HUGEPAGES_PREFIX)
+
+
+@dataclass(slots=True)
+class PodResources:
+    """A pod spec's resources as read, once, for both its demand and its NUMA view.
+
+    Attributes:
+        init: init containers (sidecars among them) in order.
+        app: app containers in order.
+        pod_limits: pod-level limits (``spec.resources``).
+        pod_requests: pod-level effective requests, defaulted from its limits.
+        pod_resources_set: whether ``spec.resources`` is present at all.
+    """
+
+    init: list[ReadContainer]
+    app: list[ReadContainer]
+    pod_limits: dict[str, Fraction]
+    pod_requests: dict[str, Fraction]
+    pod_resources_set: bool
+
+    def numa(self) -> PodNuma:
+        """The pod as the kubelet's resource managers see it."""
+        read = self.init + self.app if self.init else self.app
+        containers = []
+        for name, kind, limits, requests in read:
+            limit_pairs = _pairs(limits)
+            # requests defaulted from limits alone are the limits' own dict: one sorting for both
+            containers.append(
+                ContainerDemand(name, kind, limit_pairs if requests is limits else _pairs(requests), limit_pairs)
+            )
+        if self.pod_resources_set:
+            qos = _qos([(self.pod_requests, self.pod_limits)])
+        else:
+            qos = _qos([(requests, limits) for _, _, limits, requests in read])
+        pod_requests = self.pod_requests
+        return PodNuma(
+            containers=tuple(containers),
+            pod_requests=tuple(item for item in _pairs(pod_requests) if _is_pod_level(item[0])) if pod_requests else (),
+            pod_limits=_pairs(self.pod_limits),
+            pod_resources_set=self.pod_resources_set,
+            qos=qos,
+        )
+
+
+def _plus(held: Fraction, amount: Fraction) -> Fraction:
+    if held.denominator == 1 and amount.denominator == 1:  # whole: int arithmetic (Fraction's costs ~1 us)
+        return Fraction(held.numerator + amount.numerator)
+    return held + amount
+
+
+def _qos(blocks: Iterable[tuple[Mapping[str, Fraction], Mapping[str, Fraction]]]) -> QosClass:
+    """``ComputePodQOS`` over resources blocks given as ``(requests, limits)`` mappings.
+
+    Only cpu and memory amounts above zero count (``_QOS_RESOURCES``); their sums are compared.
+    """
+    cpu_requests = memory_requests = cpu_limits = memory_limits = None
+    guaranteed = True  # every block limits both cpu and memory
+    for block_requests, block_limits in blocks:
+        amount = block_requests.get("cpu")
+        if amount is not None and amount.numerator > 0:  # a Fraction's sign is its numerator's
+            cpu_requests = amount if cpu_requests is None else _plus(cpu_requests, amount)
+        amount = block_requests.get("memory")
+        if amount is not None and amount.numerator > 0:
+            memory_requests = amount if memory_requests is None else _plus(memory_requests, amount)
+        amount = block_limits.get("cpu")
+        if amount is not None and amount.numerator > 0:
+            cpu_limits = amount if cpu_limits is None else _plus(cpu_limits, amount)
+        else:
+            guaranteed = False
+        amount = block_limits.get("memory")
+        if amount is not None and amount.numerator > 0:
+            memory_limits = amount if memory_limits is None else _plus(memory_limits, amount)
+        else:
+            guaranteed = False
+    if cpu_requests is None and memory_requests is None and cpu_limits is None and memory_limits is None:
+        return QosClass.BEST_EFFORT
+    # Guaranteed: both limits summed (every block has them), both requests too, and equal to them.
+    if guaranteed and _same(cpu_requests, cpu_limits) and _same(memory_requests, memory_limits):
+        return QosClass.GUARANTEED
+    return QosClass.BURSTABLE
+
+
+def _same(request: Fraction | None, limit: Fraction | None) -> bool:
+    return request is not None and (request is limit or request == limit)  # mostly the very same parsed amount
 
 
 def qos_class(
@@ -184,23 +334,11 @@ def qos_class(
 ) -> QosClass:
     """``ComputePodQOS``: the class from pod-level resources when set, else from every container."""
     blocks = [(pod_requests, pod_limits)] if pod_resources_set else [(c.requests, c.limits) for c in containers]
-    requests: dict[str, Fraction] = {}
-    limits: dict[str, Fraction] = {}
-    guaranteed = True
-    for block_requests, block_limits in blocks:
-        for name, amount in _positive(block_requests).items():
-            requests[name] = requests[name] + amount if name in requests else amount  # sums only compared
-        found = _positive(block_limits)
-        for name, amount in found.items():
-            limits[name] = limits[name] + amount if name in limits else amount
-        if not set(_QOS_RESOURCES) <= set(found):
-            guaranteed = False
-    if not requests and not limits:
-        return QosClass.BEST_EFFORT
-    if guaranteed and all(limits.get(name) == amount for name, amount in requests.items()):
-        if len(requests) == len(limits):
-            return QosClass.GUARANTEED
-    return QosClass.BURSTABLE
+    return _qos([(_positive(block_requests), _positive(block_limits)) for block_requests, block_limits in blocks])
+
+
+def _positive(pairs: Amounts) -> dict[str, Fraction]:
+    return {name: amount for name, amount in pairs if name in _QOS_RESOURCES and amount.numerator > 0}
 
 
 def pod_numa(spec: Mapping[str, Any], where: str = "spec") -> PodNuma:
@@ -209,17 +347,10 @@ def pod_numa(spec: Mapping[str, Any], where: str = "spec") -> PodNuma:
     Raises:
         InputError: a resources block of the wrong shape or an invalid quantity, naming the field.
     """
-    spec = _mapping(spec, where)
-    containers = _containers(spec, where)
+    if spec.__class__ is not dict:
+        spec = _mapping(spec, where)
+    init = read_containers(spec.get("initContainers") or None, where, "initContainers")
+    app = read_containers(spec.get("containers") or None, where, "containers")
     raw = spec.get("resources")
-    pod_requests, pod_limits = _resources(raw, f"{where}.resources")
-    pod_requests = tuple(
-        item for item in pod_requests if item[0] in _POD_LEVEL_RESOURCES or item[0].startswith(labels.HUGEPAGES_PREFIX)
-    )
-    return PodNuma(
-        containers=containers,
-        pod_requests=pod_requests,
-        pod_limits=pod_limits,
-        pod_resources_set=raw is not None,
-        qos=qos_class(containers, pod_requests, pod_limits, raw is not None),
-    )
+    limits, requests = read_block(raw, where)
+    return PodResources(init, app, limits, requests, raw is not None).numa()
