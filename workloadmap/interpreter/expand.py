@@ -12,7 +12,6 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, overload
 
 from ..catalog import Catalog
@@ -20,103 +19,12 @@ from ..errors import ExpressionError, InputError, NoDefinitionError, format_path
 from ..resources import PodDemand, pod_demand
 from ..runtime_definitions import ComponentDefinition, Definition
 from ..values import mapping_at, truthy
+from .paths import PathIndex, is_plain_path
 
 __all__ = ["ExpandedComponent", "Expander", "Parent", "evaluate_count", "to_count", "INDEX_REF"]
 
 _MAX_REPLICAS = 10_000_000
 _ASCII_DIGITS = re.compile(r"\+?[0-9]+")  # Kubernetes counts are ASCII; "²" or Arabic-Indic digits are not
-
-_PLAIN_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-
-
-@lru_cache(maxsize=1024)
-def _is_plain_path(source: str) -> bool:
-    return _PLAIN_PATH.fullmatch(source) is not None
-
-
-_NEAR_BUDGET = 512
-"""Containers a search near a known object may look at before the whole resource is walked once."""
-
-
-class PathIndex:
-    """Where objects sit inside one resource, found by identity (works for any expression language).
-
-    A lookup first searches a little way below an object whose place is known (a pod template lies a
-    few keys below its component's scope); a miss walks the whole resource once, after which every
-    lookup is a dictionary hit. Nested expanders of embedded resources share the index, so a document
-    is walked at most once however many components it has.
-    """
-
-    def __init__(self, root: Any) -> None:
-        self._known: dict[int, list[str | int]] = {id(root): []}
-        self._root = root
-        self._walked = False
-
-    def find(self, target: Any, near: Any = None, via: str | None = None) -> list[str | int] | None:
-        """The path of ``target`` (None when it is not part of the resource, e.g. built by an expression).
-
-        ``via`` is the expression that gave ``target`` from ``near``: a plain field path is followed
-        key by key (no search) when it leads to ``target`` itself.
-        """
-        path = self._known.get(id(target))
-        if path is not None or self._walked:
-            return path
-        if via is not None and near is not None and _is_plain_path(via):
-            path = self._follow(near, target, via)
-            if path is not None:
-                return path
-        if near is not None and id(near) in self._known and self._search(near, target, _NEAR_BUDGET):
-            return self._known[id(target)]
-        self._search(self._root, None, None)
-        self._walked = True
-        return self._known.get(id(target))
-
-    def _follow(self, near: Any, target: Any, via: str) -> list[str | int] | None:
-        path = self._known.get(id(near))
-        if path is None:
-            return None
-        node = near
-        keys = via.split(".")
-        for key in keys:
-            node = node.get(key) if isinstance(node, dict) else None
-        if node is not target:
-            return None
-        path = self._known[id(target)] = [*path, *keys]
-        return path
-
-    def note_items(self, container: Any, near: Any) -> None:
-        """Record the places of a list's (or mapping's) items when the container is found near ``near``.
-
-        Instances are items of a list the resource holds; knowing its place saves a search per item.
-        Nothing is recorded for a container an expression built (a filter's result).
-        """
-        if id(container) not in self._known:
-            if self._walked or id(near) not in self._known or not self._search(near, container, _NEAR_BUDGET):
-                return
-        path = self._known[id(container)]
-        children = container.items() if isinstance(container, dict) else enumerate(container)
-        for key, value in children:
-            if isinstance(value, (dict, list)):
-                self._known.setdefault(id(value), path + [key])
-
-    def _search(self, start: Any, target: Any, budget: int | None) -> bool:
-        """Breadth first below ``start``, recording every container met; True when ``target`` was met."""
-        known = self._known
-        queue = [(start, known[id(start)])]
-        for node, path in queue:
-            if budget is not None and len(queue) > budget:
-                return False
-            children = node.items() if isinstance(node, dict) else enumerate(node)
-            for key, value in children:
-                if isinstance(value, (dict, list)):
-                    child = known.get(id(value))
-                    if child is None:  # in a tree a known container's path is this one (first one met if shared)
-                        child = known[id(value)] = [*path, key]
-                    if value is target:
-                        return True
-                    queue.append((value, child))
-        return False
-
 
 INDEX_REF = "$index"
 """``ref('$index')`` in an ``instanceName`` expression: the element's position in its list (KAI names a Ray
@@ -370,7 +278,7 @@ class Expander:
         prefix = self._paths.find(scope)
         if not prefix:
             return source
-        if _is_plain_path(source):
+        if is_plain_path(source):
             return f"{format_path(prefix)}.{source}"
         return format_path(prefix)
 

@@ -1,0 +1,106 @@
+"""Where objects sit inside one resource: pod templates and instance elements found by identity.
+
+The interpreter names fields by their place in the resource (``spec.replicatedJobs[2].template``)
+for the tree's template paths and for errors; expressions return objects, not places, so the
+places are looked up here.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+__all__ = ["PathIndex", "is_plain_path"]
+
+_PLAIN_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+@lru_cache(maxsize=1024)
+def is_plain_path(source: str) -> bool:
+    """Whether an expression is a plain chain of fields (``spec.template``), so its place follows from its text."""
+    return _PLAIN_PATH.fullmatch(source) is not None
+
+
+_NEAR_BUDGET = 512
+"""Containers a search near a known object may look at before the whole resource is walked once."""
+
+
+class PathIndex:
+    """Where objects sit inside one resource, found by identity (works for any expression language).
+
+    A lookup first searches a little way below an object whose place is known (a pod template lies a
+    few keys below its component's scope); a miss walks the whole resource once, after which every
+    lookup is a dictionary hit. Nested expanders of embedded resources share the index, so a document
+    is walked at most once however many components it has.
+    """
+
+    def __init__(self, root: Any) -> None:
+        self._known: dict[int, list[str | int]] = {id(root): []}
+        self._root = root
+        self._walked = False
+
+    def find(self, target: Any, near: Any = None, via: str | None = None) -> list[str | int] | None:
+        """The path of ``target`` (None when it is not part of the resource, e.g. built by an expression).
+
+        ``via`` is the expression that gave ``target`` from ``near``: a plain field path is followed
+        key by key (no search) when it leads to ``target`` itself.
+        """
+        path = self._known.get(id(target))
+        if path is not None or self._walked:
+            return path
+        if via is not None and near is not None and is_plain_path(via):
+            path = self._follow(near, target, via)
+            if path is not None:
+                return path
+        if near is not None and id(near) in self._known and self._search(near, target, _NEAR_BUDGET):
+            return self._known[id(target)]
+        self._search(self._root, None, None)
+        self._walked = True
+        return self._known.get(id(target))
+
+    def _follow(self, near: Any, target: Any, via: str) -> list[str | int] | None:
+        path = self._known.get(id(near))
+        if path is None:
+            return None
+        node = near
+        keys = via.split(".")
+        for key in keys:
+            node = node.get(key) if isinstance(node, dict) else None
+        if node is not target:
+            return None
+        path = self._known[id(target)] = [*path, *keys]
+        return path
+
+    def note_items(self, container: Any, near: Any) -> None:
+        """Record the places of a list's (or mapping's) items when the container is found near ``near``.
+
+        Instances are items of a list the resource holds; knowing its place saves a search per item.
+        Nothing is recorded for a container an expression built (a filter's result).
+        """
+        if id(container) not in self._known:
+            if self._walked or id(near) not in self._known or not self._search(near, container, _NEAR_BUDGET):
+                return
+        path = self._known[id(container)]
+        children = container.items() if isinstance(container, dict) else enumerate(container)
+        for key, value in children:
+            if isinstance(value, (dict, list)):
+                self._known.setdefault(id(value), path + [key])
+
+    def _search(self, start: Any, target: Any, budget: int | None) -> bool:
+        """Breadth first below ``start``, recording every container met; True when ``target`` was met."""
+        known = self._known
+        queue = [(start, known[id(start)])]
+        for node, path in queue:
+            if budget is not None and len(queue) > budget:
+                return False
+            children = node.items() if isinstance(node, dict) else enumerate(node)
+            for key, value in children:
+                if isinstance(value, (dict, list)):
+                    child = known.get(id(value))
+                    if child is None:  # in a tree a known container's path is this one (first one met if shared)
+                        child = known[id(value)] = [*path, key]
+                    if value is target:
+                        return True
+                    queue.append((value, child))
+        return False
