@@ -98,7 +98,7 @@ class _Writer:
 
     def __init__(self, tree: dict[str, Any], limit: int, functions: type, *, precise: bool) -> None:
         self.tree = tree
-        self.limit = limit
+        self.limit = int(limit)  # written into the source
         self.table: dict[str, Any] = functions.FUNCTION_TABLE  # type: ignore[attr-defined]
         self.precise = precise
         self.namespace = dict(_RUNTIME)
@@ -118,7 +118,7 @@ class _Writer:
             code = compile(source, "<jmespath>", "exec")
         except (SyntaxError, RecursionError, MemoryError) as error:  # too many nested loops or blocks
             raise ValueError(f"JMESPath tree Python cannot compile: {error}") from None
-        exec(code, self.namespace)  # noqa: S102 - generated from templates; input text only via repr() and constants
+        exec(code, self.namespace)  # templates and generated names; definition text only as repr() and constants
         return self.namespace
 
     # -- writing -----------------------------------------------------------------------------
@@ -173,8 +173,12 @@ class _Writer:
         self.indent -= 1
 
     def sized(self, name: str) -> None:
+        # as isinstance(value, (list, dict, str)), a third as dear on the plain classes of parsed documents
         limit = self.limit
-        self.line(f"if isinstance({name}, _SIZED) and len({name}) > {limit}: raise _too_big({name}, {limit})")
+        self.line(
+            f"if type({name}) in _PLAIN_SIZED and len({name}) > {limit}"
+            f" or type({name}) not in _PLAIN and _oversized({name}, {limit}): raise _too_big({name}, {limit})"
+        )
 
     def false(self, name: str) -> str:
         # Python-truthy values of the document's types are never JMESPath-false: test those first.

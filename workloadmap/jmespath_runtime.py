@@ -95,6 +95,10 @@ def _field(value: Any, key: Any) -> Any:
         return None
 
 
+def _oversized(value: Any, limit: int) -> bool:
+    return isinstance(value, _SIZED) and len(value) > limit
+
+
 def _field_sized(value: Any, key: Any, limit: int) -> Any:
     if isinstance(value, _SIZED) and len(value) > limit:
         raise _too_big(value, limit)
@@ -178,7 +182,9 @@ _RUNTIME: dict[str, Any] = {
     "list": list,
     "Exception": Exception,
     "BaseException": BaseException,
-    "_SIZED": _SIZED,
+    "_PLAIN_SIZED": frozenset(_SIZED),
+    "_PLAIN": frozenset((*_SIZED, type(None), bool, int, float)),
+    "_oversized": _oversized,
     "_NUMSTR": frozenset((int, float, str)),
     "_NONNUMBER": frozenset((type(None), bool, str, list, dict)),
     "_Expression": _Expression,
