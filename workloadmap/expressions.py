@@ -355,7 +355,7 @@ class Expression:
 
 
 def _program(parsed: dict[str, Any]) -> Program:
-    """The compiled closure of a tree, or the bounded interpreter for a tree too deep to compile."""
+    """The generated function of a tree, or the bounded interpreter for a tree the generator does not write."""
     try:
         return compile_tree(parsed, MAX_VALUE_SIZE, _WmapFunctions)
     except (RecursionError, ValueError):
@@ -367,8 +367,8 @@ def _program(parsed: dict[str, Any]) -> Program:
 def interpret(parsed: dict[str, Any], data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> Any:
     """Evaluate a JMESPath syntax tree with jmespath's own interpreter, under the same bounds.
 
-    The reference the compiled closures are checked against (and the path for a tree too deep to
-    compile); errors are raised as they come, unwrapped.
+    The reference the generated functions are checked against (and the path for a tree the
+    generator does not write); errors are raised as they come, unwrapped.
     """
     options = jmespath.Options(custom_functions=_WmapFunctions(data if root is None else root, refs))
     return _Bounded(options, MAX_STEPS, MAX_VALUE_SIZE).visit(parsed, data)
