@@ -1,17 +1,22 @@
-"""The compiled JMESPath closures against jmespath's own interpreter: same results, same errors, same steps.
+"""The generated JMESPath functions against jmespath's own interpreter: same results, same errors, same steps.
 
-The reference is ``jmespath.visitor.TreeInterpreter`` (through ``expressions._Bounded``, which adds
+The reference is ``jmespath.visitor.TreeInterpreter`` (through ``jmespath_runtime._Bounded``, which adds
 the step and size bounds): every expected value here is what it gives. The cases cover every node
 type of jmespath's grammar (``jmespath/ast.py``) and the shapes of jmespath's compliance suite
 (``tests/compliance/*.json`` of jmespath.py: basic, boolean, current, filters, functions, indices,
 literal, multiselect, pipe, slice, wildcard; all 803 cases that parse were run through both paths
 while the compiler was written, with identical results, errors and step counts), and then every
-expression of every built-in definition on every corpus and fixture document.
+expression of every built-in definition on every corpus and fixture document. Both generated
+functions are checked: the fast one (which hands any error to the precise one) and the precise one
+on its own.
 """
 
 from __future__ import annotations
 
+import ast
+import gc
 import json
+import re
 
 import jmespath
 import jmespath.functions
@@ -21,9 +26,10 @@ from workloadmap import expressions
 from workloadmap.catalog import Catalog
 from workloadmap.documents import load_objects
 from workloadmap.errors import ExpressionLimitError
-from workloadmap.expressions import MAX_STEPS, MAX_VALUE_SIZE, _Bounded, _WmapFunctions, compile_expression
+from workloadmap.expressions import MAX_STEPS, MAX_VALUE_SIZE, _WmapFunctions, compile_expression
 from workloadmap.interpreter import inspect_documents
-from workloadmap.jmespath_compiler import State, compile_tree
+from workloadmap.jmespath_compiler import _Writer, compile_tree
+from workloadmap.jmespath_runtime import _RUNTIME, State, _Bounded
 
 DATA = {
     "a": {"b": {"c": [1, 2, 3], "d": "text", "e": None, "f": False, "g": 0, "h": [], "i": {}}},
@@ -81,12 +87,8 @@ EXPRESSIONS = [
 REFS = {"runtime": {"spec": {"x": 1}}}
 
 
-def _functions(root):
-    return lambda: _WmapFunctions(root, REFS)
-
-
-def _interpreted(parsed, data, root, steps=MAX_STEPS):
-    interpreter = _Bounded(jmespath.Options(custom_functions=_WmapFunctions(root, REFS)))
+def _interpreted(parsed, data, root, steps=MAX_STEPS, limit=MAX_VALUE_SIZE):
+    interpreter = _Bounded(jmespath.Options(custom_functions=_WmapFunctions(root, REFS)), MAX_STEPS, limit)
     interpreter._steps = steps
     try:
         outcome = ("value", json.dumps(interpreter.visit(parsed, data), sort_keys=True, default=repr))
@@ -95,57 +97,130 @@ def _interpreted(parsed, data, root, steps=MAX_STEPS):
     return outcome, interpreter._steps
 
 
-def _compiled(parsed, data, root, steps=MAX_STEPS, limit=MAX_VALUE_SIZE):
-    state = State(steps, _functions(root))
+def _precise(parsed, limit=MAX_VALUE_SIZE):
+    return _Writer(parsed, limit, _WmapFunctions, precise=True).build()["_run"]
+
+
+def _compiled(parsed, data, root, steps=MAX_STEPS, limit=MAX_VALUE_SIZE, precise=False):
+    state = State(steps, _WmapFunctions, root, REFS)
     state.budget = MAX_STEPS  # the message names the real budget, as _Bounded's does
+    program = _precise(parsed, limit) if precise else compile_tree(parsed, limit, _WmapFunctions)
     try:
-        outcome = ("value", json.dumps(compile_tree(parsed, limit)(data, state), sort_keys=True, default=repr))
+        outcome = ("value", json.dumps(program(data, state), sort_keys=True, default=repr))
     except Exception as error:
         outcome = ("error", f"{type(error).__name__}: {error}")
     return outcome, state.steps
 
 
 @pytest.mark.parametrize("source", EXPRESSIONS)
-def test_the_compiled_closure_gives_what_the_interpreter_gives(source):
+def test_the_generated_functions_give_what_the_interpreter_gives(source):
     parsed = jmespath.compile(source).parsed
     for data in (DATA, DATA["people"], None, "text", 3):
-        assert _compiled(parsed, data, DATA) == _interpreted(parsed, data, DATA), data
+        expected = _interpreted(parsed, data, DATA)
+        assert _compiled(parsed, data, DATA) == expected, data
+        assert _compiled(parsed, data, DATA, precise=True) == expected, data
 
 
 @pytest.mark.parametrize(
-    "source", ["a.b.c", "people[*].tags[]", "sort_by(people[:2], &name)[*].name", "a.b.{d: d, c: c[0]}"]
+    "source",
+    [
+        "a.b.c",
+        "people[*].tags[]",
+        "sort_by(people[:2], &name)[*].name",
+        "a.b.{d: d, c: c[0]}",
+        "people[?age > `30` || name == 'cy'].{n: name, t: tags[0]}",  # a filter whose branches count apart
+        "a.b.f || a.b.e || a.b.d && a.b.c[?@ > `1`]",
+        "max([min([`1`, a.b.c[0]]), length(map.*)]) || abs('x')",  # the budget or the type error first
+        "map(&[name, age], people[:3])",  # steps counted inside an &expression the function evaluates
+        "map.*.v | [0]",
+    ],
 )
 def test_a_step_budget_runs_out_at_the_same_node(source):
     # Every budget from none to enough: both fail, or both succeed with the same steps left.
     parsed = jmespath.compile(source).parsed
     needed = MAX_STEPS - _interpreted(parsed, DATA, DATA)[1]
     for budget in range(needed + 2):
-        assert _compiled(parsed, DATA, DATA, steps=budget) == _interpreted(parsed, DATA, DATA, steps=budget), budget
+        expected = _interpreted(parsed, DATA, DATA, steps=budget)
+        assert _compiled(parsed, DATA, DATA, steps=budget) == expected, budget
+        assert _compiled(parsed, DATA, DATA, steps=budget, precise=True) == expected, budget
 
 
-def test_the_size_bound_holds_on_the_compiled_path(monkeypatch):
-    data = {"xs": list(range(50)), "s": "y" * 50}
-    for source in ("xs", "xs[*]", "s", "[xs, xs]", "xs[?@ > `-1`]", "to_string(xs)"):
+def test_the_size_bound_holds_on_the_compiled_path():
+    data = {"xs": list(range(50)), "s": "y" * 50, "d": {str(key): {"k": key} for key in range(50)}}
+    sources = ("xs", "xs[*]", "s", "[xs, xs]", "xs[?@ > `-1`]", "to_string(xs)", "d.k", 'd."1".k', "a || d.x")
+    for source in sources:  # d.k: the field in the middle of a chain is measured too
         parsed = jmespath.compile(source).parsed
-        monkeypatch.setattr(expressions, "MAX_VALUE_SIZE", 10)  # _Bounded reads the module's bound
-        expected = _interpreted(parsed, data, data)
-        monkeypatch.undo()
+        expected = _interpreted(parsed, data, data, limit=10)
         assert expected[0][0] == "error"
         assert _compiled(parsed, data, data, limit=10)[0] == expected[0]
+        assert _compiled(parsed, data, data, limit=10, precise=True)[0] == expected[0]
 
 
-def test_search_uses_the_compiled_closure_and_keeps_the_limits():
-    expression = compile_expression("a.b.c")
-    assert expression.search(DATA) == [1, 2, 3]
-    assert expression._program is not None
+def test_search_interprets_first_then_compiles_and_keeps_the_limits(monkeypatch):
+    def fresh(source):  # not the cached object other tests evaluated
+        return expressions.Expression(source, "jmespath", jmespath.compile(source))
+
+    monkeypatch.setattr(expressions, "COMPILE_AFTER", 14)
+    expression = fresh("a.b.c[0]")  # 6 steps (+1 an evaluation): interpreted twice, compiled on the third
+    for evaluation in range(4):
+        assert expression.search(DATA) == 1
+        assert (expression._program is not None) == (evaluation >= 2)
+    crossing = fresh("people[*].[name, tags[0]]")  # 27 steps: past the allowance, run again compiled
+    assert crossing.search(DATA) == expressions.interpret(crossing.parsed, DATA) and crossing._program is not None
     with pytest.raises(ExpressionLimitError, match="more than"):
         compile_expression("length(items(@)[].value[])").search({"x": [0] * (MAX_VALUE_SIZE + 1)})
+    spent = compile_expression("[a[].a[], a[].a[]][][?@ == `1`]")  # the real budget: spent after compiling
+    with pytest.raises(ExpressionLimitError, match=f"more than {MAX_STEPS} evaluation steps"):
+        spent.search({"a": [{"a": [1] * 1000}] * 400})
 
 
-def test_a_tree_too_deep_to_compile_falls_back_to_the_interpreter():
-    source = "|".join(["a"] * 600)  # a left-deep pipe: deeper than Python's recursion allows to compile
+def test_a_tree_the_generator_does_not_write_is_interpreted(monkeypatch):
+    monkeypatch.setattr(expressions, "COMPILE_AFTER", 0)
+    source = "|".join(["a"] * 600)  # a left-deep pipe: deeper than the generator writes
+    with pytest.raises(ValueError, match="deeper"):
+        compile_tree(jmespath.compile(source).parsed, MAX_VALUE_SIZE, _WmapFunctions)
     with pytest.raises(ExpressionLimitError, match="nested too deeply"):
         compile_expression(source).search({"a": None})
+    loops = "a" + "[*].a" * 30  # shallow enough, but more nested loops than Python compiles
+    with pytest.raises(ValueError, match="cannot compile"):
+        compile_tree(jmespath.compile(loops).parsed, MAX_VALUE_SIZE, _WmapFunctions)
+    data = {"a": [{"a": [{"a": [{"a": 1}]}]}]}
+    assert compile_expression(loops).search(data) == expressions.interpret(jmespath.compile(loops).parsed, data)
+
+
+HOSTILE = [
+    "\"a'); __import__('os').system('exit 3'); ('\"",
+    '"\\n\\r\\u2028\\u0085 x\\" \\\\"',
+    "'\\'); import os #'",
+    '"__builtins__".__class__',
+    '`"\'\'\'\\"\\"\\"\\n"`',
+    '{"\\"}; raise SystemExit #": a}',
+    'join(`","`, ["exec", \'eval(1)\'])',
+    "a.\"') or F.call_function('root', []) or ('\"",
+]
+
+
+@pytest.mark.parametrize("source", HOSTILE)
+def test_text_of_an_expression_never_becomes_code(source):
+    # Identifiers, raw strings, JSON literals and keys that close a Python string or open a new
+    # statement stay data: the value is what the interpreter gives, and the generated source uses
+    # nothing but the generator's own names (the text appears only inside repr() string constants).
+    parsed = jmespath.compile(source).parsed
+    data = {"a'); __import__('os').system('exit 3'); ('": 1, "a": {"x": 2}, "__builtins__": {"__class__": 3}}
+    assert _compiled(parsed, data, data) == _interpreted(parsed, data, data)
+    assert _compiled(parsed, data, data, precise=True) == _interpreted(parsed, data, data)
+    for precise in (False, True):
+        writer = _Writer(parsed, MAX_VALUE_SIZE, _WmapFunctions, precise=precise)
+        writer.function("_run", parsed, main=True)
+        tree = ast.parse("\n".join(line for body in writer.functions for line in body))
+        names = set(_RUNTIME) | {"value", "state", "steps", "initial", "F", "_precise", "_run"}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Name):
+                assert node.id in names or re.fullmatch(r"(t|_c|_e)\d+", node.id), node.id
+            elif isinstance(node, ast.Attribute):
+                assert node.attr in {"get", "steps", "fn", "functions", "call_function", "append", "values"}
+            elif isinstance(node, (ast.Import, ast.ImportFrom, ast.Lambda, ast.Global)):
+                raise AssertionError(ast.dump(node))
 
 
 @pytest.mark.parametrize(
@@ -209,10 +284,15 @@ def test_every_corpus_document_gives_the_same_tree_as_through_the_interpreter(co
             for result in inspect_documents(documents, catalog=catalog)
         ]
 
+    def forget_programs():
+        for expression in gc.get_objects():
+            if isinstance(expression, expressions.Expression) and expression.language == "jmespath":
+                expression._program, expression._interpreted = None, 0
+
+    forget_programs()
+    monkeypatch.setattr(expressions, "COMPILE_AFTER", 0)  # every expression compiled from its first evaluation
     compiled = trees()
-    monkeypatch.setattr(
-        expressions.Expression,
-        "_evaluate",
-        lambda self, data, root, refs: expressions.interpret(self.parsed, data, root=root, refs=refs),
-    )
+    forget_programs()
+    monkeypatch.setattr(expressions, "COMPILE_AFTER", MAX_STEPS * 1000)  # and never
     assert trees() == compiled
+    forget_programs()

@@ -48,10 +48,10 @@ from typing import Any
 import jmespath
 import jmespath.exceptions
 import jmespath.functions
-import jmespath.visitor
 
 from .errors import ExpressionError, ExpressionLimitError
-from .jmespath_compiler import Program, State, compile_tree
+from .jmespath_compiler import compile_tree
+from .jmespath_runtime import Program, State, _Bounded
 
 __all__ = [
     "Expression",
@@ -75,6 +75,8 @@ MAX_VALUE_SIZE = 1_000_000
 """Items of a list or object, or characters of a string, that one evaluation step may produce."""
 MAX_NUMBER = 2**63
 """Largest magnitude of a number arithmetic may produce (counts are far below)."""
+COMPILE_AFTER = 400
+"""Steps one expression is interpreted for, over its evaluations, before it is compiled (which costs as much)."""
 
 
 # JVM / Spark memory sizes ("512m", "2g"); a bare number is MiB, as Spark reads it.
@@ -105,24 +107,6 @@ def _check_size(value: Any) -> None:
             stack.extend(current)
         elif isinstance(current, dict):
             stack.extend(current.values())
-
-
-class _Bounded(jmespath.visitor.TreeInterpreter):
-    """JMESPath's interpreter, counting the nodes it visits and measuring what each step makes."""
-
-    def __init__(self, options: jmespath.Options) -> None:
-        super().__init__(options)
-        self._steps = MAX_STEPS
-
-    def visit(self, node: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
-        self._steps -= 1
-        if self._steps < 0:
-            raise ExpressionLimitError(f"more than {MAX_STEPS} evaluation steps")
-        result = super().visit(node, *args, **kwargs)
-        if isinstance(result, (list, dict, str)) and len(result) > MAX_VALUE_SIZE:
-            what = "characters" if isinstance(result, str) else "items"
-            raise ExpressionLimitError(f"a value of more than {MAX_VALUE_SIZE} {what}")
-        return result
 
 
 def _hashable(value: Any) -> Any:
@@ -270,7 +254,7 @@ class Expression:
         language: ``jmespath`` or ``jsonpath``.
     """
 
-    __slots__ = ("source", "language", "_compiled", "_scopeless", "_memo", "_program", "_builds")
+    __slots__ = ("source", "language", "_compiled", "_scopeless", "_memo", "_program", "_builds", "_interpreted")
 
     def __init__(self, source: str, language: str, compiled: Any) -> None:
         self.source = source
@@ -282,6 +266,7 @@ class Expression:
         self._memo: tuple[Any, Any, Any] | None = None
         self._program: Program | None = None
         self._builds: bool | None = None
+        self._interpreted = 0
 
     def __getstate__(self) -> tuple[str, str, Any, bool]:
         return (self.source, self.language, self._compiled, self._scopeless)
@@ -291,6 +276,7 @@ class Expression:
         self._memo = None
         self._program = None
         self._builds = None
+        self._interpreted = 0
 
     def __repr__(self) -> str:
         return f"Expression({self.language}: {self.source!r})"
@@ -325,7 +311,11 @@ class Expression:
         if self._scopeless and memo is not None and memo[0] is root and memo[1] == (refs or {}):
             return memo[2]
         try:
-            result = self._evaluate(data, root, refs)
+            program = self._program
+            if program is None:
+                result = self._evaluate(data, root, refs)
+            else:
+                result = program(data, State(MAX_STEPS, _WmapFunctions, root, refs))
             if self._scopeless:
                 self._memo = (root, dict(refs or {}), result)
             return result
@@ -339,9 +329,19 @@ class Expression:
             raise ExpressionError(f"expression {self.source!r} failed on this input: {message}") from None
 
     def _evaluate(self, data: Any, root: Any, refs: Mapping[str, Any] | None) -> Any:
-        program = self._program
-        if program is None:
-            program = self._program = _program(self._compiled.parsed)
+        """Interpret for :data:`COMPILE_AFTER` steps in all, then compile (an evaluation past that runs again)."""
+        allowance = COMPILE_AFTER - self._interpreted
+        if allowance > 0:
+            options = jmespath.Options(custom_functions=_WmapFunctions(root, refs))
+            interpreter = _Bounded(options, min(allowance, MAX_STEPS), MAX_VALUE_SIZE)
+            try:
+                return interpreter.visit(self._compiled.parsed, data)
+            except ExpressionLimitError:
+                if interpreter._steps >= 0 or allowance >= MAX_STEPS:
+                    raise
+            finally:
+                self._interpreted += allowance - max(interpreter._steps, 0) + 1
+        program = self._program = _program(self._compiled.parsed)
         return program(data, State(MAX_STEPS, _WmapFunctions, root, refs))
 
     def values(self, data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> list[Any]:
@@ -355,21 +355,23 @@ class Expression:
 
 
 def _program(parsed: dict[str, Any]) -> Program:
-    """The compiled closure of a tree, or the bounded interpreter for a tree too deep to compile."""
+    """The generated function of a tree, or the bounded interpreter for a tree the generator does not write."""
     try:
-        return compile_tree(parsed, MAX_VALUE_SIZE)
+        return compile_tree(parsed, MAX_VALUE_SIZE, _WmapFunctions)
     except (RecursionError, ValueError):
-        return lambda data, state: _Bounded(jmespath.Options(custom_functions=state.functions())).visit(parsed, data)
+        return lambda data, state: _Bounded(
+            jmespath.Options(custom_functions=state.functions()), MAX_STEPS, MAX_VALUE_SIZE
+        ).visit(parsed, data)
 
 
 def interpret(parsed: dict[str, Any], data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> Any:
     """Evaluate a JMESPath syntax tree with jmespath's own interpreter, under the same bounds.
 
-    The reference the compiled closures are checked against (and the path for a tree too deep to
-    compile); errors are raised as they come, unwrapped.
+    The reference the generated functions are checked against (and the path for a tree the
+    generator does not write); errors are raised as they come, unwrapped.
     """
     options = jmespath.Options(custom_functions=_WmapFunctions(data if root is None else root, refs))
-    return _Bounded(options).visit(parsed, data)
+    return _Bounded(options, MAX_STEPS, MAX_VALUE_SIZE).visit(parsed, data)
 
 
 @lru_cache(maxsize=4096)

@@ -1,550 +1,523 @@
-"""JMESPath syntax trees compiled to Python closures, with the reference interpreter's semantics and bounds.
+"""JMESPath syntax trees compiled to Python functions, with the reference interpreter's semantics and bounds.
 
 ``jmespath``'s ``TreeInterpreter`` walks the syntax tree on every evaluation: several method calls
-and dictionary lookups per node, about half of the time wmap spends interpreting a workload. Here
-each node becomes one closure that calls its children's closures directly; a chain of fields
-(``spec.template.spec``) is one loop.
+and dictionary lookups per node. Here each expression becomes the source of one Python function
+(field chains, ``||``, ``&&``, comparisons and multi-selects written out inline, the values in local
+variables), compiled once with ``compile()``.
 
-Each closure does what ``TreeInterpreter.visit_<type>`` does, line for line (the helpers that decide
-equality, comparability and truth are jmespath's own), and what ``expressions._Bounded`` adds: one
-step per node evaluated, counted against the evaluation's budget before the node runs, and every
-list, object or string a node returns measured against the size bound. The same steps are
-counted in the same order as the interpreter visits them, so a limit trips on the same input with
-the same error. Functions are called through the same ``Functions.call_function`` (arity and type
-checks); an ``&expression`` is an ``_Expression`` as jmespath's functions expect (``sort_by``,
-``max_by``, ``map`` evaluate it through ``visit``), evaluated by its compiled closure.
-``tests/test_jmespath_compiler.py`` runs jmespath's compliance cases and every built-in definition
-on every corpus document through both.
+Each node's code does what ``TreeInterpreter.visit_<type>`` does (the helpers that decide equality,
+comparability and truth are jmespath's own, or inline tests that agree with them on the parsed
+document's types and fall back to them on any other), and what ``jmespath_runtime._Bounded`` adds: one
+step per node evaluated, counted against the evaluation's budget, and every list, object or string
+a node returns measured against the size bound. Functions whose arguments' classes pass jmespath's
+signature checks are called directly; any other call goes through ``Functions.call_function``
+(arity and type errors as jmespath raises them). An ``&expression`` is an ``_Expression`` as
+jmespath's functions expect (``sort_by``, ``max_by``, ``map`` evaluate it through ``visit``).
+
+Two functions are generated per expression. The *fast* one keeps the step counter in a local
+variable and subtracts a straight run of nodes' steps at once, checking the budget once per loop
+iteration and at the end: the same total, so the same answer and the same steps left. The *precise*
+one counts and checks every node in the interpreter's order; it is generated when the fast one
+raises anything (an error of the input, a spent budget), and evaluates again from the start, so an
+error is the one the interpreter raises at the node it raises it. ``tests/test_jmespath_compiler.py``
+runs jmespath's compliance shapes and every built-in definition on every corpus document through
+both and the interpreter.
+
+Definitions are untrusted input, and their text never becomes code: the generated source is made
+of this module's templates, generated local names and ``repr()`` of exact ``str`` and small ``int``
+values (which Python reads back as that same value); every other key, literal, slice or function
+is passed in a table of constants and named by its position (``_c3``). The functions run with no
+builtins but the names ``jmespath_runtime`` hands them. A tree that cannot be written this way
+(deeper than :data:`MAX_DEPTH`, too many nested loops for Python) raises ValueError, and the
+caller evaluates it with the interpreter.
 """
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
-from jmespath.visitor import TreeInterpreter, _is_actual_number, _is_comparable
+from .jmespath_runtime import _RUNTIME, Program, State, _Expression
 
-from .errors import ExpressionLimitError
+__all__ = ["MAX_DEPTH", "compile_tree"]
 
-__all__ = ["Program", "State", "compile_tree"]
-
-_SIZED = (list, dict, str)
-_COMPARATORS = TreeInterpreter.COMPARATOR_FUNC
-
-
-class State:
-    """One evaluation: the steps left, the step budget (for the message) and the functions object.
-
-    ``functions`` is made on the first function call (``make_functions(*arguments)``), since most
-    expressions call none.
-    """
-
-    __slots__ = ("steps", "budget", "make_functions", "arguments", "_functions")
-
-    def __init__(self, budget: int, make_functions: Callable[..., Any], *arguments: Any) -> None:
-        self.steps = budget
-        self.budget = budget
-        self.make_functions = make_functions
-        self.arguments = arguments
-        self._functions: Any = None
-
-    def functions(self) -> Any:
-        """The ``jmespath.functions.Functions`` object of this evaluation."""
-        if self._functions is None:
-            self._functions = self.make_functions(*self.arguments)
-        return self._functions
-
-    def call(self, name: str, args: list[Any]) -> Any:
-        """Call the JMESPath function ``name`` (arity and argument types checked, as jmespath does)."""
-        functions = self.functions()
-        key = (functions.__class__, name, *[arg.__class__ for arg in args])
-        function = _ACCEPTED.get(key)
-        if function is not None:  # these argument types passed jmespath's checks before
-            return function(functions, *args)
-        result = functions.call_function(name, args)  # checks arity and types; raises as jmespath does
-        spec = functions.FUNCTION_TABLE[name]
-        if _by_type_only(spec["signature"]) and len(_ACCEPTED) < _ACCEPTED_LIMIT:
-            _ACCEPTED[key] = spec["function"]
-        return result
-
-    def out_of_steps(self) -> ExpressionLimitError:
-        """The error of a spent step budget."""
-        return ExpressionLimitError(f"more than {self.budget} evaluation steps")
+MAX_DEPTH = 100
+"""Syntax-tree depth the generator writes out; a deeper tree is left to the interpreter."""
+_ORDERED = {"lt": ("<", operator.lt), "gt": (">", operator.gt), "lte": ("<=", operator.le), "gte": (">=", operator.ge)}
+_CLASSES = {
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+    "null": (type(None),),
+    "string": (str,),
+    "number": (int, float),
+    "expref": (_Expression,),
+}
 
 
-# Functions by (functions class, name, argument classes) that passed jmespath's arity and type checks:
-# for a signature without element types (array-number) the check reads only each argument's class.
-_ACCEPTED: dict[tuple[Any, ...], Callable[..., Any]] = {}
-_ACCEPTED_LIMIT = 4096
+def compile_tree(node: dict[str, Any], max_value_size: int, functions: type) -> Program:
+    """The function that evaluates the JMESPath syntax tree ``node`` (as ``jmespath.compile(...).parsed``).
 
-
-def _by_type_only(signature: list[dict[str, Any]]) -> bool:
-    return not any("-" in kind for argument in signature for kind in argument.get("types") or ())
-
-
-Program = Callable[[Any, State], Any]
-"""A compiled node: ``program(value, state)`` is ``TreeInterpreter().visit(node, value)``."""
-
-
-class _Expression:
-    """An ``&expression`` value; the class name is what jmespath's function signatures check (``expref``)."""
-
-    __slots__ = ("expression", "state")
-
-    def __init__(self, expression: Program, state: State) -> None:
-        self.expression = expression
-        self.state = state
-
-    def visit(self, expression: Program, value: Any) -> Any:
-        return expression(value, self.state)
-
-
-def _is_false(value: Any) -> bool:
-    # As TreeInterpreter._is_false: equality on purpose (JMESPath's falsy values are not Python's).
-    if value is None or value is False:
-        return True
-    kind = value.__class__
-    if kind is dict or kind is list or kind is str:  # the parsed document's own types: empty is false
-        return not value
-    return bool(value == "" or value == [] or value == {})
-
-
-def _spend(state: State, steps: int) -> None:
-    """Set the steps left and give None (a field of something that has no fields)."""
-    state.steps = steps
-    return None
-
-
-def compile_tree(node: dict[str, Any], max_value_size: int) -> Program:
-    """The closure that evaluates the JMESPath syntax tree ``node`` (as ``jmespath.compile(...).parsed``).
+    ``functions`` is the ``jmespath.functions.Functions`` class the state's functions object is
+    made of (its ``FUNCTION_TABLE`` names what a call runs).
 
     Raises:
-        ValueError: a node type this compiler does not know (jmespath added one).
-        RecursionError: a tree too deep to compile (a long chain of pipes): the caller falls back to
-            the interpreter, which fails on it as it always did.
+        ValueError: a tree this generator does not write (deeper than :data:`MAX_DEPTH`, a node type
+            jmespath added, more nested loops or a literal larger than Python or the size bound allow):
+            the caller evaluates it with the interpreter.
     """
-    return _Compiler(max_value_size).compile(node)
+    if _depth(node) > MAX_DEPTH:
+        raise ValueError(f"JMESPath tree deeper than {MAX_DEPTH}")
+    namespace = _Writer(node, max_value_size, functions, precise=False).build()
+    holder: list[Program] = []
+
+    def precise(value: Any, state: State) -> Any:
+        if not holder:
+            holder.append(_Writer(node, max_value_size, functions, precise=True).build()["_run"])
+        return holder[0](value, state)
+
+    namespace["_precise"] = precise
+    program: Program = namespace["_run"]
+    return program
 
 
-class _Compiler:
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
+def _depth(node: Any) -> int:
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        current, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if deepest > MAX_DEPTH:
+            break
+        stack.extend((child, depth + 1) for child in current.get("children", ()) if isinstance(child, dict))
+    return deepest
 
-    def compile(self, node: dict[str, Any]) -> Program:
-        kind = node["type"]
-        build = getattr(self, f"_{kind}", None)
-        if build is None:
-            raise ValueError(f"unknown JMESPath node type {kind!r}")
-        program: Program = build(node)
-        return program
 
-    def _checked(self, body: Callable[[Any, State], Any]) -> Program:
-        """``body`` with the step count before it and the size bound on what it returns."""
+class _Writer:
+    """The source of one expression's functions: ``_run`` and one function per ``&expression``."""
+
+    def __init__(self, tree: dict[str, Any], limit: int, functions: type, *, precise: bool) -> None:
+        self.tree = tree
+        self.limit = int(limit)  # written into the source
+        self.table: dict[str, Any] = functions.FUNCTION_TABLE  # type: ignore[attr-defined]
+        self.precise = precise
+        self.namespace = dict(_RUNTIME)
+        self.constants: dict[int, str] = {}
+        self.functions: list[list[str]] = []
+        self.lines: list[str] = []
+        self.indent = 0
+        self.temps = 0
+        self.pending = 0  # steps of the fast function not yet subtracted
+        self.exprefs = _has_expref(tree)
+        self.present: set[str] = set()  # values known not to be null where the code is being written
+
+    def build(self) -> dict[str, Any]:
+        self.function("_run", self.tree, main=True)
+        source = "\n".join(line for body in self.functions for line in body) + "\n"
+        try:
+            code = compile(source, "<jmespath>", "exec")
+        except (SyntaxError, RecursionError, MemoryError) as error:  # too many nested loops or blocks
+            raise ValueError(f"JMESPath tree Python cannot compile: {error}") from None
+        exec(code, self.namespace)  # templates and generated names; definition text only as repr() and constants
+        return self.namespace
+
+    # -- writing -----------------------------------------------------------------------------
+
+    def line(self, text: str) -> None:
+        self.lines.append("    " * self.indent + text)
+
+    def temp(self) -> str:
+        self.temps += 1
+        return f"t{self.temps}"
+
+    def constant(self, value: Any) -> str:
+        """A name for ``value`` in the functions' namespace (never its text in the source)."""
+        name = self.constants.get(id(value))
+        if name is None:
+            name = self.constants[id(value)] = f"_c{len(self.constants)}"
+            self.namespace[name] = value
+        return name
+
+    def literal(self, value: Any) -> str:
+        """Python code giving ``value``: ``repr()`` of an exact str or small int, else a constant."""
+        if value is None or value is True or value is False:
+            return repr(value)
+        if type(value) is str:
+            return repr(value)
+        if type(value) is int and abs(value) < 2**53:
+            return f"({value!r})"
+        return self.constant(value)
+
+    def step(self) -> None:
+        if self.precise:
+            self.line("steps -= 1")
+            self.line("if steps < 0: raise _out(state)")
+        else:
+            self.pending += 1
+
+    def flush(self, check: bool = False) -> None:
+        """Subtract the fast function's pending steps (before code that runs more or less than once)."""
+        if self.pending:
+            self.line(f"steps -= {self.pending}")
+            self.pending = 0
+        if check and not self.precise:
+            self.line("if steps < 0: raise _Recount")
+
+    def open(self, header: str) -> None:
+        self.line(header)
+        self.indent += 1
+
+    def close(self, check: bool = False) -> None:
+        self.flush(check)
+        self.line("pass")
+        self.indent -= 1
+
+    def sized(self, name: str) -> None:
+        # as isinstance(value, (list, dict, str)), a third as dear on the plain classes of parsed documents
         limit = self.limit
+        self.line(
+            f"if type({name}) in _PLAIN_SIZED and len({name}) > {limit}"
+            f" or type({name}) not in _PLAIN and _oversized({name}, {limit}): raise _too_big({name}, {limit})"
+        )
 
-        def run(value: Any, state: State) -> Any:
-            state.steps -= 1
-            if state.steps < 0:
-                raise state.out_of_steps()
-            result = body(value, state)
-            if isinstance(result, _SIZED) and len(result) > limit:
-                raise _too_big(result, limit)
-            return result
+    def false(self, name: str) -> str:
+        # Python-truthy values of the document's types are never JMESPath-false: test those first.
+        return f"({name} is None or not {name} and _is_false({name}))"
 
-        return run
+    def function(self, name: str, node: dict[str, Any], *, main: bool = False) -> None:
+        saved = (self.lines, self.indent, self.pending)
+        self.lines, self.indent, self.pending = [], 0, 0
+        self.open(f"def {name}(value, state):")
+        if main and not self.precise:
+            self.line("initial = steps = state.steps")
+        else:
+            self.line("steps = state.steps")
+        if main or self.precise:
+            self.open("try:")
+        result = self.expr(node, "value")
+        self.flush(check=True)
+        if main and not self.precise:
+            self.indent -= 1
+            self.open("except Exception:")  # anything, even a spent budget: count node by node
+            self.line("state.steps = initial")
+            self.line("return _precise(value, state)")
+            self.indent -= 1
+        elif self.precise:
+            self.indent -= 1
+            self.open("except BaseException:")
+            self.line("if steps is not None: state.steps = steps")
+            self.line("raise")
+            self.indent -= 1
+        self.line("state.steps = steps")
+        self.line(f"return {result}")
+        self.functions.append(self.lines)
+        self.lines, self.indent, self.pending = saved
 
-    # -- leaves ------------------------------------------------------------------------------
+    # -- nodes -------------------------------------------------------------------------------
 
-    def _field(self, node: dict[str, Any]) -> Program:
-        return self._fields((node["value"],), outer_steps=0)
+    def expr(self, node: dict[str, Any], value: str) -> str:
+        """Write the code of ``node`` on the value named ``value``; the name (or code) of its result."""
+        write = getattr(self, f"_{node['type']}", None)
+        if write is None:
+            raise ValueError(f"unknown JMESPath node type {node['type']!r}")
+        result: str = write(node, value)
+        return result
 
-    def _fields(self, keys: tuple[Any, ...], outer_steps: int) -> Program:
-        """Fields looked up one after another; ``outer_steps`` = 1 for the subexpression node around them."""
-        limit = self.limit
-        count = len(keys)
-        total = outer_steps + count  # a chain costs the same steps whether or not it meets None
-        slow = self._fields_counted(keys, outer_steps)
+    def _field(self, node: dict[str, Any], value: str) -> str:
+        return self._fields([node["value"]], value)
 
-        def run(value: Any, state: State) -> Any:
-            steps = state.steps - total
-            if steps < 0:  # the budget runs out inside the chain: find the field it runs out at
-                return slow(value, state)
-            start = value
-            for key in keys:
-                try:
-                    value = value.get(key)
-                except AttributeError:
-                    value = None
-                if value is None:
-                    break
-                if isinstance(value, _SIZED) and len(value) > limit:
-                    return slow(start, state)  # the error, with the steps counted up to that field
-            state.steps = steps
-            return value
+    def _fields(self, keys: list[Any], value: str) -> str:
+        """A chain of field lookups (``a.b.c``) into one local; each result is measured."""
+        result, limit = self.temp(), self.limit
+        for position, key in enumerate(keys):
+            self.step()
+            code = self.literal(key)
+            if self.precise or position == 0:
+                self.line(f"{result} = {value}.get({code}) if type({value}) is dict else _field({value}, {code})")
+                if self.precise:
+                    self.sized(result)
+            else:  # the fast function measures the field before: the next lookup reads its length anyway
+                self.line(
+                    f"{result} = {result}.get({code}) if type({result}) is dict and len({result}) <= {limit}"
+                    f" else _field_sized({result}, {code}, {limit})"
+                )
+            value = result
+        if not self.precise:
+            self.sized(result)
+        return result
 
-        if count == 1:
-            (only,) = keys
+    def _sequence(self, node: dict[str, Any], value: str) -> str:
+        self.step()
+        keys: list[Any] = []
+        for child in node["children"]:
+            if child["type"] == "field":
+                keys.append(child["value"])
+                continue
+            if keys:
+                value, keys = self._fields(keys, value), []
+            value = self.expr(child, value)
+        return self._fields(keys, value) if keys else value  # measured as its last child's result
 
-            def run_one(value: Any, state: State) -> Any:
-                steps = state.steps - total
-                if steps < 0:
-                    return slow(value, state)
-                try:
-                    found = value.get(only)
-                except AttributeError:
-                    return _spend(state, steps)
-                if isinstance(found, _SIZED) and len(found) > limit:
-                    return slow(value, state)
-                state.steps = steps
-                return found
+    _subexpression = _index_expression = _pipe = _sequence
 
-            return run_one
-        return run
-
-    def _fields_counted(self, keys: tuple[Any, ...], outer_steps: int) -> Program:
-        """``_fields`` one step at a time: where the budget runs out or a value is too big."""
-        limit = self.limit
-        count = len(keys)
-
-        def run(value: Any, state: State) -> Any:
-            steps = state.steps - outer_steps  # the subexpression node is counted before its children
-            if steps < 0:
-                state.steps = steps
-                raise state.out_of_steps()
-            for position, key in enumerate(keys):
-                steps -= 1
-                if steps < 0:
-                    state.steps = steps
-                    raise state.out_of_steps()
-                try:
-                    value = value.get(key)
-                except AttributeError:
-                    value = None
-                if value is None:  # every later field visits None and gives None: count their steps
-                    steps -= count - position - 1
-                    if steps < 0:
-                        state.steps = steps
-                        raise state.out_of_steps()
-                    break
-                if isinstance(value, _SIZED) and len(value) > limit:
-                    state.steps = steps
-                    raise _too_big(value, limit)
-            state.steps = steps
-            return value
-
-        return run
-
-    def _current(self, node: dict[str, Any]) -> Program:
-        return self._checked(lambda value, state: value)
+    def _current(self, node: dict[str, Any], value: str) -> str:
+        self.step()
+        self.sized(value)
+        return value
 
     _identity = _current
 
-    def _literal(self, node: dict[str, Any]) -> Program:
+    def _literal(self, node: dict[str, Any], value: str) -> str:
+        result = self.temp()  # a name: Python warns of `"text" is None` and `(1)[0]` written out
+        self.line(f"{result} = {self.operand(node, value)}")
+        return result
+
+    def operand(self, node: dict[str, Any], value: str) -> str:
+        """Like :meth:`expr`, but a literal is given as code (an operand of ``==``, an argument)."""
+        if node["type"] != "literal":
+            return self.expr(node, value)
+        self.step()
         literal = node["value"]
-        if isinstance(literal, _SIZED) and len(literal) > self.limit:
-            return self._checked(lambda value, state: literal)
+        if isinstance(literal, (list, dict, str)) and len(literal) > self.limit:
+            raise ValueError("a literal larger than the size bound")
+        return self.literal(literal)
 
-        def run(value: Any, state: State) -> Any:
-            state.steps -= 1
-            if state.steps < 0:
-                raise state.out_of_steps()
-            return literal
-
-        return run
-
-    def _index(self, node: dict[str, Any]) -> Program:
+    def _index(self, node: dict[str, Any], value: str) -> str:
+        self.step()
         position = node["value"]
+        if type(position) is not int:
+            raise ValueError("an index that is not an integer")
+        inside = f"len({value}) > {position}" if position >= 0 else f"len({value}) >= {-position}"
+        result = self.temp()
+        self.line(
+            f"{result} = {value}[{position}] if type({value}) is list and {inside} else _index({value}, {position})"
+        )
+        self.sized(result)
+        return result
 
-        def body(value: Any, state: State) -> Any:
-            if not isinstance(value, list):
-                return None
-            try:
-                return value[position]
-            except IndexError:
-                return None
+    def _slice(self, node: dict[str, Any], value: str) -> str:
+        self.step()
+        bounds = self.constant(slice(*node["children"]))
+        result = self.temp()
+        self.line(f"{result} = {value}[{bounds}] if isinstance({value}, list) else None")
+        self.sized(result)
+        return result
 
-        return self._checked(body)
+    def _expref(self, node: dict[str, Any], value: str) -> str:
+        self.step()
+        self.temps += 1
+        name = f"_e{self.temps}"
+        self.function(name, node["children"][0])
+        result = self.temp()
+        self.line(f"{result} = _Expression({name}, state)")
+        return result
 
-    def _slice(self, node: dict[str, Any]) -> Program:
-        bounds = node["children"]
-
-        def body(value: Any, state: State) -> Any:
-            if not isinstance(value, list):
-                return None
-            return value[slice(*bounds)]
-
-        return self._checked(body)
-
-    def _expref(self, node: dict[str, Any]) -> Program:
-        expression = self.compile(node["children"][0])
-        return self._checked(lambda value, state: _Expression(expression, state))
-
-    # -- chains ------------------------------------------------------------------------------
-
-    def _subexpression(self, node: dict[str, Any]) -> Program:
-        children = node["children"]
-        if all(child["type"] == "field" for child in children):
-            return self._fields(tuple(child["value"] for child in children), outer_steps=1)
-        return self._sequence(children)
-
-    def _sequence(self, children: list[dict[str, Any]]) -> Program:
-        programs = tuple(self.compile(child) for child in children)
-        limit = self.limit
-        if len(programs) == 2:  # a.b, x | y, x[0]: the common case, without the loop
-            first, second = programs
-
-            def run_two(value: Any, state: State) -> Any:
-                state.steps -= 1
-                if state.steps < 0:
-                    raise state.out_of_steps()
-                result = second(first(value, state), state)
-                if isinstance(result, _SIZED) and len(result) > limit:
-                    raise _too_big(result, limit)
-                return result
-
-            return run_two
-
-        def body(value: Any, state: State) -> Any:
-            for program in programs:
-                value = program(value, state)
-            return value
-
-        return self._checked(body)
-
-    def _index_expression(self, node: dict[str, Any]) -> Program:
-        return self._sequence(node["children"])
-
-    def _pipe(self, node: dict[str, Any]) -> Program:
-        return self._sequence(node["children"])
-
-    # -- operators ---------------------------------------------------------------------------
-
-    def _comparator(self, node: dict[str, Any]) -> Program:
-        name = node["value"]
-        compare = _COMPARATORS[name]
-        left, right = (self.compile(child) for child in node["children"])
-        # a comparison gives true, false or null: nothing to measure
-        if name in ("eq", "ne"):
-
-            def equality(value: Any, state: State) -> Any:
-                state.steps -= 1
-                if state.steps < 0:
-                    raise state.out_of_steps()
-                return compare(left(value, state), right(value, state))
-
-            return equality
-
-        def ordered(value: Any, state: State) -> Any:
-            state.steps -= 1
-            if state.steps < 0:
-                raise state.out_of_steps()
-            first = left(value, state)
-            second = right(value, state)
-            if not (_is_comparable(first) and _is_comparable(second)):
-                return None
-            return compare(first, second)
-
-        return ordered
-
-    def _or_expression(self, node: dict[str, Any]) -> Program:
-        left, right = (self.compile(child) for child in node["children"])
-        limit = self.limit
-
-        def run(value: Any, state: State) -> Any:
-            state.steps -= 1
-            if state.steps < 0:
-                raise state.out_of_steps()
-            matched = left(value, state)
-            if _is_false(matched):
-                matched = right(value, state)
-                if isinstance(matched, _SIZED) and len(matched) > limit:
-                    raise _too_big(matched, limit)
-            return matched  # the left value was measured when the left node made it
-
-        return run
-
-    def _and_expression(self, node: dict[str, Any]) -> Program:
-        left, right = (self.compile(child) for child in node["children"])
-        limit = self.limit
-
-        def run(value: Any, state: State) -> Any:
-            state.steps -= 1
-            if state.steps < 0:
-                raise state.out_of_steps()
-            matched = left(value, state)
-            if _is_false(matched):
-                return matched
-            matched = right(value, state)
-            if isinstance(matched, _SIZED) and len(matched) > limit:
-                raise _too_big(matched, limit)
-            return matched
-
-        return run
-
-    def _not_expression(self, node: dict[str, Any]) -> Program:
-        child = self.compile(node["children"][0])
-
-        def run(value: Any, state: State) -> Any:
-            state.steps -= 1
-            if state.steps < 0:
-                raise state.out_of_steps()
-            original = child(value, state)
-            if _is_actual_number(original) and original == 0:
-                return False  # !0 is false: 0 is not a falsy value in JMESPath
-            return not original
-
-        return run
-
-    def _function_expression(self, node: dict[str, Any]) -> Program:
-        name = node["value"]
-        arguments = tuple(self.compile(child) for child in node["children"])
-        limit = self.limit
-
-        def run(value: Any, state: State) -> Any:
-            state.steps -= 1
-            if state.steps < 0:
-                raise state.out_of_steps()
-            result = state.call(name, [argument(value, state) for argument in arguments])
-            if isinstance(result, _SIZED) and len(result) > limit:
-                raise _too_big(result, limit)
+    def _comparator(self, node: dict[str, Any], value: str) -> str:
+        self.step()
+        kind = node["value"]
+        left_node, right_node = node["children"]
+        left = self.operand(left_node, value)
+        right = self.operand(right_node, value)
+        result = self.temp()
+        if kind in ("eq", "ne"):
+            negate = "not " if kind == "ne" else ""
+            # _equals special-cases only numbers 0 and 1 against booleans: a string or null literal side is plain ==
+            if any(_plain_equality(side) for side in (left_node, right_node)):
+                self.line(f"{result} = {negate}({left} == {right})")
+            else:
+                self.line(f"{result} = {negate}_equals({left}, {right})")
             return result
+        symbol, compare = _ORDERED[kind]
+        self.line(
+            f"{result} = ({left} {symbol} {right}) if type({left}) in _NUMSTR and type({right}) in _NUMSTR"
+            f" else _ordered({self.constant(compare)}, {left}, {right})"
+        )
+        return result
 
-        return run
+    def _or_expression(self, node: dict[str, Any], value: str) -> str:
+        return self._boolean(node, value, "")
 
-    # -- projections and selections ----------------------------------------------------------
+    def _and_expression(self, node: dict[str, Any], value: str) -> str:
+        return self._boolean(node, value, "not ")
 
-    def _projection(self, node: dict[str, Any]) -> Program:
-        base, each = (self.compile(child) for child in node["children"])
-        limit = self.limit
+    def _boolean(self, node: dict[str, Any], value: str, negate: str) -> str:
+        self.step()
+        left_node, right_node = node["children"]
+        first = self.temps
+        result = self.operand(left_node, value)
+        if not _made_after(result, first):  # the input itself, or a literal: take a local of our own
+            result, code = self.temp(), result
+            self.line(f"{result} = {code}")
+        self.flush()
+        self.open(f"if {negate}{self.false(result)}:")
+        self.line(f"{result} = {self.operand(right_node, value)}")
+        self.close()
+        return result  # either side was measured when it was made
 
-        def run(value: Any, state: State) -> Any:
-            state.steps -= 1
-            if state.steps < 0:
-                raise state.out_of_steps()
-            elements = base(value, state)
-            if not isinstance(elements, list):
+    def _not_expression(self, node: dict[str, Any], value: str) -> str:
+        self.step()
+        original = self.expr(node["children"][0], value)
+        result = self.temp()
+        self.line(f"{result} = (not {original}) if type({original}) in _NONNUMBER else _not({original})")
+        return result
+
+    def _function_expression(self, node: dict[str, Any], value: str) -> str:
+        self.step()
+        name = node["value"]
+        arguments = [self.operand(child, value) for child in node["children"]]
+        result = self.temp()
+        self.line("F = state.fn or state.functions()")
+        if self.exprefs:  # an &expression counts its steps in the state while the function runs
+            self.flush()
+            self.line("state.steps = steps")
+            if self.precise:
+                self.line("steps = None")  # the state holds the count until the call returns
+        generic = f"F.call_function({self.literal(name)}, [{', '.join(arguments)}])"
+        direct = self._direct(name, arguments)
+        if direct is None:
+            self.line(f"{result} = {generic}")
+        else:
+            guard, call = direct
+            self.line(f"{result} = {call} if {guard} else {generic}" if guard else f"{result} = {call}")
+        if self.exprefs:
+            self.line("steps = state.steps")
+        self.sized(result)
+        return result
+
+    def _direct(self, name: str, arguments: list[str]) -> tuple[str, str] | None:
+        """The call of the function's body and the test of its arguments' classes that lets it skip the checks."""
+        spec = self.table.get(name)
+        if spec is None:
+            return None
+        signature = spec["signature"]
+        variadic = bool(signature) and signature[-1].get("variadic")
+        if len(arguments) < len(signature) if variadic else len(arguments) != len(signature):
+            return None  # call_function raises the arity error
+        guards = []
+        for argument, types in zip(
+            arguments, (entry["types"] for entry in signature), strict=False
+        ):  # variadic: the rest unchecked
+            if not types:
+                continue
+            guard = self._guard(argument, types)
+            if guard is None:
                 return None
-            collected = []
-            for element in elements:
-                current = each(element, state)
-                if current is not None:
-                    collected.append(current)
-            if len(collected) > limit:
-                raise _too_big(collected, limit)
-            return collected
+            guards.append(guard)
+        call = f"{self.constant(spec['function'])}(F{''.join(', ' + argument for argument in arguments)})"
+        return " and ".join(guards), call
 
-        return run
+    def _guard(self, argument: str, types: list[str]) -> str | None:
+        plain = [kind for kind in types if "-" not in kind]
+        elements = [kind.split("-", 1)[1] for kind in types if "-" in kind]
+        if any(kind not in _CLASSES for kind in plain + elements):
+            return None
+        if not elements:
+            classes = frozenset(cls for kind in plain for cls in _CLASSES[kind])
+            return f"type({argument}) in {self.constant(classes)}"
+        if plain or any(kind.split("-", 1)[0] != "array" for kind in types):
+            return None  # mixed signatures: jmespath's own check
+        groups = tuple(frozenset(_CLASSES[kind]) for kind in elements)
+        if len(groups) == 1:
+            return f"type({argument}) is list and _elements({argument}, {self.constant(groups[0])})"
+        return f"type({argument}) is list and _homogeneous({argument}, {self.constant(groups)})"
 
-    def _value_projection(self, node: dict[str, Any]) -> Program:
-        base, each = (self.compile(child) for child in node["children"])
+    def _projection(self, node: dict[str, Any], value: str) -> str:
+        return self._each(node, value, None)
 
-        def body(value: Any, state: State) -> Any:
-            elements = base(value, state)
-            try:
-                elements = elements.values()
-            except AttributeError:
-                return None
-            collected = []
-            for element in elements:
-                current = each(element, state)
-                if current is not None:
-                    collected.append(current)
-            return collected
+    def _filter_projection(self, node: dict[str, Any], value: str) -> str:
+        return self._each(node, value, node["children"][2])
 
-        return self._checked(body)
+    def _each(self, node: dict[str, Any], value: str, condition: dict[str, Any] | None) -> str:
+        self.step()
+        base = self.expr(node["children"][0], value)
+        result, element = self.temp(), self.temp()
+        self.flush()
+        self.open(f"if isinstance({base}, list):")
+        self.line(f"{result} = []")
+        self.open(f"for {element} in {base}:")
+        if condition is not None:
+            matched = self.expr(condition, element)
+            self.flush()
+            self.open(f"if not {self.false(matched)}:")
+        current = self.expr(node["children"][1], element)
+        self.line(f"if {current} is not None: {result}.append({current})")
+        if condition is not None:
+            self.close()
+        self.close(check=True)
+        self.close()
+        self.open("else:")
+        self.line(f"{result} = None")
+        self.close()
+        return result  # no longer than the base, which was measured
 
-    def _filter_projection(self, node: dict[str, Any]) -> Program:
-        base, each, condition = (self.compile(child) for child in node["children"])
+    def _value_projection(self, node: dict[str, Any], value: str) -> str:
+        self.step()
+        base = self.expr(node["children"][0], value)
+        elements = self.temp()
+        self.line(f"{elements} = {base}.values() if type({base}) is dict else _values({base})")
+        result = self.temp()
+        self.line(f"{result} = None")
+        self.flush()
+        self.open(f"if {elements} is not None:")
+        self.line(f"{result} = []")
+        element = self.temp()
+        self.open(f"for {element} in {elements}:")
+        current = self.expr(node["children"][1], element)
+        self.line(f"if {current} is not None: {result}.append({current})")
+        self.close(check=True)
+        self.close()
+        self.sized(result)
+        return result
 
-        limit = self.limit
+    def _flatten(self, node: dict[str, Any], value: str) -> str:
+        self.step()
+        base = self.expr(node["children"][0], value)
+        result = self.temp()
+        self.line(f"{result} = _flatten({base}) if isinstance({base}, list) else None")
+        self.sized(result)
+        return result
 
-        def run(value: Any, state: State) -> Any:
-            state.steps -= 1
-            if state.steps < 0:
-                raise state.out_of_steps()
-            elements = base(value, state)
-            if not isinstance(elements, list):
-                return None
-            collected = []
-            for element in elements:
-                if not _is_false(condition(element, state)):
-                    current = each(element, state)
-                    if current is not None:
-                        collected.append(current)
-            if len(collected) > limit:
-                raise _too_big(collected, limit)
-            return collected
+    def _multi_select_dict(self, node: dict[str, Any], value: str) -> str:
+        pairs = [(child["value"], child["children"][0]) for child in node["children"]]
+        return self._select(value, pairs, "{%s}", lambda key, item: f"{self.literal(key)}: {item}")
 
-        return run
+    def _multi_select_list(self, node: dict[str, Any], value: str) -> str:
+        pairs = [(None, child) for child in node["children"]]
+        return self._select(value, pairs, "[%s]", lambda key, item: item)
 
-    def _flatten(self, node: dict[str, Any]) -> Program:
-        base = self.compile(node["children"][0])
-
-        limit = self.limit
-
-        def run(value: Any, state: State) -> Any:
-            state.steps -= 1
-            if state.steps < 0:
-                raise state.out_of_steps()
-            elements = base(value, state)
-            if not isinstance(elements, list):
-                return None
-            merged: list[Any] = []
-            for element in elements:
-                if isinstance(element, list):
-                    merged.extend(element)
-                else:
-                    merged.append(element)
-            if len(merged) > limit:
-                raise _too_big(merged, limit)
-            return merged
-
-        return run
-
-    def _multi_select_dict(self, node: dict[str, Any]) -> Program:
-        # each key_val_pair node inlined: one step before its value, the value measured after
-        pairs = tuple((child["value"], self.compile(child["children"][0])) for child in node["children"])
-        limit = self.limit
-
-        def run(value: Any, state: State) -> Any:
-            state.steps -= 1
-            if state.steps < 0:
-                raise state.out_of_steps()
-            if value is None:
-                return None
-            collected = {}
-            for key, program in pairs:
-                state.steps -= 1
-                if state.steps < 0:
-                    raise state.out_of_steps()
-                item = program(value, state)
-                if isinstance(item, _SIZED) and len(item) > limit:
-                    raise _too_big(item, limit)
-                collected[key] = item
-            if len(collected) > limit:
-                raise _too_big(collected, limit)
-            return collected
-
-        return run
-
-    def _multi_select_list(self, node: dict[str, Any]) -> Program:
-        programs = tuple(self.compile(child) for child in node["children"])
-        limit = self.limit
-
-        def run(value: Any, state: State) -> Any:
-            state.steps -= 1
-            if state.steps < 0:
-                raise state.out_of_steps()
-            if value is None:
-                return None
-            collected = [program(value, state) for program in programs]
-            if len(collected) > limit:
-                raise _too_big(collected, limit)
-            return collected
-
-        return run
+    def _select(self, value: str, pairs: list[Any], shape: str, entry: Callable[[Any, str], str]) -> str:
+        self.step()
+        if len(pairs) > self.limit:
+            raise ValueError("a multi-select larger than the size bound")
+        result = self.temp()
+        known = value in self.present  # inside a multi-select on the same value: it is not null
+        if not known:
+            self.line(f"{result} = None")
+            self.flush()
+            self.open(f"if {value} is not None:")
+            self.present.add(value)
+        items = []
+        for key, child in pairs:
+            if key is not None:
+                self.step()  # the key_val_pair node
+            items.append(entry(key, self.operand(child, value)))
+        self.line(f"{result} = {shape % ', '.join(items)}")
+        if not known:
+            self.present.discard(value)
+            self.close()
+        return result
 
 
-def _too_big(value: Any, limit: int) -> ExpressionLimitError:
-    what = "characters" if isinstance(value, str) else "items"
-    return ExpressionLimitError(f"a value of more than {limit} {what}")
+def _made_after(code: str, count: int) -> bool:
+    """Whether ``code`` names a local made after the ``count``-th (so a node may assign it again)."""
+    return code.startswith("t") and code[1:].isdigit() and int(code[1:]) > count
+
+
+def _plain_equality(node: dict[str, Any]) -> bool:
+    return node["type"] == "literal" and (node["value"] is None or type(node["value"]) is str)
+
+
+def _has_expref(node: Any) -> bool:
+    if node.get("type") == "expref":
+        return True
+    return any(_has_expref(child) for child in node.get("children", ()) if isinstance(child, dict))
