@@ -223,3 +223,39 @@ def test_builds_says_whether_a_value_can_be_part_of_the_input(source, builds):
             node = stack.pop()
             assert node is not found
             stack.extend(v for v in (node.values() if isinstance(node, dict) else node) if isinstance(v, (dict, list)))
+
+
+_TRUTHY_INPUT = {"s": {"spec": {"containers": []}}, "t": {"x": 1}, "e": {}, "l": [{"a": 1}]}
+
+
+@pytest.mark.parametrize(
+    ("source", "made_when_true"),
+    [
+        # a && b gives a only when a is false: a true value comes from b
+        ("t && {spec: s}", True),
+        ("e && {spec: s}", True),
+        ("(t.x == `1` && {spec: s}) || (t.x == `2` && merge(t, s))", True),
+        ("!t", True),
+        ("t == s", True),
+        ("{spec: s} || merge(t, s)", True),
+        # either side may give the input's own true object
+        ("t || {spec: s}", False),
+        ("{spec: s} && t", False),
+        ("{spec: s} || t", False),
+        ("s", False),
+        ("l[*]", False),
+        ("{spec: s}.spec", False),
+    ],
+)
+def test_builds_when_truthy_says_whether_a_true_value_can_be_part_of_the_input(source, made_when_true):
+    # The interpreter skips the search for a non-empty pod template such an expression gives (a
+    # definition's `enabled && {containers: [...]}`); a wrong True would lose a template's path.
+    expression = compile_expression(source)
+    assert expression.builds_when_truthy is made_when_true
+    found = expression.search(_TRUTHY_INPUT)
+    if made_when_true and found:
+        stack: list = [_TRUTHY_INPUT]
+        while stack:
+            node = stack.pop()
+            assert node is not found
+            stack.extend(v for v in (node.values() if isinstance(node, dict) else node) if isinstance(v, (dict, list)))

@@ -254,7 +254,17 @@ class Expression:
         language: ``jmespath`` or ``jsonpath``.
     """
 
-    __slots__ = ("source", "language", "_compiled", "_scopeless", "_memo", "_program", "_builds", "_interpreted")
+    __slots__ = (
+        "source",
+        "language",
+        "_compiled",
+        "_scopeless",
+        "_memo",
+        "_program",
+        "_builds",
+        "_builds_truthy",
+        "_interpreted",
+    )
 
     def __init__(self, source: str, language: str, compiled: Any) -> None:
         self.source = source
@@ -266,6 +276,7 @@ class Expression:
         self._memo: tuple[Any, Any, Any] | None = None
         self._program: Program | None = None
         self._builds: bool | None = None
+        self._builds_truthy: bool | None = None
         self._interpreted = 0
 
     def __getstate__(self) -> tuple[str, str, Any, bool]:
@@ -276,6 +287,7 @@ class Expression:
         self._memo = None
         self._program = None
         self._builds = None
+        self._builds_truthy = None
         self._interpreted = 0
 
     def __repr__(self) -> str:
@@ -292,6 +304,17 @@ class Expression:
         if self._builds is None:
             self._builds = self.language == "jmespath" and _builds(self._compiled.parsed)
         return self._builds
+
+    @property
+    def builds_when_truthy(self) -> bool:
+        """Whether every value it gives that JMESPath counts true is made by the evaluation.
+
+        ``spec.x && {spec: spec.x}`` gives the input's own (falsy) ``spec.x`` or a made object:
+        a non-empty pod template it gives is never the resource's.
+        """
+        if self._builds_truthy is None:
+            self._builds_truthy = self.language == "jmespath" and _builds_truthy(self._compiled.parsed)
+        return self._builds_truthy
 
     def search(self, data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> Any:
         """Evaluate against ``data``; ``root`` is what ``root()`` returns (default: ``data``).
@@ -432,6 +455,20 @@ def _builds(node: Any) -> bool:
     if kind in ("or_expression", "and_expression"):  # either side may be what it gives
         return all(map(_builds, node.get("children", [])))
     return kind in ("subexpression", "pipe") and _builds(node["children"][-1])
+
+
+def _builds_truthy(node: Any) -> bool:
+    kind = node.get("type")
+    children = node.get("children", [])
+    if kind == "and_expression":  # a && b gives a only when a is false
+        return _builds_truthy(children[1])
+    if kind == "or_expression":  # a || b gives a when a is true, else b
+        return all(map(_builds_truthy, children))
+    if kind in ("not_expression", "comparator"):  # a boolean, never one of the input's containers
+        return True
+    if kind in ("subexpression", "pipe"):
+        return _builds_truthy(children[-1])
+    return _builds(node)
 
 
 def _reads_current(node: Any) -> bool:

@@ -448,7 +448,8 @@ class Expander:
             if template is None:
                 return None, None, "", None
             # a template the expression made is no part of the resource: no search for it
-            found = None if expression.builds else self._template_path(template, element, expression.source)  # type: ignore[union-attr]
+            made = expression.builds or (template and expression.builds_when_truthy)  # type: ignore[union-attr]
+            found = None if made else self._template_path(template, element, expression.source)  # type: ignore[union-attr]
             source = format_path(found) if found else self._field_path(element, expression.source)  # type: ignore[union-attr]
             if not isinstance(template, Mapping):
                 raise InputError(
@@ -465,7 +466,8 @@ class Expander:
             spec = self._evaluate(component, "pod_spec", element)
             if spec is None:
                 return None, None, "", None
-            found = None if expression.builds else self._template_path(spec, element, expression.source)  # type: ignore[union-attr]
+            made = expression.builds or (spec and expression.builds_when_truthy)  # type: ignore[union-attr]
+            found = None if made else self._template_path(spec, element, expression.source)  # type: ignore[union-attr]
             source = format_path(found) if found else self._field_path(element, expression.source)  # type: ignore[union-attr]
             if not isinstance(spec, Mapping):
                 raise InputError(
