@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["PRECOMPILED_NAME", "fingerprint", "read_precompiled", "write_precompiled"]
 
 PRECOMPILED_NAME = "compiled.pickle"
-_FORMAT = 4  # bump when the stored objects change shape in a way the runtime classes' fields do not show
+_FORMAT = 5  # bump when the stored objects change shape in a way the runtime classes' fields do not show
 
 
 def fingerprint(files: list[Path]) -> str:

@@ -279,11 +279,14 @@ class Expression:
         self._builds_truthy: bool | None = None
         self._interpreted = 0
 
-    def __getstate__(self) -> tuple[str, str, Any, bool]:
-        return (self.source, self.language, self._compiled, self._scopeless)
+    def __getstate__(self) -> tuple[str, str, bool]:
+        # The text only: a stored expression was checked when it was compiled, and is parsed again on
+        # its first use, so loading the precompiled catalog does not rebuild 400 syntax trees.
+        return (self.source, self.language, self._scopeless)
 
-    def __setstate__(self, state: tuple[str, str, Any, bool]) -> None:
-        self.source, self.language, self._compiled, self._scopeless = state
+    def __setstate__(self, state: tuple[str, str, bool]) -> None:
+        self.source, self.language, self._scopeless = state
+        self._compiled = None
         self._memo = None
         self._program = None
         self._builds = None
@@ -293,16 +296,25 @@ class Expression:
     def __repr__(self) -> str:
         return f"Expression({self.language}: {self.source!r})"
 
+    def _form(self) -> Any:
+        """The parsed expression (jmespath's or jsonpath-ng's object), parsed on first use after loading."""
+        compiled = self._compiled
+        if compiled is None:
+            compiled = self._compiled = (
+                jmespath.compile(self.source) if self.language == "jmespath" else _compile_jsonpath(self.source)
+            )
+        return compiled
+
     @property
     def parsed(self) -> Any:
         """The JMESPath syntax tree (dicts with ``type``, ``value``, ``children``); None for JSONPath."""
-        return self._compiled.parsed if self.language == "jmespath" else None
+        return self._form().parsed if self.language == "jmespath" else None
 
     @property
     def builds(self) -> bool:
         """Whether every value it gives is made by the evaluation (``{...}``, ``merge()``), never part of the input."""
         if self._builds is None:
-            self._builds = self.language == "jmespath" and _builds(self._compiled.parsed)
+            self._builds = self.language == "jmespath" and _builds(self._form().parsed)
         return self._builds
 
     @property
@@ -313,7 +325,7 @@ class Expression:
         a non-empty pod template it gives is never the resource's.
         """
         if self._builds_truthy is None:
-            self._builds_truthy = self.language == "jmespath" and _builds_truthy(self._compiled.parsed)
+            self._builds_truthy = self.language == "jmespath" and _builds_truthy(self._form().parsed)
         return self._builds_truthy
 
     def search(self, data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> Any:
@@ -325,7 +337,7 @@ class Expression:
             ExpressionError: the expression failed on this data (wrong types for a function ...).
         """
         if self.language == "jsonpath":
-            matches = [match.value for match in self._compiled.find(data)]
+            matches = [match.value for match in self._form().find(data)]
             if not matches:
                 return None
             return matches[0] if len(matches) == 1 else matches
@@ -358,19 +370,19 @@ class Expression:
             options = jmespath.Options(custom_functions=_WmapFunctions(root, refs))
             interpreter = _Bounded(options, min(allowance, MAX_STEPS), MAX_VALUE_SIZE)
             try:
-                return interpreter.visit(self._compiled.parsed, data)
+                return interpreter.visit(self._form().parsed, data)
             except ExpressionLimitError:
                 if interpreter._steps >= 0 or allowance >= MAX_STEPS:
                     raise
             finally:
                 self._interpreted += allowance - max(interpreter._steps, 0) + 1
-        program = self._program = _program(self._compiled.parsed)
+        program = self._program = _program(self._form().parsed)
         return program(data, State(MAX_STEPS, _WmapFunctions, root, refs))
 
     def values(self, data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> list[Any]:
         """Evaluate and return every result as a list (JSONPath: every match)."""
         if self.language == "jsonpath":
-            return [match.value for match in self._compiled.find(data)]
+            return [match.value for match in self._form().find(data)]
         result = self.search(data, root=root, refs=refs)
         if result is None:
             return []
