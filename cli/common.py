@@ -9,8 +9,6 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-import signal
-import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
@@ -247,7 +245,13 @@ _ALARM_GRACE = 1.0  # seconds after the deadline: cooperative checks normally st
 @contextmanager
 def alarm(seconds: float | None) -> Iterator[None]:
     """A hard stop at the deadline (plus a grace second) for work that never reaches a deadline check."""
-    if seconds is None or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
+    if seconds is None:
+        yield
+        return
+    import signal  # only with --timeout: not on every start
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGALRM"):
         yield
         return
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from enum import Enum
 from typing import Any
@@ -113,6 +112,8 @@ def table(
 
 
 def _wrapped(text: str, width: int) -> list[str]:
+    import textwrap  # only for table cells wider than their column
+
     return textwrap.wrap(text, width=max(width, 1), break_on_hyphens=False) or [text]
 
 

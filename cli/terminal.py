@@ -16,8 +16,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import textwrap
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -135,6 +133,8 @@ def fit_line(line: str, width: int, *, following: str | None = None) -> list[str
         hanging = below + "    "
     if width - len(hanging) < _MIN_BODY:
         return [line]
+    import textwrap  # only for lines wider than the terminal
+
     wrapper = textwrap.TextWrapper(
         width=width,
         initial_indent=prefix,
@@ -227,6 +227,8 @@ def progress(message: str, *, delay: float = 0.5, stream: IO[Any] | None = None)
     if not _isatty(target) or os.environ.get("TERM") == "dumb":
         yield
         return
+    import threading  # only on a TTY
+
     shown = threading.Event()
     lock = threading.Lock()
 

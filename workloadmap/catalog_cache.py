@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["PRECOMPILED_NAME", "fingerprint", "read_precompiled", "write_precompiled"]
 
 PRECOMPILED_NAME = "compiled.pickle"
-_FORMAT = 5  # bump when the stored objects change shape in a way the runtime classes' fields do not show
+_FORMAT = 6  # bump when the stored objects change shape in a way the runtime classes' fields do not show
 
 
 def fingerprint(files: list[Path]) -> str:
@@ -88,6 +88,8 @@ class _RuntimePickler(pickle.Pickler):
             return NotImplemented
         # The fields, then the private attributes the runtime class reads (_expressions, _source, _parsed).
         state = {**obj.__dict__, **(obj.__pydantic_private__ or {})}
+        if "_parsed" in state:
+            state["_parsed"] = None  # a pod selector is parsed again on first use (PodsDefinition.parsed_selector)
         return object.__new__, (form,), state
 
 

@@ -132,7 +132,15 @@ class PodsDefinition(DefinitionPart):
 
     @property
     def parsed_selector(self) -> Selector | None:
-        """The selector template, parsed (None when no selector is given)."""
+        """The selector template, parsed (None when no selector is given).
+
+        The precompiled catalog stores the text only (checked when it was built): a selector is
+        parsed again on first use, so commands that never match pods never load the parser.
+        """
+        if self._parsed is None and self.selector is not None:
+            from .selectors import Selector
+
+            self._parsed = Selector.parse(self.selector, templates=True)
         return self._parsed
 
 

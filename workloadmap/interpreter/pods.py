@@ -13,13 +13,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..selectors import Selector
 from .expand import ExpandedComponent
+
+if TYPE_CHECKING:  # selectors load with the commands that attribute pods (describe, get, lint)
+    from ..selectors import Selector
 
 __all__ = ["PodClaim", "pod_claims", "lineages", "label_index"]
 
-_EVERY_POD = Selector()
+
+def _every_pod() -> Selector:
+    """The selector that matches every pod (a component whose definition names none)."""
+    from ..selectors import Selector
+
+    return Selector()
 
 
 @dataclass(frozen=True)
@@ -85,7 +93,7 @@ def pod_claims(nodes: Sequence[ExpandedComponent], workload: str, namespace: str
         pods = node.definition.pods
         template = pods.parsed_selector if pods is not None else None
         if template is None:
-            claims.append(PodClaim(node, lineage, _EVERY_POD, explicit=False))
+            claims.append(PodClaim(node, lineage, _every_pod(), explicit=False))
             continue
         claims.append(PodClaim(node, lineage, template.render(_context(lineage, workload, namespace)), True))
     return claims
