@@ -278,3 +278,17 @@ def test_wmap_inspect_loads_neither_typer_nor_click_and_the_cli_no_pydantic():
         if name.split(".")[0] in ("pydantic", "pydantic_core"):
             importer = next(parent for level, parent in rows[index + 1 :] if level < depth)
             assert not importer.startswith("workloadmap.cli"), f"{importer} imports {name}"
+
+
+def test_console_script_freezes_what_it_built_before_the_process_ends(tmp_path):
+    # The interpreter's last collection at exit would walk every object the run built; run() freezes
+    # them instead (cli/entry.py), and leaves the collector itself as it found it.
+    script = (
+        "import gc, sys\n"
+        "from workloadmap.cli.entry import run\n"
+        f"sys.argv = ['wmap', 'inspect', {str(FIXTURES_DIR / 'jobset-leader-workers.yaml')!r}]\n"
+        "try:\n    run()\nexcept SystemExit as end:\n    code = end.code\nelse:\n    code = 0\n"
+        "print(code, gc.isenabled(), gc.get_freeze_count() > 1000, file=sys.stderr)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert done.stderr.split() == ["0", "True", "True"]
