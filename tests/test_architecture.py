@@ -22,6 +22,7 @@ RANK = {
     "loader": 1,
     "budgets": 1,
     "selectors": 1,
+    "jmespath_analysis": 1.3,  # what a JMESPath tree does, read without evaluating it
     "jmespath_runtime": 1.4,  # what generated JMESPath functions call, and the bounded interpreter
     "jmespath_compiler": 1.5,  # JMESPath trees as Python functions; expressions evaluates through them
     "values": 2,

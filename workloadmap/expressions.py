@@ -49,6 +49,7 @@ import jmespath
 import jmespath.exceptions
 import jmespath.functions
 
+from . import jmespath_analysis as analysis
 from .errors import ExpressionError, ExpressionLimitError
 from .jmespath_compiler import compile_tree
 from .jmespath_runtime import Program, State, _Bounded
@@ -272,7 +273,7 @@ class Expression:
         self._compiled = compiled
         # An expression that reads only root() and ref() gives one value per resource, however many
         # instances it is evaluated for (a Grove topology name scanning every clique, per clique).
-        self._scopeless = language == "jmespath" and not _reads_current(compiled.parsed)
+        self._scopeless = language == "jmespath" and not analysis.reads_current(compiled.parsed)
         self._memo: tuple[Any, Any, Any] | None = None
         self._program: Program | None = None
         self._builds: bool | None = None
@@ -314,7 +315,7 @@ class Expression:
     def builds(self) -> bool:
         """Whether every value it gives is made by the evaluation (``{...}``, ``merge()``), never part of the input."""
         if self._builds is None:
-            self._builds = self.language == "jmespath" and _builds(self._form().parsed)
+            self._builds = self.language == "jmespath" and analysis.builds(self._form().parsed)
         return self._builds
 
     @property
@@ -325,7 +326,7 @@ class Expression:
         a non-empty pod template it gives is never the resource's.
         """
         if self._builds_truthy is None:
-            self._builds_truthy = self.language == "jmespath" and _builds_truthy(self._form().parsed)
+            self._builds_truthy = self.language == "jmespath" and analysis.builds_when_truthy(self._form().parsed)
         return self._builds_truthy
 
     def search(self, data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> Any:
@@ -433,7 +434,7 @@ def compile_expression(source: str, language: str = "jmespath") -> Expression:
         raise ExpressionError(f"invalid JMESPath {source!r}: {_jmespath_problem(error)}") from None
     except RecursionError:  # the nesting bound keeps the parser well away from this
         raise ExpressionError(f"invalid JMESPath {source!r}: nested too deeply") from None
-    unknown = sorted(_function_names(compiled.parsed) - _KNOWN_FUNCTIONS)
+    unknown = sorted(analysis.function_names(compiled.parsed) - _KNOWN_FUNCTIONS)
     if unknown:
         raise ExpressionError(f"invalid JMESPath {source!r}: unknown function {unknown[0]}()")
     return Expression(source, language, compiled)
@@ -455,50 +456,6 @@ def _jmespath_problem(error: Exception) -> str:
 
 
 _KNOWN_FUNCTIONS = frozenset(_WmapFunctions(None).FUNCTION_TABLE)
-_SCOPELESS_FUNCTIONS = frozenset({"root", "ref"})
-
-
-def _builds(node: Any) -> bool:
-    kind = node.get("type")
-    if kind in ("multi_select_dict", "multi_select_list", "literal"):
-        return True
-    if kind == "function_expression":
-        return bool(node.get("value") == "merge")  # jmespath's merge() returns a new object
-    if kind in ("or_expression", "and_expression"):  # either side may be what it gives
-        return all(map(_builds, node.get("children", [])))
-    return kind in ("subexpression", "pipe") and _builds(node["children"][-1])
-
-
-def _builds_truthy(node: Any) -> bool:
-    kind = node.get("type")
-    children = node.get("children", [])
-    if kind == "and_expression":  # a && b gives a only when a is false
-        return _builds_truthy(children[1])
-    if kind == "or_expression":  # a || b gives a when a is true, else b
-        return all(map(_builds_truthy, children))
-    if kind in ("not_expression", "comparator"):  # a boolean, never one of the input's containers
-        return True
-    if kind in ("subexpression", "pipe"):
-        return _builds_truthy(children[-1])
-    return _builds(node)
-
-
-def _reads_current(node: Any) -> bool:
-    """Whether a JMESPath AST reads the value it is evaluated on (else only root(), ref() and literals)."""
-    kind = node.get("type")
-    children = node.get("children", [])
-    if kind in ("literal", "expref"):
-        return False
-    if kind == "function_expression":
-        return node.get("value") not in _SCOPELESS_FUNCTIONS and not children or any(map(_reads_current, children))
-    if kind in ("subexpression", "index_expression", "pipe", "projection", "value_projection", "flatten",
-                "filter_projection"):  # fmt: skip
-        return _reads_current(children[0])  # the rest runs on what the first part gave
-    if kind in ("or_expression", "and_expression", "not_expression", "comparator", "key_val_pair"):
-        return any(map(_reads_current, children))
-    return True  # a field, @, an index, a multi-select (null on a null scope) ...
-
-
 _QUOTES = {"'": "'", '"': '"', "`": "`"}
 
 
@@ -555,21 +512,6 @@ def _jsonpath_nodes(tree: Any) -> Iterator[Any]:
         yield node
         for value in vars(node).values() if hasattr(node, "__dict__") else ():
             stack.extend(value if isinstance(value, (list, tuple)) else [value])
-
-
-def _function_names(node: Any) -> set[str]:
-    """Every function a JMESPath AST calls (jmespath only notices unknown ones at search time)."""
-    names: set[str] = set()
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, dict):
-            if current.get("type") == "function_expression":
-                names.add(str(current.get("value")))
-            stack.extend(current.get("children", []))
-        elif isinstance(current, list):
-            stack.extend(current)
-    return names
 
 
 @lru_cache(maxsize=1024)
