@@ -355,7 +355,7 @@ class Expander:
             return []
         pairs: list[tuple[str, Any]]
         if isinstance(result, (dict, list)):
-            self._paths.note_items(result, scope)
+            self._paths.note_items(result, scope, source)
         if isinstance(result, Mapping):
             pairs = [(str(key), value) for key, value in result.items()]
         elif isinstance(result, list):

@@ -43,13 +43,13 @@ class PathIndex:
     def find(self, target: Any, near: Any = None, via: str | None = None) -> list[str | int] | None:
         """The path of ``target`` (None when it is not part of the resource, e.g. built by an expression).
 
-        ``via`` is the expression that gave ``target`` from ``near``: a plain field path is followed
-        key by key (no search) when it leads to ``target`` itself.
+        ``via`` is the expression that gave ``target`` from ``near``: a plain field path (or a choice
+        of them, ``a.b || a.c``) is followed key by key, no search, when it leads to ``target`` itself.
         """
         path = self._known.get(id(target))
         if path is not None or self._walked:
             return path
-        if via is not None and near is not None and is_plain_path(via):
+        if via is not None and near is not None:
             path = self._follow(near, target, via)
             if path is not None:
                 return path
@@ -60,26 +60,35 @@ class PathIndex:
         return self._known.get(id(target))
 
     def _follow(self, near: Any, target: Any, via: str) -> list[str | int] | None:
-        path = self._known.get(id(near))
-        if path is None:
+        base = self._known.get(id(near))
+        if base is None:
             return None
-        node = near
-        keys = via.split(".")
-        for key in keys:
-            node = node.get(key) if isinstance(node, dict) else None
-        if node is not target:
-            return None
-        path = self._known[id(target)] = [*path, *keys]
-        return path
+        for choice in via.split("||"):
+            choice = choice.strip()
+            if not is_plain_path(choice):
+                return None
+            node = near
+            keys = choice.split(".")
+            for key in keys:
+                node = node.get(key) if isinstance(node, dict) else None
+            if node is target:
+                path = self._known[id(target)] = [*base, *keys]
+                return path
+        return None
 
-    def note_items(self, container: Any, near: Any) -> None:
+    def note_items(self, container: Any, near: Any, via: str | None = None) -> None:
         """Record the places of a list's (or mapping's) items when the container is found near ``near``.
 
         Instances are items of a list the resource holds; knowing its place saves a search per item.
-        Nothing is recorded for a container an expression built (a filter's result).
+        Nothing is recorded for a container an expression built (a filter's result). ``via`` is the
+        expression that gave the container, followed first as :meth:`find` does.
         """
         if id(container) not in self._known:
-            if self._walked or id(near) not in self._known or not self._search(near, container, _NEAR_BUDGET):
+            if self._walked or id(near) not in self._known:
+                return
+            if (via is None or self._follow(near, container, via) is None) and not self._search(
+                near, container, _NEAR_BUDGET
+            ):
                 return
         path = self._known[id(container)]
         children = container.items() if isinstance(container, dict) else enumerate(container)
