@@ -7,6 +7,7 @@ shared, so compare ratios, not absolute times, and re-measure on a quiet machine
     python bench/bench_pairs.py interpret    # corpus x100: inspect / CSafeLoader parse of the same text
     python bench/bench_pairs.py grove        # PodCliqueSet of N cliques against a JobSet of N replicatedJobs
     python bench/bench_pairs.py coldstart    # `wmap inspect FILE`, and the library alone, / `python -c 'import yaml'`
+                                             # (WMAP_BENCH_PYTHON=/venv/bin/python: that install, e.g. a `pip install .`)
     python bench/bench_pairs.py place        # `wmap place` on 100k nodes (and 60k pods) / json.load of the files
     python bench/bench_pairs.py afterload    # place() on a loaded 100k-node cluster, in process (target <= 1 s)
     python bench/bench_pairs.py bignodes     # peak memory on a ~1.1 GB kubectl-sized NodeList / json.load
@@ -136,21 +137,21 @@ def _process_cpu(command: list[str], runs: int = 7) -> float:
 
 
 def coldstart() -> None:
-    wmap = (
-        [sys.executable, "-m", "workloadmap.cli.main"]
-        if not Path(sys.executable).with_name("wmap").exists()
-        else [str(Path(sys.executable).with_name("wmap"))]
-    )
-    # As installed (pip writes bytecode at install time): compile first, and let the runs use it
-    # even where PYTHONDONTWRITEBYTECODE is set, or every run would compile wmap from source.
-    subprocess.run([sys.executable, "-m", "compileall", "-q", "workloadmap", "cli"], check=True, cwd=ROOT)
-    ours = _process_cpu([*wmap, "inspect", "fixtures/jobset-leader-workers.yaml"])
-    library = _process_cpu([sys.executable, "-c", _LIBRARY_INSPECT])
-    floor = _process_cpu([sys.executable, "-c", "import yaml"])
+    # An install as users make it (`pip install .`, bytecode written at install time) is the one to
+    # measure: an editable install adds its import hook to every process, the floor's too. Set
+    # WMAP_BENCH_PYTHON to such an install's interpreter; without it, this checkout is measured.
+    python = os.environ.get("WMAP_BENCH_PYTHON", sys.executable)
+    script = Path(python).with_name("wmap")
+    wmap = [str(script)] if script.exists() else [python, "-c", "from workloadmap.cli.entry import run; run()"]
+    if python == sys.executable:  # compile first, as pip does, even where PYTHONDONTWRITEBYTECODE is set
+        subprocess.run([sys.executable, "-m", "compileall", "-q", "workloadmap", "cli"], check=True, cwd=ROOT)
+    ours = _process_cpu([*wmap, "inspect", "fixtures/jobset-leader-workers.yaml"], runs=21)
+    library = _process_cpu([python, "-c", _LIBRARY_INSPECT], runs=21)
+    floor = _process_cpu([python, "-c", "import yaml"], runs=21)
     print(
-        f"cold start, median CPU: wmap inspect {ours * 1e3:.0f} ms, import yaml {floor * 1e3:.0f} ms, "
-        f"ratio {ours / floor:.1f}; the library alone (built-in catalog, inspect_file) {library * 1e3:.0f} ms, "
-        f"ratio {library / floor:.1f}"
+        f"cold start ({python}), median CPU: wmap inspect {ours * 1e3:.0f} ms, import yaml {floor * 1e3:.0f} ms, "
+        f"ratio {ours / floor:.2f}; the library alone (built-in catalog, inspect_file) {library * 1e3:.0f} ms, "
+        f"ratio {library / floor:.2f}"
     )
 
 
