@@ -7,7 +7,7 @@ shared, so compare ratios, not absolute times, and re-measure on a quiet machine
     python bench/bench_pairs.py interpret    # corpus x100: inspect / CSafeLoader parse of the same text
     python bench/bench_pairs.py grove        # PodCliqueSet of N cliques against a JobSet of N replicatedJobs
     python bench/bench_pairs.py coldstart    # `wmap inspect FILE`, and the library alone, / `python -c 'import yaml'`
-                                             # (WMAP_BENCH_PYTHON=/venv/bin/python: that install, e.g. a `pip install .`)
+                                             # (WMAP_BENCH_PYTHON=V/bin/python: the install of venv V)
     python bench/bench_pairs.py place        # `wmap place` on 100k nodes (and 60k pods) / json.load of the files
     python bench/bench_pairs.py afterload    # place() on a loaded 100k-node cluster, in process (target <= 1 s)
     python bench/bench_pairs.py bignodes     # peak memory on a ~1.1 GB kubectl-sized NodeList / json.load
@@ -146,8 +146,9 @@ def coldstart() -> None:
     if python == sys.executable:  # compile first, as pip does, even where PYTHONDONTWRITEBYTECODE is set
         subprocess.run([sys.executable, "-m", "compileall", "-q", "workloadmap", "cli"], check=True, cwd=ROOT)
     ours = _process_cpu([*wmap, "inspect", "fixtures/jobset-leader-workers.yaml"], runs=21)
-    library = _process_cpu([python, "-c", _LIBRARY_INSPECT], runs=21)
-    floor = _process_cpu([python, "-c", "import yaml"], runs=21)
+    # -I: the checkout's own workloadmap/ (the working directory) must not shadow the install measured
+    library = _process_cpu([python, "-I", "-c", _LIBRARY_INSPECT], runs=21)
+    floor = _process_cpu([python, "-I", "-c", "import yaml"], runs=21)
     print(
         f"cold start ({python}), median CPU: wmap inspect {ours * 1e3:.0f} ms, import yaml {floor * 1e3:.0f} ms, "
         f"ratio {ours / floor:.2f}; the library alone (built-in catalog, inspect_file) {library * 1e3:.0f} ms, "

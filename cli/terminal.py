@@ -190,7 +190,8 @@ _PAINTED = [
     ("green", r"\bfits\b|\bRunning\b|\bCompleted\b|\bSucceeded\b|\bsatisfied\b"),
     ("dim", r"^[ │├└─|`-]*(?:├── |└── |│   |\|-- |`-- )"),
 ]
-_PAINT = re.compile("|".join(f"(?P<g{index}>{pattern})" for index, (_, pattern) in enumerate(_PAINTED)), re.M)
+# Compiled on the first paint (re caches it): a pipe or a file never pays for it.
+_PAINT = "|".join(f"(?P<g{index}>{pattern})" for index, (_, pattern) in enumerate(_PAINTED))
 
 
 def paint(text: str) -> str:
@@ -200,7 +201,7 @@ def paint(text: str) -> str:
         index = int(match.lastgroup[1:]) if match.lastgroup else 0
         return f"{_STYLES[_PAINTED[index][0]]}{match.group(0)}{_RESET}"
 
-    return _PAINT.sub(colour, text)
+    return re.sub(_PAINT, colour, text, flags=re.M)
 
 
 def paint_prefix(message: str, stream: IO[Any]) -> str:

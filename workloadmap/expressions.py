@@ -51,7 +51,6 @@ import jmespath.functions
 
 from . import jmespath_analysis as analysis
 from .errors import ExpressionError, ExpressionLimitError
-from .jmespath_compiler import compile_tree
 from .jmespath_runtime import Program, State, _Bounded
 
 __all__ = [
@@ -392,6 +391,8 @@ class Expression:
 
 def _program(parsed: dict[str, Any]) -> Program:
     """The generated function of a tree, or the bounded interpreter for a tree the generator does not write."""
+    from .jmespath_compiler import compile_tree  # an expression is compiled only after its first 400 steps
+
     try:
         return compile_tree(parsed, MAX_VALUE_SIZE, _WmapFunctions)
     except (RecursionError, ValueError):
