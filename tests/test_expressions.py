@@ -192,6 +192,15 @@ def test_pick_and_omit_join_two_lists():
 _EMPTY_TEMPLATE = {"t": {}, "s": {"spec": {}}, "l": []}
 
 
+def _assert_not_a_container_of(found, data):
+    """Nothing ``found`` is one of ``data``'s own containers (it was made by the evaluation)."""
+    stack = [data]
+    while stack:
+        node = stack.pop()
+        assert node is not found
+        stack.extend(v for v in (node.values() if isinstance(node, dict) else node) if isinstance(v, (dict, list)))
+
+
 @pytest.mark.parametrize(
     ("source", "builds"),
     [
@@ -217,12 +226,7 @@ def test_builds_says_whether_a_value_can_be_part_of_the_input(source, builds):
     expression = compile_expression(source)
     assert expression.builds is builds
     if builds:
-        found = expression.search(_EMPTY_TEMPLATE)
-        stack = [_EMPTY_TEMPLATE]
-        while stack:  # nothing it gives is one of the input's own containers
-            node = stack.pop()
-            assert node is not found
-            stack.extend(v for v in (node.values() if isinstance(node, dict) else node) if isinstance(v, (dict, list)))
+        _assert_not_a_container_of(expression.search(_EMPTY_TEMPLATE), _EMPTY_TEMPLATE)
 
 
 _TRUTHY_INPUT = {"s": {"spec": {"containers": []}}, "t": {"x": 1}, "e": {}, "l": [{"a": 1}]}
@@ -254,8 +258,4 @@ def test_builds_when_truthy_says_whether_a_true_value_can_be_part_of_the_input(s
     assert expression.builds_when_truthy is made_when_true
     found = expression.search(_TRUTHY_INPUT)
     if made_when_true and found:
-        stack: list = [_TRUTHY_INPUT]
-        while stack:
-            node = stack.pop()
-            assert node is not found
-            stack.extend(v for v in (node.values() if isinstance(node, dict) else node) if isinstance(v, (dict, list)))
+        _assert_not_a_container_of(found, _TRUTHY_INPUT)
