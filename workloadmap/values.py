@@ -42,8 +42,11 @@ def truthy(value: Any) -> bool:
 
 def mapping_at(obj: Any, key: str) -> Mapping[str, Any]:
     """``obj[key]`` when both are mappings, else an empty mapping (for optional sections)."""
-    value = obj.get(key) if isinstance(obj, Mapping) else None
-    return value if isinstance(value, Mapping) else {}
+    # dict first: parsed documents are dicts, and the Mapping check costs several times more
+    value = obj.get(key) if obj.__class__ is dict or isinstance(obj, Mapping) else None
+    if value is None:
+        return {}
+    return value if value.__class__ is dict or isinstance(value, Mapping) else {}
 
 
 def as_number(amount: Fraction | int) -> int | float:

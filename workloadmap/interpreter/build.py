@@ -137,7 +137,7 @@ def _identity(resource: Mapping[str, Any]) -> WorkloadRef:
     if not isinstance(kind, str) or not kind:
         raise InputError("missing or invalid kind", field="kind")
     metadata = resource.get("metadata")
-    if not isinstance(metadata, Mapping):
+    if metadata.__class__ is not dict and not isinstance(metadata, Mapping):
         raise InputError("missing metadata", field="metadata")
     name = metadata.get("name") or metadata.get("generateName")
     if not isinstance(name, str) or not name:
