@@ -769,3 +769,48 @@ def test_command_lists_the_rules(wmap):
     assert result.exit_code == 0
     assert "`no-pod-source` | error | static" in result.stdout
     assert "`never-matches` | warning | samples" in result.stdout
+
+
+_INNER = """
+name: inner
+group: example.com
+kind: Inner
+versions: [v1]
+components:
+  - name: group
+    replicas: spec.groups
+    podsPerReplica: 2
+    components:
+      - name: member
+        replicas: 3
+        podTemplate: spec.template
+"""
+
+_OUTER = """
+name: outer
+group: example.com
+kind: Outer
+versions: [v1]
+components:
+  - name: wrapped
+    resource: "spec.items[]"
+"""
+
+
+def test_size_rules_skip_the_components_of_an_embedded_kinds_definition():
+    # An Outer embeds Inner objects: Inner's `group` declares 2 pods per replica and holds 3, but
+    # that is Inner's own definition to lint (with its file and fields), not Outer's; whether the
+    # catalog holds Inner as a validated model or precompiled makes no difference.
+    from workloadmap.catalog import Catalog, parse_definition
+
+    inner = parse_definition(_INNER, "inner.yaml")
+    outer = parse_definition(_OUTER, "outer.yaml")
+    pod = {"spec": {"containers": [{"name": "m", "image": "x"}]}}
+    sample = {
+        "apiVersion": "example.com/v1", "kind": "Outer", "metadata": {"name": "o"},
+        "spec": {"items": [{"apiVersion": "example.com/v1", "kind": "Inner", "metadata": {"name": "i"},
+                            "spec": {"groups": 1, "template": pod}}]},
+    }  # fmt: skip
+    findings = lint_definition(outer, [sample], catalog=Catalog([inner]))
+    assert not [finding for finding in findings if finding.field and "podsPerReplica" in finding.field]
+    assert not [finding for finding in findings if finding.severity == "error"]

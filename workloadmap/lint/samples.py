@@ -271,7 +271,8 @@ def _size_mismatches(run: SampleRun, *, exceed: bool) -> Iterator[Issue]:
         for root in expanded.nodes:
             for node in root.walk():
                 component = node.definition
-                if not isinstance(component, ComponentDefinition):  # precompiled: which fields its file gave is unknown
+                # An embedded resource's component belongs to its own kind's definition, linted with its own file.
+                if id(component) not in run.view.paths or not isinstance(component, ComponentDefinition):
                     continue
                 if node.has_pods or not node.children or "pods_per_replica" not in component.model_fields_set:
                     continue
