@@ -257,3 +257,19 @@ def test_env_separator_is_pathsep(tmp_path, monkeypatch):
     monkeypatch.setenv(CATALOG_ENV, f"{first}{os.pathsep}{second}{os.pathsep}")
     assert Catalog.load().lookup("batch/v1", "Job").definition.name == "my-job"
     assert isinstance(builtin_catalog_dir(), Path)
+
+
+def test_lookup_answers_again_after_a_definition_is_added():
+    # lookup() remembers its answers; add() must make it forget them, or a user definition added
+    # after a lookup (a --catalog directory, a cluster Karta) would never be seen for that kind.
+    text = (
+        "name: {name}\ngroup: example.com\nkind: Thing\nversions: [{version}]\n"
+        "components: [{{name: c, podTemplate: spec.template}}]\n"
+    )
+    catalog = Catalog([parse_definition(text.format(name="first", version="v1"))])
+    assert catalog.lookup("example.com/v2", "Thing").definition.name == "first"  # with a version warning
+    assert catalog.lookup("example.com/v2", "Thing").warning is not None
+    catalog.add(parse_definition(text.format(name="second", version="v2")))
+    found = catalog.lookup("example.com/v2", "Thing")
+    assert (found.definition.name, found.warning) == ("second", None)
+    assert catalog.lookup("example.com/v9", "Other") is None
