@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from workloadmap.errors import InputError
-from workloadmap.numa import ContainerKind, QosClass, pod_numa
+from workloadmap.numa import ContainerKind, QosClass, pod_numa, qos_class
 from workloadmap.resources import PodDemand, pod_demand
 
 
@@ -56,7 +56,10 @@ CASES = [
 
 @pytest.mark.parametrize(("name", "spec", "qos"), CASES, ids=[case[0] for case in CASES])
 def test_qos_class_follows_the_api_rule(name, spec, qos):
-    assert pod_numa(spec).qos is qos
+    numa = pod_numa(spec)
+    assert numa.qos is qos
+    # the public rule over containers already read gives the same class
+    assert qos_class(numa.containers, numa.pod_requests, numa.pod_limits, numa.pod_resources_set) is qos
 
 
 @pytest.mark.parametrize(

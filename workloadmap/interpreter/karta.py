@@ -34,7 +34,6 @@ from ..budgets import check as check_budget
 from ..errors import InputError
 from ..karta import KartaDefinition, compile_many, default_engine, jq_fields
 from ..karta.model import STATUS_KEYS, ComponentDefinition, Karta, StatusDefinition, StatusMatcher
-from ..numa import pod_numa
 from ..resources import DEFAULT_GPU_RESOURCES, PodDemand, add_resources, pod_demand
 from ..runtime_definitions import PHASE_PRECEDENCE, Phase
 from ..tree import Component, Totals, WorkloadRef, WorkloadTree
@@ -294,11 +293,9 @@ def _component(instance: KartaInstance, gpu_resources: Sequence[str]) -> Compone
         node.gpus += node.gpus_per_pod * instance.pods
         node.resource_claims = [dict(claim) for claim in instance.demand.resource_claims]
         node.max_pods = instance.max_replicas
-        # The demand was read from this template's spec: its NUMA view needs no second reading.
+        # The demand was read from this template's spec (pod_demand): its NUMA view needs no second reading.
         numa = instance.demand.numa()
-        if numa is None:
-            spec = (instance.template or {}).get("spec")
-            numa = pod_numa(spec if isinstance(spec, Mapping) else {}, node.name)
+        assert numa is not None  # a demand pod_demand read always keeps its reading
         node.qos_class, node.exclusive_cpus = numa.qos, numa.exclusive_cpus()
         annotations = ((instance.template or {}).get("metadata") or {}).get("annotations")
         if isinstance(annotations, Mapping):
