@@ -259,3 +259,15 @@ def test_builds_when_truthy_says_whether_a_true_value_can_be_part_of_the_input(s
     found = expression.search(_TRUTHY_INPUT)
     if made_when_true and found:
         _assert_not_a_container_of(found, _TRUTHY_INPUT)
+
+
+def test_a_stored_expression_that_no_longer_parses_says_so_in_one_error():
+    # The precompiled catalog keeps an expression's text and parses it on first use; a text the
+    # installed jmespath refuses must read as an invalid expression wherever it is first used.
+    import pickle
+
+    stored = pickle.loads(pickle.dumps(compile_expression("spec.template")))
+    stored.source = "spec.[template"
+    for use in (lambda: stored.builds, lambda: stored.search({"spec": {}})):
+        with pytest.raises(ExpressionError, match=r"invalid JMESPath 'spec\.\[template'"):
+            use()

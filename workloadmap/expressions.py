@@ -1,7 +1,9 @@
 """Catalog expressions: JMESPath by default, JSONPath (jsonpath-ng) when a definition asks for it.
 
-Expressions are compiled once, when the catalog loads (:func:`compile_expression`), and cached by
-text. A compile error names the definition file and field.
+Expressions are checked and parsed once, when a definition is validated (:func:`compile_expression`),
+cached by text; a compile error names the definition file and field. The precompiled built-in
+catalog stores their text and parses each on first use. An expression is interpreted (bounded) for
+its first ``COMPILE_AFTER`` steps, then written as a Python function (:mod:`.jmespath_compiler`).
 
 JMESPath gets a few functions beyond the standard set, because replica counts need arithmetic
 and instance scopes need the whole resource:
@@ -301,7 +303,7 @@ class Expression:
         compiled = self._compiled
         if compiled is None:
             compiled = self._compiled = (
-                jmespath.compile(self.source) if self.language == "jmespath" else _compile_jsonpath(self.source)
+                _parse_jmespath(self.source) if self.language == "jmespath" else _compile_jsonpath(self.source)
             )
         return compiled
 
@@ -429,16 +431,20 @@ def compile_expression(source: str, language: str = "jmespath") -> Expression:
         raise ExpressionError(f"expression nested {depth} deep; at most {MAX_EXPRESSION_NESTING} brackets may be open")
     if language == "jsonpath":
         return Expression(source, language, _compile_jsonpath(source))
-    try:
-        compiled = jmespath.compile(source)
-    except jmespath.exceptions.JMESPathError as error:
-        raise ExpressionError(f"invalid JMESPath {source!r}: {_jmespath_problem(error)}") from None
-    except RecursionError:  # the nesting bound keeps the parser well away from this
-        raise ExpressionError(f"invalid JMESPath {source!r}: nested too deeply") from None
+    compiled = _parse_jmespath(source)
     unknown = sorted(analysis.function_names(compiled.parsed) - _KNOWN_FUNCTIONS)
     if unknown:
         raise ExpressionError(f"invalid JMESPath {source!r}: unknown function {unknown[0]}()")
     return Expression(source, language, compiled)
+
+
+def _parse_jmespath(source: str) -> Any:
+    try:
+        return jmespath.compile(source)
+    except jmespath.exceptions.JMESPathError as error:
+        raise ExpressionError(f"invalid JMESPath {source!r}: {_jmespath_problem(error)}") from None
+    except RecursionError:  # the nesting bound keeps the parser well away from this
+        raise ExpressionError(f"invalid JMESPath {source!r}: nested too deeply") from None
 
 
 def _jmespath_problem(error: Exception) -> str:

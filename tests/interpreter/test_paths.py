@@ -49,3 +49,12 @@ def test_note_items_records_each_instance_of_a_list_given_by_a_plain_path():
     index.note_items(jobs, _LWS, "spec.replicatedJobs")
     assert index.find(jobs[1]) == ["spec", "replicatedJobs", 1]
     assert index._walked is False  # no walk of the whole resource was needed
+
+
+def test_a_value_that_is_not_a_container_gets_no_place():
+    # True (or a small int) is one object wherever it appears: a place recorded for it would be
+    # wrong for every other field that holds it (an error would name the wrong field).
+    resource = {"a": {"x": True}, "b": {"y": True}}
+    index = PathIndex(resource)
+    assert index.find(True, resource, "a.x") is None
+    assert index.find(True, resource, "b.y") is None

@@ -255,7 +255,7 @@ class Expander:
         if value.__class__ is int:  # a constant (most counts): nothing to evaluate or to name
             return value
         expression = component.compiled(field_name)
-        source = expression.source if expression is not None else str(getattr(component, field_name))
+        source = expression.source if expression is not None else str(value)
         count = evaluate_count(
             component,
             field_name,

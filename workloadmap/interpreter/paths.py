@@ -29,8 +29,10 @@ _NEAR_BUDGET = 512
 class PathIndex:
     """Where objects sit inside one resource, found by identity (works for any expression language).
 
-    A lookup first searches a little way below an object whose place is known (a pod template lies a
-    few keys below its component's scope); a miss walks the whole resource once, after which every
+    A lookup first follows the expression that gave the object when it is a plain field path (or a
+    choice of them) from an object whose place is known; else it searches a little way below that
+    object (a pod template lies a few keys below its component's scope); a miss walks the whole
+    resource once, after which every
     lookup is a dictionary hit. Nested expanders of embedded resources share the index, so a document
     is walked at most once however many components it has.
     """
@@ -71,7 +73,7 @@ class PathIndex:
             keys = choice.split(".")
             for key in keys:
                 node = node.get(key) if isinstance(node, dict) else None
-            if node is target:
+            if node is target and isinstance(target, (dict, list)):  # a True or a 3 is in many places
                 path = self._known[id(target)] = [*base, *keys]
                 return path
         return None
