@@ -458,3 +458,31 @@ def test_no_definition_in_custom_catalog(widget_catalog):
 )
 def test_fixture_phases(inspect_builtin, name, phase):
     assert inspect_builtin(load_fixture(name)).phase == phase
+
+
+def test_documents_are_interpreted_in_batches_with_the_collector_paused_only_inside(monkeypatch):
+    # inspect_documents pauses the cyclic collector while it interprets a batch and hands the
+    # results out between batches with the collector as the caller had it (loader.paused_gc).
+    import gc
+
+    from workloadmap.documents import Document
+    from workloadmap.interpreter import build
+
+    body = load_fixture("jobset-leader-workers.yaml")
+    documents = [Document(body=dict(body, metadata={"name": f"js-{i}"}), file="f", index=i) for i in range(5)]
+    seen: list[tuple[str, bool]] = []
+    real = build.inspect
+
+    def recording(resource, **options):
+        seen.append((resource["metadata"]["name"], gc.isenabled()))
+        return real(resource, **options)
+
+    monkeypatch.setattr(build, "_BATCH", 2)
+    monkeypatch.setattr(build, "inspect", recording)
+    assert gc.isenabled()
+    handed = []
+    for result in build.inspect_documents(documents):
+        handed.append((result.tree.workload.name, gc.isenabled(), len(seen)))
+    assert seen == [(f"js-{i}", False) for i in range(5)]
+    # in order, the collector back on at every result, and each batch done before its first result
+    assert handed == [("js-0", True, 2), ("js-1", True, 2), ("js-2", True, 4), ("js-3", True, 4), ("js-4", True, 5)]
