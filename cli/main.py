@@ -16,7 +16,7 @@ import typer
 
 from workloadmap import __version__
 
-from . import entry, output
+from . import output
 from .completion import SHELLS, complete_command, script
 from .examples import EXAMPLES
 from .help import WmapCommand, WmapGroup
@@ -181,8 +181,3 @@ _lazy(
 )
 _lazy(cluster_app, "cluster pods", "live_cmd.pods", "Print the active PodList (feeds --pods).", budgets=True)
 app.add_typer(cluster_app, name="cluster")
-
-
-def run() -> None:
-    """The console-script entry point: :func:`workloadmap.cli.entry.run` (which pyproject names, to skip typer)."""
-    entry.run()

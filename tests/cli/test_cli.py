@@ -183,7 +183,7 @@ def test_missing_related_file_is_a_one_line_error(tmp_path):
 
     code = (
         "import sys; sys.argv = ['wmap', 'inspect', sys.argv[1], '--related', sys.argv[2]]; "
-        "from workloadmap.cli.main import run; run()"
+        "from workloadmap.cli.entry import run; run()"
     )
     result = subprocess.run(
         [sys.executable, "-c", code, JOBSET, str(tmp_path / "missing")],
@@ -216,7 +216,7 @@ def test_inspect_imports_only_what_it_needs(tmp_path):
 
     code = (
         f"import sys; sys.argv = ['wmap', 'inspect', {str(FIXTURES_DIR / 'jobset-leader-workers.yaml')!r}];"
-        "from workloadmap.cli.main import run\n"
+        "from workloadmap.cli.entry import run\n"
         "try:\n    run()\nexcept SystemExit:\n    pass\n"
         "print(' '.join(sorted(sys.modules)), file=sys.stderr)"
     )

@@ -30,7 +30,7 @@ def _wmap(*args: str, env: dict[str, str] | None = None) -> subprocess.Completed
     environment = {
         key: value for key, value in os.environ.items() if key not in ("COLUMNS", "NO_COLOR", "WMAP_CATALOG")
     }
-    code = "import sys; from workloadmap.cli.main import run; sys.argv[0] = 'wmap'; run()"
+    code = "import sys; from workloadmap.cli.entry import run; sys.argv[0] = 'wmap'; run()"
     # Not from the clone's root, where ./workloadmap (without its cli/) would shadow the installed package.
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, env=environment | (env or {}),
                           timeout=120, cwd=tempfile.gettempdir())  # fmt: skip
@@ -40,7 +40,7 @@ def _on_a_tty(*args: str, env: dict[str, str] | None = None) -> str:
     """What the command writes to a terminal (a pseudo-terminal, 100 columns)."""
     environment = {key: value for key, value in os.environ.items() if key not in ("NO_COLOR", "WMAP_CATALOG")}
     environment |= {"COLUMNS": "100", "TERM": "xterm"} | (env or {})
-    code = "import sys; from workloadmap.cli.main import run; sys.argv[0] = 'wmap'; run()"
+    code = "import sys; from workloadmap.cli.entry import run; sys.argv[0] = 'wmap'; run()"
     leader, follower = pty.openpty()
     with subprocess.Popen([sys.executable, "-c", code, *args], stdout=follower, stderr=subprocess.DEVNULL,
                           env=environment, cwd=tempfile.gettempdir()) as child:  # fmt: skip
