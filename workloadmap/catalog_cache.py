@@ -2,11 +2,13 @@
 
 Validating 40-odd definitions with pydantic and compiling their 400-odd expressions costs more than
 interpreting a workload, on every run. The package therefore ships ``compiled.pickle`` beside the
-definition files: the validated, compiled definitions in their runtime form
-(:mod:`workloadmap.runtime_definitions`: each model's field values and compiled expressions in the
-plain class it extends, so reading them imports no pydantic), with a fingerprint of what they were
-built from (every definition file's bytes, the fields of the runtime classes, and the jmespath
-version whose objects are stored). A file whose fingerprint does not match — a definition was
+definition files: the validated definitions in their runtime form
+(:mod:`workloadmap.runtime_definitions`: each model's field values in the plain class it extends, so
+reading them imports no pydantic). Expressions and pod selectors are stored as their checked text
+and parsed again on first use (parsing 400 syntax trees on every start cost more than the rest of
+the file). A fingerprint says what the file was built from: every definition file's bytes, the
+fields of the runtime classes, and the jmespath version (whose parser decided, at build time, what
+each expression reads). A file whose fingerprint does not match — a definition was
 edited, a field added, a library upgraded — is ignored and the catalog is built from the YAML files
 as before, so the shortcut can make wmap slower but never different. ``tests/test_catalog_cache.py``
 fails when the shipped file is stale; rebuild it with ``python -m workloadmap.catalog``.

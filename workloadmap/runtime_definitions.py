@@ -7,8 +7,9 @@ annotations) and holds every behaviour a reader needs: :meth:`ComponentDefinitio
 :attr:`PodsDefinition.parsed_selector`, :meth:`Definition.expression_fields`. The stages after the
 catalog (interpreter, alter, live, exporters) are typed against these classes, so they take either
 form: a model validated from a user's file, or the built-in catalog's precompiled objects, which
-:mod:`workloadmap.catalog_cache` stores as instances of these classes (the same attribute values,
-compiled expressions included) so that reading them imports no pydantic. Only the models
+:mod:`workloadmap.catalog_cache` stores as instances of these classes (the same attribute values;
+expressions and pod selectors as their text, parsed again on first use) so that reading them
+imports no pydantic. Only the models
 validate, dump, and know aliases and defaults; ``tests/test_runtime_definitions.py`` checks that
 each class here declares exactly its model's fields.
 
