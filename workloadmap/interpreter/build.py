@@ -334,6 +334,10 @@ def inspect_documents(
 
     Objects of the input can reference each other (a TrainJob and its runtime in one file); more
     related objects come through ``related``, which is asked after the input's own objects.
+
+    Documents are interpreted 256 at a time with the cyclic collector paused, and the batch's
+    results handed out after it: a caller that stops early has paid for the rest of its batch, and
+    a deadline inside a batch drops that batch's results with the command.
     """
     catalog = catalog if catalog is not None else default_catalog()
     gpu_resources = tuple(gpu_resources)
