@@ -22,7 +22,15 @@ from fractions import Fraction
 
 from . import labels
 from .errors import InputError
-from .numa.pod import ContainerKind, PodNuma, PodResources, ReadContainer, read_block, read_containers
+from .numa.pod import (
+    ContainerKind,
+    PodNuma,
+    PodResources,
+    ReadContainer,
+    is_pod_level_resource,
+    read_block,
+    read_containers,
+)
 from .quantities import parse_quantity
 
 __all__ = [
@@ -41,7 +49,6 @@ DEFAULT_GPU_RESOURCES: tuple[str, ...] = (labels.NVIDIA_GPU, labels.AMD_GPU)
 _ZERO = Fraction(0)
 
 # Pod-level resources may only set these (PodLevelResources feature).
-_POD_LEVEL_RESOURCES = ("cpu", "memory")
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +155,7 @@ def is_extended_resource(name: str) -> bool:
 
 
 def _overcommitable(name: str) -> bool:
-    return not (is_extended_resource(name) or name.startswith("hugepages-"))
+    return not (is_extended_resource(name) or name.startswith(labels.HUGEPAGES_PREFIX))
 
 
 def _problem(limits: Mapping[str, Fraction], requests: Mapping[str, Fraction]) -> tuple[str, str] | None:
@@ -252,7 +259,7 @@ def pod_demand(pod_spec: object, where: str = "spec") -> PodDemand:
     raw = spec.get("resources")
     pod_limits, pod_requests = read_block(raw, where, check=_problem)
     for name, amount in pod_requests.items():
-        if name in _POD_LEVEL_RESOURCES or name.startswith("hugepages-"):
+        if is_pod_level_resource(name):
             effective[name] = amount
 
     overhead = spec.get("overhead")

@@ -119,8 +119,8 @@ class PodNuma:
     @property
     def pod_level_resources(self) -> bool:
         """``IsPodLevelResourcesSet``: pod-level cpu or memory is requested or limited."""
-        return any(_is_pod_level(name) for name, _ in self.pod_requests) or any(
-            _is_pod_level(name) for name, _ in self.pod_limits
+        return any(is_pod_level_resource(name) for name, _ in self.pod_requests) or any(
+            is_pod_level_resource(name) for name, _ in self.pod_limits
         )
 
     def guaranteed_cpus(self, container: ContainerDemand) -> int:
@@ -238,7 +238,8 @@ def _pairs(amounts: dict[str, Fraction]) -> Amounts:
     return tuple(sorted(amounts.items())) if len(amounts) > 1 else tuple(amounts.items())
 
 
-def _is_pod_level(name: str) -> bool:
+def is_pod_level_resource(name: str) -> bool:
+    """Whether pod-level ``spec.resources`` may set ``name`` (cpu, memory and hugepages, as the API allows)."""
     return name in _POD_LEVEL_RESOURCES or name.startswith(labels.HUGEPAGES_PREFIX)
 
 
@@ -277,7 +278,9 @@ class PodResources:
         pod_requests = self.pod_requests
         return PodNuma(
             containers=tuple(containers),
-            pod_requests=tuple(item for item in _pairs(pod_requests) if _is_pod_level(item[0])) if pod_requests else (),
+            pod_requests=tuple(item for item in _pairs(pod_requests) if is_pod_level_resource(item[0]))
+            if pod_requests
+            else (),
             pod_limits=_pairs(self.pod_limits),
             pod_resources_set=self.pod_resources_set,
             qos=qos,
