@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from fractions import Fraction
 
+from . import labels
 from .errors import QuantityError
 
 __all__ = [
@@ -159,7 +160,7 @@ def format_quantity(amount: Fraction | int, *, binary: bool | None = None) -> st
 
 def is_binary_resource(name: str) -> bool:
     """Whether a resource is measured in bytes (and so formatted with Ki/Mi/Gi)."""
-    return name in ("memory", "ephemeral-storage", "storage") or name.startswith("hugepages-")
+    return name in ("memory", "ephemeral-storage", "storage") or name.startswith(labels.HUGEPAGES_PREFIX)
 
 
 def format_resources(resources: Mapping[str, Fraction | int]) -> dict[str, str]:

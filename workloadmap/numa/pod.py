@@ -275,12 +275,10 @@ class PodResources:
             qos = _qos([(self.pod_requests, self.pod_limits)])
         else:
             qos = _qos([(requests, limits) for _, _, limits, requests in read])
-        pod_requests = self.pod_requests
+        pod_requests = tuple(item for item in _pairs(self.pod_requests) if is_pod_level_resource(item[0]))
         return PodNuma(
             containers=tuple(containers),
-            pod_requests=tuple(item for item in _pairs(pod_requests) if is_pod_level_resource(item[0]))
-            if pod_requests
-            else (),
+            pod_requests=pod_requests,
             pod_limits=_pairs(self.pod_limits),
             pod_resources_set=self.pod_resources_set,
             qos=qos,
