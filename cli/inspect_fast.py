@@ -134,7 +134,10 @@ def fast_inspect(arguments: Sequence[str], environment: Mapping[str, str]) -> Ca
         guard = Guard.from_options(values)
         chosen = inspect_output(values["output_format"])
         sources = inspect_sources(files, values["filename"])
-    except Exception:  # a usage error (typer.BadParameter): typer reports it, under the usage line, exit 2
+    except Exception:
+        # A usage error (typer.BadParameter) typer reports under the usage line, exit 2; and anything
+        # else too: the typer command runs these same checks inside its guard, which reports a bug
+        # as the one-line internal error. Either way the answer is typer's.
         return None
 
     def command() -> None:
