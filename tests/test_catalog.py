@@ -273,3 +273,18 @@ def test_lookup_answers_again_after_a_definition_is_added():
     found = catalog.lookup("example.com/v2", "Thing")
     assert (found.definition.name, found.warning) == ("second", None)
     assert catalog.lookup("example.com/v9", "Other") is None
+
+
+def test_suggestions_answer_again_after_a_definition_is_added():
+    # suggest() remembers its answers too (a cluster stream repeats its unknown kinds); a definition
+    # added later must be offered for a kind it now spells close to.
+    text = (
+        "name: {name}\ngroup: example.com\nkind: {kind}\nversions: [v1]\n"
+        "components: [{{name: c, podTemplate: spec.t}}]\n"
+    )
+    catalog = Catalog([parse_definition(text.format(name="thing", kind="Thing"))])
+    assert catalog.suggest("other.io/v1", "Thing") == "; did you mean Thing (example.com/v1)?"
+    assert catalog.suggest("v1", "Widgett") == ""
+    catalog.add(parse_definition(text.format(name="widget", kind="Widget")))
+    assert catalog.suggest("v1", "Widgett") == "; did you mean Widget (example.com/v1)?"
+    assert catalog.suggest("other.io/v1", "Thing") == "; did you mean Thing (example.com/v1)?"

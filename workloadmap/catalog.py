@@ -279,6 +279,7 @@ class Catalog:
         self._by_group_kind: dict[tuple[str, str], list[CatalogEntry]] = {}
         self._layers: dict[tuple[str, str], int] = {}
         self._lookups: dict[tuple[str, str], Lookup | None] = {}  # answers of lookup(), until the next add()
+        self._suggestions: dict[tuple[str, str], str] = {}  # answers of suggest(), until the next add()
         self.notices: list[str] = []
         for definition in definitions:
             self.add(definition)
@@ -347,6 +348,7 @@ class Catalog:
         self._by_group_kind[key] = [*existing, definition]
         self._layers[key] = layer
         self._lookups.clear()
+        self._suggestions.clear()
 
     def add_cluster_kartas(self, objects: Iterable[Any], source: str = "cluster") -> None:
         """Add Kartas read from a cluster: they replace built-ins for their kind, user files replace them.
@@ -401,7 +403,15 @@ class Catalog:
         """``; did you mean ...?`` for a kind no definition covers, when one is close (else empty).
 
         The same kind in another group comes first (a wrong ``apiVersion``), then kinds spelt alike.
+        Answers are remembered until the next :meth:`add`: a cluster's stream repeats its unknown
+        kinds (ConfigMaps, Services) and the spelling search costs more than interpreting a workload.
         """
+        key = (api_version, kind)
+        if key not in self._suggestions:
+            self._suggestions[key] = self._suggest(api_version, kind)
+        return self._suggestions[key]
+
+    def _suggest(self, api_version: str, kind: str) -> str:
         group = api_version.rpartition("/")[0]
         same = [d for d in self if d.kind.lower() == kind.lower() and (d.group, d.kind) != (group, kind)]
         if not same:
