@@ -210,6 +210,15 @@ def _assert_not_a_container_of(found, data):
         ("merge(s, `{}`)", True),
         ("s.spec | {spec: @}", True),
         ("{spec: s} || merge(t, s)", True),
+        # projections, filters and flattens collect into a new list; these functions return their own
+        ("l[*]", True),
+        ("l[?a]", True),
+        ("l[].a", True),
+        ("*.spec", True),
+        ("values(t)", True),
+        ("pick(l, 'a', `[1]`)", True),
+        ("omit(l, 'a', `[]`)", True),
+        ("items(t)", True),
         # either side may be the input's own object: an empty {} or [] is falsy and is what && gives
         ("t && {spec: s}", False),
         ("t || {spec: s}", False),
@@ -217,7 +226,10 @@ def _assert_not_a_container_of(found, data):
         ("not_null(t, s)", False),
         ("s", False),
         ("@", False),
-        ("l[*]", False),
+        ("l[0]", False),
+        ("l[?a] | [0]", False),
+        ("to_array(l)", False),
+        ("sort_by(e, &a)", False),  # jmespath gives an empty array back as itself
     ],
 )
 def test_builds_says_whether_a_value_can_be_part_of_the_input(source, builds):
@@ -247,7 +259,7 @@ _TRUTHY_INPUT = {"s": {"spec": {"containers": []}}, "t": {"x": 1}, "e": {}, "l":
         ("{spec: s} && t", False),
         ("{spec: s} || t", False),
         ("s", False),
-        ("l[*]", False),
+        ("l[*] | [0]", False),
         ("{spec: s}.spec", False),
     ],
 )

@@ -13,15 +13,26 @@ from typing import Any
 __all__ = ["builds", "builds_when_truthy", "function_names", "reads_current"]
 
 _SCOPELESS_FUNCTIONS = frozenset({"root", "ref"})
+# Functions whose every result is a container (or string) of their own, never one of their arguments:
+# jmespath's merge, keys, values, sort, reverse and map, and wmap's items, pick, omit, object and semver.
+# Not sort_by (an empty array comes back as itself), to_array, not_null, max_by or min_by.
+_BUILDING_FUNCTIONS = frozenset(
+    {"merge", "keys", "values", "sort", "reverse", "map", "items", "pick", "omit", "object", "semver"}
+)
+# A projection, filter or flatten collects its results into a new list.
+_BUILDING_NODES = frozenset(
+    {"multi_select_dict", "multi_select_list", "literal", "projection", "value_projection", "filter_projection",
+     "flatten"}
+)  # fmt: skip
 
 
 def builds(node: Any) -> bool:
-    """Whether every value the tree gives is made by the evaluation (``{...}``, ``merge()``), never the input's."""
+    """Whether every value the tree gives is made by the evaluation (``{...}``, ``l[?x]``), never the input's."""
     kind = node.get("type")
-    if kind in ("multi_select_dict", "multi_select_list", "literal"):
+    if kind in _BUILDING_NODES:
         return True
     if kind == "function_expression":
-        return bool(node.get("value") == "merge")  # jmespath's merge() returns a new object
+        return node.get("value") in _BUILDING_FUNCTIONS
     if kind in ("or_expression", "and_expression"):  # either side may be what it gives
         return all(map(builds, node.get("children", [])))
     return kind in ("subexpression", "pipe") and builds(node["children"][-1])

@@ -58,3 +58,68 @@ def test_a_value_that_is_not_a_container_gets_no_place():
     index = PathIndex(resource)
     assert index.find(True, resource, "a.x") is None
     assert index.find(True, resource, "b.y") is None
+
+
+def _clique(name: str, cpu: str, cliques_key: str = "podSpec") -> dict:
+    return {
+        "name": name,
+        "spec": {"replicas": 1, cliques_key: {"containers": [{"name": "m", "resources": {"limits": {"cpu": cpu}}}]}},
+    }
+
+
+@pytest.mark.parametrize(
+    ("scaling_groups", "field"),
+    [
+        # omit(): the cliques outside every scaling group, a list the expression made
+        ([], "spec.template.cliques[1].spec.podSpec.containers[0].resources.limits.cpu"),
+        # pick() inside a scaling group, read from root(): the element is found from the top
+        (
+            [{"name": "sg", "cliqueNames": ["b"]}],
+            "spec.template.cliques[1].spec.podSpec.containers[0].resources.limits.cpu",
+        ),
+    ],
+)
+def test_an_error_inside_an_element_of_a_made_list_names_the_element_field(scaling_groups, field):
+    # An instance list an expression made (a filter, pick(), omit()) is no part of the resource and
+    # is not searched for; the place of a bad element's spec is worked out when the error needs it.
+    from workloadmap.errors import InputError
+    from workloadmap.interpreter import inspect
+
+    pcs = {
+        "apiVersion": "grove.io/v1alpha1",
+        "kind": "PodCliqueSet",
+        "metadata": {"name": "g"},
+        "spec": {
+            "template": {"cliques": [_clique("a", "1"), _clique("b", "2x")], "podCliqueScalingGroups": scaling_groups}
+        },
+    }
+    with pytest.raises(InputError) as caught:
+        inspect(pcs)
+    assert caught.value.location.path == tuple(
+        int(part) if part.isdigit() else part for part in field.replace("[", ".").replace("]", "").split(".")
+    )
+    assert "invalid quantity '2x'" in str(caught.value)
+
+
+def test_an_error_in_a_template_made_for_an_element_of_a_filtered_list_names_the_element():
+    # A Dynamo component's pod template is made by the definition (podTemplate || {...}) around the
+    # component's resources, and the components come through a filter (a list the expression made):
+    # a bad quantity still names the component it was read from.
+    from workloadmap.errors import InputError
+    from workloadmap.interpreter import inspect
+
+    dgd = {
+        "apiVersion": "nvidia.com/v1alpha1",
+        "kind": "DynamoGraphDeployment",
+        "metadata": {"name": "d"},
+        "spec": {
+            "components": [
+                {"name": "Frontend", "replicas": 1},
+                {"name": "Worker", "replicas": 1, "resources": {"requests": {"cpu": "2x"}}},
+            ]
+        },
+    }
+    with pytest.raises(InputError) as caught:
+        inspect(dgd)
+    assert "invalid quantity '2x'" in str(caught.value)
+    assert caught.value.location.path[:3] == ("spec", "components", 1)

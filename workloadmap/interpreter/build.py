@@ -101,7 +101,11 @@ def _pod_fields(
     gpus = demand.gpus(gpu_resources)
     spec = template.get("spec") or {}
     # The template's spec is the one the demand was read from: its NUMA view reuses that reading.
-    scheduling = pod_scheduling(spec, f"{format_path(node.template_path or [])}.spec".lstrip("."), numa=demand.numa())
+    numa_view = demand.numa()
+    try:
+        scheduling = pod_scheduling(spec, numa=numa_view)
+    except InputError:  # read again at the spec's place (written for an error only), which the error names
+        scheduling = pod_scheduling(spec, f"{format_path(node.template_path or [])}.spec".lstrip("."), numa=numa_view)
     numa = scheduling.numa
     return {
         "min_pods": node.parent_gang_replicas * min_factor * node.pods_per_replica,

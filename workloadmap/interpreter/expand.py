@@ -350,11 +350,14 @@ class Expander:
         if not component.instances:
             return [(None, scope)]
         result = self._evaluate(component, "instances", scope)
-        source = component.compiled("instances").source  # type: ignore[union-attr]
+        expression = component.compiled("instances")
+        assert expression is not None  # component.instances is set
+        source = expression.source
         if result is None:
             return []
         pairs: list[tuple[str, Any]]
-        if isinstance(result, (dict, list)):
+        # A list the expression made (a filter, pick(), [@]) is no part of the resource: no search for it.
+        if isinstance(result, (dict, list)) and not (expression.builds or (result and expression.builds_when_truthy)):
             self._paths.note_items(result, scope, source)
         if isinstance(result, Mapping):
             pairs = [(str(key), value) for key, value in result.items()]
@@ -388,9 +391,15 @@ class Expander:
         demand = None
         if spec is not None:
             try:
-                demand = pod_demand(spec, where)
-            except InputError as error:
-                raise error.located(field=where) from None
+                demand = pod_demand(spec)
+            except InputError:
+                # The spec's place is worked out for an error only: finding a made template's
+                # scope can walk the whole resource. Read again there, the error names it.
+                place = where()
+                try:
+                    demand = pod_demand(spec, place)
+                except InputError as error:
+                    raise error.located(field=place) from None
         return ExpandedComponent(
             definition=component,
             name=name,
@@ -436,44 +445,60 @@ class Expander:
 
     def _pod_source(
         self, component: ComponentDefinition, element: Any, instance: str | None
-    ) -> tuple[Mapping[str, Any] | None, Mapping[str, Any] | None, str, list[str | int] | None]:
-        """``(template, pod_spec, where, template_path)``; where is the spec's path for errors.
+    ) -> tuple[Mapping[str, Any] | None, Mapping[str, Any] | None, Callable[[], str], list[str | int] | None]:
+        """``(template, pod_spec, where, template_path)``; ``where()`` is the spec's path, for errors.
 
         A template made around a ``podSpec`` is no part of the resource: it has no path.
         """
         label = f"{component.name}[{instance}]" if instance is not None else component.name
         if component.pod_template:
             expression = component.compiled("pod_template")
+            assert expression is not None  # component.pod_template is set
             template = self._evaluate(component, "pod_template", element)
             if template is None:
-                return None, None, "", None
+                return None, None, _NOWHERE, None
             # a template the expression made is no part of the resource: no search for it
-            made = expression.builds or (template and expression.builds_when_truthy)  # type: ignore[union-attr]
-            found = None if made else self._template_path(template, element, expression.source)  # type: ignore[union-attr]
-            source = format_path(found) if found else self._field_path(element, expression.source)  # type: ignore[union-attr]
+            made = expression.builds or (template and expression.builds_when_truthy)
+            found = None if made else self._template_path(template, element, expression.source)
+
+            def place() -> str:
+                return format_path(found) if found else self._field_path(element, expression.source)
+
             if not isinstance(template, Mapping):
                 raise InputError(
-                    f"pod template of component {label} must be a mapping, got {type(template).__name__}", field=source
+                    f"pod template of component {label} must be a mapping, got {type(template).__name__}",
+                    field=place(),
                 )
             spec = template.get("spec")
             if spec is None:
-                raise InputError(f"pod template of component {label} has no spec", field=f"{source}.spec")
+                raise InputError(f"pod template of component {label} has no spec", field=f"{place()}.spec")
             if not isinstance(spec, Mapping):
-                raise InputError(f"pod template spec of component {label} must be a mapping", field=f"{source}.spec")
-            return template, spec, f"{source}.spec", found
+                raise InputError(f"pod template spec of component {label} must be a mapping", field=f"{place()}.spec")
+            return template, spec, lambda: f"{place()}.spec", found
         if component.pod_spec:
-            expression = component.compiled("pod_spec")
+            spec_expression = component.compiled("pod_spec")
+            assert spec_expression is not None  # component.pod_spec is set
             spec = self._evaluate(component, "pod_spec", element)
             if spec is None:
-                return None, None, "", None
-            made = expression.builds or (spec and expression.builds_when_truthy)  # type: ignore[union-attr]
-            found = None if made else self._template_path(spec, element, expression.source)  # type: ignore[union-attr]
-            source = format_path(found) if found else self._field_path(element, expression.source)  # type: ignore[union-attr]
+                return None, None, _NOWHERE, None
+            made = spec_expression.builds or (spec and spec_expression.builds_when_truthy)
+            found_spec = None if made else self._template_path(spec, element, spec_expression.source)
+
+            def spec_place() -> str:
+                return format_path(found_spec) if found_spec else self._field_path(element, spec_expression.source)
+
             if not isinstance(spec, Mapping):
                 raise InputError(
-                    f"pod spec of component {label} must be a mapping, got {type(spec).__name__}", field=source
+                    f"pod spec of component {label} must be a mapping, got {type(spec).__name__}", field=spec_place()
                 )
             metadata = self._evaluate(component, "pod_metadata", element) if component.pod_metadata else None
             template = {"metadata": metadata if isinstance(metadata, Mapping) else {}, "spec": spec}
-            return template, spec, source, None
-        return None, None, "", None
+            return template, spec, spec_place, None
+        return None, None, _NOWHERE, None
+
+
+def _nowhere() -> str:
+    return ""
+
+
+_NOWHERE: Callable[[], str] = _nowhere
