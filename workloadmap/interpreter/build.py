@@ -40,7 +40,7 @@ _NO_RELATED = ObjectIndex()
 
 def topology_annotations(metadata: Any) -> dict[str, str]:
     """The KAI/Kueue topology annotations of an object's or a pod template's metadata."""
-    if metadata.__class__ is not dict and not isinstance(metadata, Mapping):  # the exact type first: cheaper
+    if metadata.__class__ is not dict and (metadata is None or not isinstance(metadata, Mapping)):  # cheaper first
         return {}
     annotations = metadata.get("annotations")
     if annotations is None or (annotations.__class__ is not dict and not isinstance(annotations, Mapping)):
@@ -232,7 +232,7 @@ def inspect(
         InputError: a field has the wrong type, is missing, or holds an invalid quantity.
         ExpressionError: a definition expression failed on this resource.
     """
-    if not isinstance(resource, Mapping):
+    if resource.__class__ is not dict and not isinstance(resource, Mapping):
         raise InputError(f"expected a Kubernetes object (a mapping), got {type(resource).__name__}")
     catalog = catalog if catalog is not None else default_catalog()
     gpu_resources = tuple(gpu_resources)
@@ -310,7 +310,7 @@ class InspectResult:
 
 def _skipped_kind(body: Any, catalog: Catalog) -> str | None:
     """The kind of a document that travels with workloads but runs no pods, if it is one."""
-    if not isinstance(body, Mapping):
+    if body.__class__ is not dict and not isinstance(body, Mapping):
         return None
     kind, api_version = body.get("kind"), body.get("apiVersion")
     if (

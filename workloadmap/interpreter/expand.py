@@ -72,7 +72,7 @@ class ExpandedComponent:
 
     def pods(self) -> int:
         """Pods of this component in the whole workload at the declared scale."""
-        if self.has_pods:
+        if self.demand is not None:  # has_pods, without a property call in the hot path
             return self.parent_replicas * self.replicas * self.pods_per_replica
         return sum(child.pods() for child in self.children)
 
@@ -93,8 +93,12 @@ class ExpandedComponent:
 
     def leaves(self) -> Iterator["ExpandedComponent"]:
         """Pod-bearing components of this subtree."""
+        if not self.children:  # most components are leaves: no walk
+            if self.demand is not None:
+                yield self
+            return
         for node in self.walk():
-            if node.has_pods:
+            if node.demand is not None:
                 yield node
 
 
@@ -359,17 +363,17 @@ class Expander:
         # A list the expression made (a filter, pick(), [@]) is no part of the resource: no search for it.
         if isinstance(result, (dict, list)) and not (expression.builds or (result and expression.builds_when_truthy)):
             self._paths.note_items(result, scope, source)
-        if isinstance(result, Mapping):
-            pairs = [(str(key), value) for key, value in result.items()]
-        elif isinstance(result, list):
+        if isinstance(result, list):  # the concrete class first: the Mapping check costs several times more
             pairs = []
             for index, element in enumerate(result):
                 name = None
                 if component.instance_name:
                     name = self._evaluate(component, "instance_name", element, index)
-                elif isinstance(element, Mapping):
+                elif element.__class__ is dict or isinstance(element, Mapping):
                     name = element.get("name")
                 pairs.append((str(name) if name not in (None, "") else str(index), element))
+        elif isinstance(result, Mapping):
+            pairs = [(str(key), value) for key, value in result.items()]
         else:
             raise InputError(
                 f"{component.name} instances must be a list or a mapping, got {type(result).__name__}", field=source
@@ -464,7 +468,7 @@ class Expander:
             def place() -> str:
                 return format_path(found) if found else self._field_path(element, expression.source)
 
-            if not isinstance(template, Mapping):
+            if template.__class__ is not dict and not isinstance(template, Mapping):
                 raise InputError(
                     f"pod template of component {label} must be a mapping, got {type(template).__name__}",
                     field=place(),
@@ -472,7 +476,7 @@ class Expander:
             spec = template.get("spec")
             if spec is None:
                 raise InputError(f"pod template of component {label} has no spec", field=f"{place()}.spec")
-            if not isinstance(spec, Mapping):
+            if spec.__class__ is not dict and not isinstance(spec, Mapping):
                 raise InputError(f"pod template spec of component {label} must be a mapping", field=f"{place()}.spec")
             return template, spec, lambda: f"{place()}.spec", found
         if component.pod_spec:
@@ -487,12 +491,14 @@ class Expander:
             def spec_place() -> str:
                 return format_path(found_spec) if found_spec else self._field_path(element, spec_expression.source)
 
-            if not isinstance(spec, Mapping):
+            if spec.__class__ is not dict and not isinstance(spec, Mapping):
                 raise InputError(
                     f"pod spec of component {label} must be a mapping, got {type(spec).__name__}", field=spec_place()
                 )
             metadata = self._evaluate(component, "pod_metadata", element) if component.pod_metadata else None
-            template = {"metadata": metadata if isinstance(metadata, Mapping) else {}, "spec": spec}
+            if metadata.__class__ is not dict and (metadata is None or not isinstance(metadata, Mapping)):
+                metadata = {}
+            template = {"metadata": metadata, "spec": spec}
             return template, spec, spec_place, None
         return None, None, _NOWHERE, None
 

@@ -70,7 +70,7 @@ class _Scope:
             own = node.gang_replicas
         else:
             own = node.replicas
-        total = multiplier * own * node.pods_per_replica if node.has_pods else 0
+        total = multiplier * own * node.pods_per_replica if node.demand is not None else 0
         if not gang:
             self._own_pods[id(node)] = total
         for child in node.children:

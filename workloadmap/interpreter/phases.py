@@ -86,7 +86,7 @@ def evaluate_phase(status_definition: StatusDefinition, resource: Any) -> tuple[
     Raises:
         ExpressionError: a status expression failed on this resource.
     """
-    status = resource.get("status") if isinstance(resource, Mapping) else None
+    status = resource.get("status") if resource.__class__ is dict or isinstance(resource, Mapping) else None
     if not status:
         return Phase.UNDEFINED, []
     phase_expression = status_definition.compiled("phase")
