@@ -140,7 +140,7 @@ _COMPARABLE = frozenset((int, float, str))
 
 
 def _equals_fast(left: Any, right: Any) -> bool:
-    """jmespath's ``_equals``: ``0``/``1`` never equal ``false``/``true``, which only numbers and booleans reach."""
+    """As jmespath's ``_equals``: ``0``/``1`` never equal ``false``/``true``, which only numbers and booleans reach."""
     if left.__class__ in _NEITHER_NUMBER_NOR_BOOL or right.__class__ in _NEITHER_NUMBER_NOR_BOOL:
         return bool(left == right)
     return bool(_equals(left, right))
