@@ -16,6 +16,7 @@ from typing import Any, overload
 
 from ..catalog import Catalog
 from ..errors import ExpressionError, InputError, NoDefinitionError, format_path
+from ..expressions import Expression
 from ..resources import PodDemand, pod_demand
 from ..runtime_definitions import ComponentDefinition, Definition
 from ..values import mapping_at, truthy
@@ -182,6 +183,18 @@ def evaluate_count(
     expression = model.compiled(field_name)
     if expression is None:
         return None
+    return _search_count(expression, scope, root, refs, what, field)
+
+
+def _search_count(
+    expression: Expression,
+    scope: Any,
+    root: Any,
+    refs: Mapping[str, Any] | None,
+    what: str | Callable[[], str],
+    field: str | Callable[[], str] | None,
+) -> int | None:
+    """A count expression's answer (None for null); ``what`` and ``field`` are worked out for an error only."""
     try:
         result = expression.search(scope, root=root, refs=refs)
     except ExpressionError as error:
@@ -190,7 +203,7 @@ def evaluate_count(
         return None
     if result.__class__ is int and 0 <= result <= _MAX_REPLICAS:  # to_count's answer, without naming the field
         return result
-    return to_count(result, what, _field_text(field, expression.source))
+    return to_count(result, what() if callable(what) else what, _field_text(field, expression.source))
 
 
 def _field_text(field: str | Callable[[], str] | None, source: str) -> str:
@@ -259,15 +272,15 @@ class Expander:
         if value.__class__ is int:  # a constant (most counts): nothing to evaluate or to name
             return value
         expression = component.compiled(field_name)
-        source = expression.source if expression is not None else str(value)
-        count = evaluate_count(
-            component,
-            field_name,
+        if expression is None:
+            return default
+        count = _search_count(
+            expression,
             scope,
-            root=self.resource,
-            refs=self.refs,
-            what=f"{_FIELD_WORDS.get(field_name, field_name)} of component {component.name}",
-            field=lambda: self._field_path(scope, source),
+            self.resource,
+            self.refs,
+            lambda: f"{_FIELD_WORDS.get(field_name, field_name)} of component {component.name}",
+            lambda: self._field_path(scope, expression.source),
         )
         return default if count is None else count
 
