@@ -60,26 +60,33 @@ class _Scope:
     def __post_init__(self) -> None:
         for root in self.roots:
             multiplier = self.multipliers.get(id(root), 1)
-            self._visit(root, multiplier, gang=False, anchored=self.anchored)
-            self._visit(root, multiplier, gang=True, anchored=self.anchored)
+            self._visit(root, multiplier, multiplier, anchored=self.anchored)
 
-    def _visit(self, node: ExpandedComponent, multiplier: int, *, gang: bool, anchored: bool) -> int:
+    def _visit(
+        self, node: ExpandedComponent, multiplier: int, gang_multiplier: int, *, anchored: bool
+    ) -> tuple[int, int]:
+        """Pods of ``node``'s subtree in the group, declared and at gang scale (both counted in one walk)."""
         if anchored:
-            own = 1
-        elif gang or node.definition.scaled_pod_groups:
-            own = node.gang_replicas
+            own = gang_own = 1
         else:
-            own = node.replicas
-        total = multiplier * own * node.pods_per_replica if node.demand is not None else 0
-        if not gang:
-            self._own_pods[id(node)] = total
+            gang_own = node.gang_replicas
+            own = gang_own if node.definition.scaled_pod_groups else node.replicas
+        if node.demand is not None:
+            total = multiplier * own * node.pods_per_replica
+            gang_total = gang_multiplier * gang_own * node.pods_per_replica
+        else:
+            total = gang_total = 0
+        key = id(node)
+        self._own_pods[key] = total
         for child in node.children:
-            total += self._visit(child, multiplier * own, gang=gang, anchored=False)
-        (self._gang if gang else self._declared)[id(node)] = total
-        if not gang:
-            self._mult[id(node)] = multiplier
-            self._own[id(node)] = own
-        return total
+            declared, at_gang_scale = self._visit(child, multiplier * own, gang_multiplier * gang_own, anchored=False)
+            total += declared
+            gang_total += at_gang_scale
+        self._declared[key] = total
+        self._gang[key] = gang_total
+        self._mult[key] = multiplier
+        self._own[key] = own
+        return total, gang_total
 
     def nodes(self) -> Iterator[ExpandedComponent]:
         """Every component of the group's subtrees."""
