@@ -32,8 +32,25 @@ class ObjectIndex:
 
     def __init__(self, objects: Iterable[Any] = ()) -> None:
         self._index: dict[tuple[str, str], list[tuple[str | None, Mapping[str, Any]]]] = {}
+        self._pending: Iterable[Any] | None = None
         for obj in objects:
             self.add(obj)
+
+    @classmethod
+    def deferred(cls, objects: Iterable[Any]) -> ObjectIndex:
+        """An index of ``objects`` built when it is first used: most workloads reference nothing.
+
+        ``objects`` is read then, so it must not change before.
+        """
+        index = cls()
+        index._pending = objects
+        return index
+
+    def _index_pending(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            for obj in pending:
+                self.add(obj)
 
     @classmethod
     def from_paths(cls, paths: Iterable[str]) -> ObjectIndex:
@@ -52,6 +69,8 @@ class ObjectIndex:
 
     def add(self, obj: Any) -> None:
         """Index an object (anything without kind and metadata.name is ignored)."""
+        if self._pending is not None:  # the deferred objects first: the first one indexed wins a find
+            self._index_pending()
         # the exact type first: parsed documents are dicts, and the Mapping check costs several times more
         if obj.__class__ is not dict and not isinstance(obj, Mapping):
             return
@@ -64,6 +83,8 @@ class ObjectIndex:
 
     def find(self, kind: str, name: str, namespace: str | None, namespaced: bool) -> Mapping[str, Any] | None:
         """The object of that kind and name; for namespaced kinds, in the workload's namespace."""
+        if self._pending is not None:
+            self._index_pending()
         candidates = self._index.get((kind, name), [])
         if not namespaced:
             return candidates[0][1] if candidates else None
