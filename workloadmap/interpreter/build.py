@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from .. import labels
@@ -167,11 +168,17 @@ def _name_warnings(resource: Mapping[str, Any], workload: WorkloadRef) -> list[s
 
 def _export_hints(definition: Definition) -> ExportHints:
     exports = definition.exports
-    path = tuple(exports.volcano_network_topology.split(".")) if exports.volcano_network_topology else None
+    return _hints(
+        bool(exports.kueue_pod_set_group), exports.volcano_network_topology, bool(definition.gang.standalone_pod_groups)
+    )
+
+
+@lru_cache(maxsize=256)
+def _hints(kueue_pod_set_group: bool, volcano_network_topology: str | None, kai_pod_groups: bool) -> ExportHints:
+    # ExportHints is frozen: trees of one kind share one, made once (not one per document).
+    path = tuple(volcano_network_topology.split(".")) if volcano_network_topology else None
     return ExportHints(
-        kueue_pod_set_group=exports.kueue_pod_set_group,
-        volcano_network_topology=path,
-        kai_pod_groups=definition.gang.standalone_pod_groups,
+        kueue_pod_set_group=kueue_pod_set_group, volcano_network_topology=path, kai_pod_groups=kai_pod_groups
     )
 
 
