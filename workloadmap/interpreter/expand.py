@@ -12,7 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, NamedTuple, overload
 
 from ..catalog import Catalog
 from ..errors import ExpressionError, InputError, NoDefinitionError, format_path
@@ -103,9 +103,11 @@ class ExpandedComponent:
                 yield node
 
 
-@dataclass(frozen=True)
-class Parent:
+class Parent(NamedTuple):
     """Where a component sits: the path of its parent and the replicas of its parent chain.
+
+    A named tuple, not a frozen dataclass: one is made per component, and a frozen dataclass pays
+    an ``object.__setattr__`` per field.
 
     Attributes:
         path: the parent's component path (names joined by ``/``).
