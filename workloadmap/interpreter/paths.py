@@ -22,6 +22,9 @@ def is_plain_path(source: str) -> bool:
     return _PLAIN_PATH.fullmatch(source) is not None
 
 
+_SCALARS = frozenset((str, int, float, bool, type(None)))
+"""The classes of a parsed document's leaves: never a container to record."""
+
 _NEAR_BUDGET = 512
 """Containers a search near a known object may look at before the whole resource is walked once."""
 
@@ -107,6 +110,8 @@ class PathIndex:
                 return False
             children = node.items() if isinstance(node, dict) else enumerate(node)
             for key, value in children:
+                if value.__class__ in _SCALARS:  # most values: one set lookup rather than an isinstance
+                    continue
                 if isinstance(value, (dict, list)):
                     child = known.get(id(value))
                     if child is None:  # in a tree a known container's path is this one (first one met if shared)
