@@ -11,6 +11,7 @@ shared, so compare ratios, not absolute times, and re-measure on a quiet machine
     python bench/bench_pairs.py place        # `wmap place` on 100k nodes (and 60k pods) / json.load of the files
     python bench/bench_pairs.py afterload    # place() on a loaded 100k-node cluster, in process (target <= 1 s)
     python bench/bench_pairs.py bignodes     # peak memory on a ~1.1 GB kubectl-sized NodeList / json.load
+    python bench/bench_pairs.py instructions # interpret's pair counted in CPU instructions (valgrind), not time
 
 ``bignodes`` writes its NodeList (90,000 nodes shaped as kubectl prints them, ``tests/helpers/kubectl.py``)
 under the temporary directory and deletes it after; it needs ~1.2 GB of free disk.
@@ -21,7 +22,9 @@ from __future__ import annotations
 import copy
 import json
 import os
+import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -254,7 +257,64 @@ def bignodes(nodes: int = 90_000) -> None:
             print(f"{name}: {seconds:.1f} s wall, peak {mib:,.0f} MiB")
 
 
+def _instructions_child(side: str, runs: str) -> None:
+    """Run under valgrind: ``runs`` passes of one side of the interpret pair (corpus x5), after a warm-up."""
+    from workloadmap import Catalog
+    from workloadmap.documents import iter_documents
+    from workloadmap.interpreter import inspect_documents
+
+    texts = corpus_texts() * 5
+    if side == "parse":
+        for _ in range(1 + int(runs)):
+            [list(yaml.load_all(text, Loader=LOADER)) for text in texts]
+        return
+    catalog = Catalog.load(use_env=False)
+    documents = [document for text in texts for document in iter_documents(text, "c")]
+    for _ in range(20):  # every expression past its interpreted steps, compiled (as in a long stream)
+        list(inspect_documents(documents, catalog=catalog))
+    for _ in range(int(runs)):
+        list(inspect_documents(documents, catalog=catalog))
+
+
+def _instructions_of(side: str, runs: int) -> int:
+    result = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
+         "_instructions_child", side, str(runs)],
+        capture_output=True, text=True, check=True, cwd=ROOT, env={**os.environ, "PYTHONHASHSEED": "0"},
+    )  # fmt: skip
+    found = re.search(r"refs:\s*([\d,]+)", result.stderr)
+    if found is None:
+        sys.exit(f"no instruction count in valgrind's output:\n{result.stderr[-2000:]}")
+    return int(found.group(1).replace(",", ""))
+
+
+def instructions() -> None:
+    """Interpret's pair in CPU instructions per document: the difference between 2 passes and 0.
+
+    Instructions do not count cache misses or the collector's memory traffic, so this ratio is
+    below the time ratio; it is exact to a few parts in ten thousand, where time here varies by 10%.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from workloadmap.documents import iter_documents
+
+    if shutil.which("valgrind") is None:
+        sys.exit("needs valgrind (apt install valgrind)")
+    documents = sum(1 for text in corpus_texts() for _ in iter_documents(text, "c")) * 5
+    runs = [(side, passes) for side in ("inspect", "parse") for passes in (2, 0)]
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:  # one valgrind process each
+        counts = dict(zip(runs, pool.map(lambda run: _instructions_of(*run), runs), strict=True))
+    parse, inspect = ((counts[side, 2] - counts[side, 0]) / 2 / documents for side in ("parse", "inspect"))
+    print(
+        f"corpus x5 ({documents} documents): CSafeLoader parse {parse:,.0f} instructions/doc, "
+        f"inspect after parse {inspect:,.0f}, ratio {inspect / parse:.2f}"
+    )
+
+
 if __name__ == "__main__":
     os.chdir(ROOT)
+    if sys.argv[1:2] == ["_instructions_child"]:
+        _instructions_child(*sys.argv[2:4])
+        sys.exit(0)
     for name in sys.argv[1:] or ["multidoc", "interpret", "grove", "coldstart", "place"]:
         globals()[name]()
