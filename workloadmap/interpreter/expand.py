@@ -375,8 +375,9 @@ class Expander:
         if result is None:
             return []
         pairs: list[tuple[str, Any]]
-        # A list the expression made (a filter, pick(), [@]) is no part of the resource: no search for it.
-        if isinstance(result, (dict, list)) and not (expression.builds or (result and expression.builds_when_truthy)):
+        # A list the expression made (a filter, pick(), [@]) is no part of the resource, and an empty
+        # one has no items to place: no search for either.
+        if result and isinstance(result, (dict, list)) and not (expression.builds or expression.builds_when_truthy):
             self._paths.note_items(result, scope, source)
         if isinstance(result, list):  # the concrete class first: the Mapping check costs several times more
             pairs = []
@@ -471,18 +472,9 @@ class Expander:
         """
         label = f"{component.name}[{instance}]" if instance is not None else component.name
         if component.pod_template:
-            expression = component.compiled("pod_template")
-            assert expression is not None  # component.pod_template is set
-            template = self._evaluate(component, "pod_template", element)
+            template, found, place = self._located(component, "pod_template", element, path=True)
             if template is None:
                 return None, None, _NOWHERE, None
-            # a template the expression made is no part of the resource: no search for it
-            made = expression.builds or (template and expression.builds_when_truthy)
-            found = None if made else self._template_path(template, element, expression.source)
-
-            def place() -> str:
-                return format_path(found) if found else self._field_path(element, expression.source)
-
             if template.__class__ is not dict and not isinstance(template, Mapping):
                 raise InputError(
                     f"pod template of component {label} must be a mapping, got {type(template).__name__}",
@@ -495,27 +487,42 @@ class Expander:
                 raise InputError(f"pod template spec of component {label} must be a mapping", field=f"{place()}.spec")
             return template, spec, lambda: f"{place()}.spec", found
         if component.pod_spec:
-            spec_expression = component.compiled("pod_spec")
-            assert spec_expression is not None  # component.pod_spec is set
-            spec = self._evaluate(component, "pod_spec", element)
+            spec, _, place = self._located(component, "pod_spec", element, path=False)  # a made template: no path
             if spec is None:
                 return None, None, _NOWHERE, None
-            made = spec_expression.builds or (spec and spec_expression.builds_when_truthy)
-            found_spec = None if made else self._template_path(spec, element, spec_expression.source)
-
-            def spec_place() -> str:
-                return format_path(found_spec) if found_spec else self._field_path(element, spec_expression.source)
-
             if spec.__class__ is not dict and not isinstance(spec, Mapping):
                 raise InputError(
-                    f"pod spec of component {label} must be a mapping, got {type(spec).__name__}", field=spec_place()
+                    f"pod spec of component {label} must be a mapping, got {type(spec).__name__}", field=place()
                 )
             metadata = self._evaluate(component, "pod_metadata", element) if component.pod_metadata else None
             if metadata.__class__ is not dict and (metadata is None or not isinstance(metadata, Mapping)):
                 metadata = {}
             template = {"metadata": metadata, "spec": spec}
-            return template, spec, spec_place, None
+            return template, spec, place, None
         return None, None, _NOWHERE, None
+
+    def _located(
+        self, component: ComponentDefinition, field_name: str, element: Any, *, path: bool
+    ) -> tuple[Any, list[str | int] | None, Callable[[], str]]:
+        """What a template field gives, where it sits in the resource, and ``place()`` for errors.
+
+        The place is looked up now when ``path`` asks for it (the tree's template path), else only
+        when an error is raised. A value the expression made is no part of the resource: never
+        searched for, its place is None.
+        """
+        expression = component.compiled(field_name)
+        assert expression is not None  # the field is set
+        value = self._evaluate(component, field_name, element)
+        if value is None:
+            return None, None, _NOWHERE
+        made = expression.builds or (value and expression.builds_when_truthy)
+        found = self._template_path(value, element, expression.source) if path and not made else None
+
+        def place() -> str:
+            where = found if path or made else self._template_path(value, element, expression.source)
+            return format_path(where) if where else self._field_path(element, expression.source)
+
+        return value, found, place
 
 
 def _nowhere() -> str:
