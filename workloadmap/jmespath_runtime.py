@@ -25,23 +25,24 @@ __all__ = ["Program", "State"]
 class State:
     """One evaluation: the steps left, the step budget (for the message) and the functions object.
 
-    ``fn`` is made on the first function call (``make_functions(*arguments)``), since most
+    ``fn`` is made on the first function call (``make_functions(root, refs)``), since most
     expressions call none.
     """
 
-    __slots__ = ("steps", "budget", "make_functions", "arguments", "fn")
+    __slots__ = ("steps", "budget", "make_functions", "root", "refs", "fn")
 
-    def __init__(self, budget: int, make_functions: Callable[..., Any], *arguments: Any) -> None:
+    def __init__(self, budget: int, make_functions: Callable[..., Any], root: Any, refs: Any) -> None:
         self.steps = budget
         self.budget = budget
         self.make_functions = make_functions
-        self.arguments = arguments
+        self.root = root
+        self.refs = refs
         self.fn: Any = None
 
     def functions(self) -> Any:
         """The ``jmespath.functions.Functions`` object of this evaluation."""
         if self.fn is None:
-            self.fn = self.make_functions(*self.arguments)
+            self.fn = self.make_functions(self.root, self.refs)
         return self.fn
 
     def out_of_steps(self) -> ExpressionLimitError:
