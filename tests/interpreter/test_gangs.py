@@ -496,3 +496,22 @@ def test_gang_count_that_is_not_a_number_is_an_error_naming_the_expression(inspe
     message = str(raised.value)
     assert "PodGroup" in message and "minMember" in message and "'most'" in message
     assert "spec.runPolicy.schedulingPolicy.minAvailable" in message and "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("template", "expected"),
+    [
+        ("{base}-{instance|lower}", "train-worker"),
+        ("{base}-{replicaOf}-{replica}-{instance}", "train-group-0-Worker"),
+        ("segment-{index}", "segment-3"),
+        ("leader", "leader"),
+        # a placeholder nothing fills stays as written, with its filter
+        ("{base}-{nope}-{nope|lower}", "train-{nope}-{nope|lower}"),
+        ("{base}{base}", "traintrain"),
+    ],
+)
+def test_names_fill_their_placeholders(template, expected):
+    from workloadmap.interpreter.gangs import _render_name
+
+    values = {"base": "train", "instance": "Worker", "replicaOf": "group", "replica": "0", "index": "3"}
+    assert _render_name(template, values) == expected

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ..budgets import check as check_budget
@@ -141,11 +142,28 @@ _PLACEHOLDER = re.compile(r"\{(\w+)(\|lower)?\}")
 
 
 def _render_name(template: str, values: dict[str, str]) -> str:
-    def substitute(match: re.Match[str]) -> str:
-        value = values.get(match.group(1), match.group(0))
-        return value.lower() if match.group(2) else value
+    """``{name}`` placeholders filled from ``values`` (``{name|lower}`` in lower case); unknown ones stay."""
+    parts = _template_parts(template)
+    if len(parts) == 1:  # no placeholder
+        return template
+    rendered = []
+    for index, part in enumerate(parts):
+        if index % 3 == 0:
+            rendered.append(part)
+        elif index % 3 == 1:
+            value = values.get(part)
+            lower = parts[index + 1]
+            if value is None:
+                rendered.append(f"{{{part}{lower}}}")
+            else:
+                rendered.append(value.lower() if lower else value)
+    return "".join(rendered)
 
-    return _PLACEHOLDER.sub(substitute, template)
+
+@lru_cache(maxsize=512)
+def _template_parts(template: str) -> tuple[str, ...]:
+    # re.split with two groups: literal, name, "|lower" or "", literal, ... (the regex runs once per template)
+    return tuple(part or "" for part in _PLACEHOLDER.split(template))
 
 
 _Plan = tuple[dict[str, str], list[ExpandedComponent], _Scope]
