@@ -79,16 +79,6 @@ MAX_NUMBER = 2**63
 """Largest magnitude of a number arithmetic may produce (counts are far below)."""
 COMPILE_AFTER = 400
 """Steps one expression is interpreted for, over its evaluations, before it is compiled (which costs as much)."""
-# What an evaluation may raise that Expression.search turns into its one-line error; jmespath raises
-# plain TypeError when comparing mixed types (e.g. "4" < 3).
-_FAILURES = (
-    ExpressionLimitError,
-    RecursionError,
-    jmespath.exceptions.JMESPathError,
-    TypeError,
-    ValueError,
-    ArithmeticError,
-)
 
 
 # JVM / Spark memory sizes ("512m", "2g"); a bare number is MiB, as Spark reads it.
@@ -348,12 +338,6 @@ class Expression:
         Raises:
             ExpressionError: the expression failed on this data (wrong types for a function ...).
         """
-        program = self._program
-        if program is not None and not self._scopeless:  # the usual case: compiled, and reads its scope
-            try:
-                return program(data, State(MAX_STEPS, _WmapFunctions, data if root is None else root, refs))
-            except _FAILURES as error:
-                raise self._failure(error) from None
         if self.language == "jsonpath":
             matches = [match.value for match in self._form().find(data)]
             if not matches:
@@ -364,6 +348,7 @@ class Expression:
         if self._scopeless and memo is not None and memo[0] is root and memo[1] == (refs or {}):
             return memo[2]
         try:
+            program = self._program
             if program is None:
                 result = self._evaluate(data, root, refs)
             else:
@@ -371,17 +356,14 @@ class Expression:
             if self._scopeless:
                 self._memo = (root, dict(refs or {}), result)
             return result
-        except _FAILURES as error:
-            raise self._failure(error) from None
-
-    def _failure(self, error: BaseException) -> ExpressionError:
-        """The one-line error of a failed evaluation (a limit, nesting too deep, a type error ...)."""
-        if isinstance(error, ExpressionLimitError):
-            return ExpressionLimitError(f"{error.message}: expression {_short(self.source)} stopped")
-        if isinstance(error, RecursionError):
-            return ExpressionLimitError(f"nested too deeply: expression {_short(self.source)} stopped")
-        message = " ".join(str(error).split())
-        return ExpressionError(f"expression {self.source!r} failed on this input: {message}")
+        except ExpressionLimitError as error:
+            raise ExpressionLimitError(f"{error.message}: expression {_short(self.source)} stopped") from None
+        except RecursionError:
+            raise ExpressionLimitError(f"nested too deeply: expression {_short(self.source)} stopped") from None
+        except (jmespath.exceptions.JMESPathError, TypeError, ValueError, ArithmeticError) as error:
+            # jmespath raises plain TypeError when comparing mixed types (e.g. "4" < 3).
+            message = " ".join(str(error).split())
+            raise ExpressionError(f"expression {self.source!r} failed on this input: {message}") from None
 
     def _evaluate(self, data: Any, root: Any, refs: Mapping[str, Any] | None) -> Any:
         """Interpret for :data:`COMPILE_AFTER` steps in all, then compile (an evaluation past that runs again)."""

@@ -25,24 +25,23 @@ __all__ = ["Program", "State"]
 class State:
     """One evaluation: the steps left, the step budget (for the message) and the functions object.
 
-    ``fn`` is made on the first function call (``make_functions(root, refs)``), since most
+    ``fn`` is made on the first function call (``make_functions(*arguments)``), since most
     expressions call none.
     """
 
-    __slots__ = ("steps", "budget", "make_functions", "root", "refs", "fn")
+    __slots__ = ("steps", "budget", "make_functions", "arguments", "fn")
 
-    def __init__(self, budget: int, make_functions: Callable[..., Any], root: Any, refs: Any) -> None:
+    def __init__(self, budget: int, make_functions: Callable[..., Any], *arguments: Any) -> None:
         self.steps = budget
         self.budget = budget
         self.make_functions = make_functions
-        self.root = root
-        self.refs = refs
+        self.arguments = arguments
         self.fn: Any = None
 
     def functions(self) -> Any:
         """The ``jmespath.functions.Functions`` object of this evaluation."""
         if self.fn is None:
-            self.fn = self.make_functions(self.root, self.refs)
+            self.fn = self.make_functions(*self.arguments)
         return self.fn
 
     def out_of_steps(self) -> ExpressionLimitError:
