@@ -296,3 +296,26 @@ def test_every_corpus_document_gives_the_same_tree_as_through_the_interpreter(co
     monkeypatch.setattr(expressions, "COMPILE_AFTER", MAX_STEPS * 1000)  # and never
     assert trees() == compiled
     forget_programs()
+
+
+_VALUES = [0, 1, 2, 0.0, 1.0, 1.5, True, False, None, "", "a", "1", [], [1], {}, {"k": 1}]
+
+
+@pytest.mark.parametrize("left", _VALUES, ids=repr)
+def test_equality_and_ordering_helpers_agree_with_jmespath(left):
+    # The runtime's ==, < and ! skip jmespath's Number check for JSON's plain classes; every pair of
+    # JSON values must still give what jmespath's own helpers give (0 and 1 never equal false and true).
+    from jmespath.visitor import _equals, _is_actual_number, _is_comparable
+
+    from workloadmap.jmespath_runtime import _equals_fast, _not, _ordered
+
+    for right in _VALUES:
+        assert _equals_fast(left, right) is bool(_equals(left, right)), (left, right)
+        try:
+            expected = (left < right) if _is_comparable(left) and _is_comparable(right) else None
+        except TypeError:  # "a" < 1: jmespath raises, and so must the helper
+            with pytest.raises(TypeError):
+                _ordered(lambda a, b: a < b, left, right)
+            continue
+        assert _ordered(lambda a, b: a < b, left, right) == expected, (left, right)
+    assert _not(left) is (False if _is_actual_number(left) and left == 0 else not left)

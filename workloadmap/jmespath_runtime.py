@@ -133,10 +133,11 @@ def _flatten(elements: list[Any]) -> list[Any]:
     return merged
 
 
-# JSON's classes that are neither numbers nor booleans: jmespath's checks of them end in its
-# ``isinstance(x, Number)``, an ABC check that costs several times more than this class lookup.
-_NEITHER_NUMBER_NOR_BOOL = frozenset((str, type(None), list, dict))
-_COMPARABLE = frozenset((int, float, str))
+# Class sets the generated code tests inline and the helpers below test first: jmespath's own checks
+# end in ``isinstance(x, Number)``, an ABC check that costs several times more than a class lookup.
+_NUMSTR = frozenset((int, float, str))
+_NONNUMBER = frozenset((type(None), bool, str, list, dict))
+_NEITHER_NUMBER_NOR_BOOL = _NONNUMBER - {bool}
 
 
 def _equals_fast(left: Any, right: Any) -> bool:
@@ -147,9 +148,9 @@ def _equals_fast(left: Any, right: Any) -> bool:
 
 
 def _comparable(value: Any) -> bool:
-    if value.__class__ in _COMPARABLE:
+    if value.__class__ in _NUMSTR:
         return True
-    if value.__class__ in _NEITHER_NUMBER_NOR_BOOL or value.__class__ is bool:
+    if value.__class__ in _NONNUMBER:
         return False
     return bool(_is_comparable(value))
 
@@ -160,9 +161,7 @@ def _ordered(compare: Callable[[Any, Any], Any], left: Any, right: Any) -> Any:
     return compare(left, right)
 
 
-def _not(value: Any) -> bool:
-    if value.__class__ in _NEITHER_NUMBER_NOR_BOOL:
-        return not value
+def _not(value: Any) -> bool:  # the generated code tests _NONNUMBER classes inline first
     if _is_actual_number(value) and value == 0:
         return False  # !0 is false: 0 is not a falsy value in JMESPath
     return not value
@@ -208,8 +207,8 @@ _RUNTIME: dict[str, Any] = {
     "_PLAIN_SIZED": frozenset(_SIZED),
     "_PLAIN": frozenset((*_SIZED, type(None), bool, int, float)),
     "_oversized": _oversized,
-    "_NUMSTR": frozenset((int, float, str)),
-    "_NONNUMBER": frozenset((type(None), bool, str, list, dict)),
+    "_NUMSTR": _NUMSTR,
+    "_NONNUMBER": _NONNUMBER,
     "_Expression": _Expression,
     "_Recount": _Recount,
     "_equals": _equals_fast,
