@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from workloadmap.errors import parse_path
 from workloadmap.interpreter.paths import PathIndex
 
 _LWS = {
@@ -95,9 +96,7 @@ def test_an_error_inside_an_element_of_a_made_list_names_the_element_field(scali
     }
     with pytest.raises(InputError) as caught:
         inspect(pcs)
-    assert caught.value.location.path == tuple(
-        int(part) if part.isdigit() else part for part in field.replace("[", ".").replace("]", "").split(".")
-    )
+    assert caught.value.location.path == parse_path(field)
     assert "invalid quantity '2x'" in str(caught.value)
 
 
@@ -123,3 +122,27 @@ def test_an_error_in_a_template_made_for_an_element_of_a_filtered_list_names_the
         inspect(dgd)
     assert "invalid quantity '2x'" in str(caught.value)
     assert caught.value.location.path[:3] == ("spec", "components", 1)
+
+
+@pytest.mark.parametrize(
+    ("pod_spec_extra", "field"),
+    [
+        ({"tolerations": [{"key": "a", "operator": "Sideways"}]}, "spec.template.spec.tolerations[0].operator"),
+        ({"nodeSelector": "gpu"}, "spec.template.spec.nodeSelector"),
+    ],
+)
+def test_a_bad_node_filter_names_its_field_in_the_template(pod_spec_extra, field):
+    # Node filters are read without the spec's place and read again at it only for an error: the
+    # error must still name the field inside the pod template (the API server's own path).
+    from workloadmap.errors import InputError
+    from workloadmap.interpreter import inspect
+
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "j"},
+        "spec": {"template": {"spec": {"containers": [{"name": "c"}], **pod_spec_extra}}},
+    }
+    with pytest.raises(InputError) as caught:
+        inspect(job)
+    assert caught.value.location.path == parse_path(field)
