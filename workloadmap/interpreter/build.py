@@ -346,9 +346,10 @@ def inspect_documents(
     Objects of the input can reference each other (a TrainJob and its runtime in one file); more
     related objects come through ``related``, which is asked after the input's own objects.
 
-    Documents are interpreted 256 at a time with the cyclic collector paused, and the batch's
-    results handed out after it: a caller that stops early has paid for the rest of its batch, and
-    a deadline inside a batch drops that batch's results with the command.
+    Documents are interpreted 128 at a time with the cyclic collector paused, and the batch's
+    results handed out after it (and after one young collection, see ``loader.paused_gc``): a
+    caller that stops early has paid for the rest of its batch, and a deadline inside a batch drops
+    that batch's results with the command.
     """
     catalog = catalog if catalog is not None else default_catalog()
     gpu_resources = tuple(gpu_resources)
@@ -358,7 +359,8 @@ def inspect_documents(
     for start in range(0, len(documents), _BATCH):
         # The collector runs between batches, not every few hundred allocations: each full collection
         # walks every parsed document held here (acyclic data), a third of the time on a big stream.
-        with paused_gc():
+        # A batch's results are examined once, at its end, not again in the middle generation.
+        with paused_gc(promote=True):
             batch = [
                 _inspect_one(document, catalog, gpu_resources, sources)
                 for document in documents[start : start + _BATCH]
@@ -366,7 +368,7 @@ def inspect_documents(
         yield from batch
 
 
-_BATCH = 256
+_BATCH = 128
 """Documents interpreted between two chances for the cyclic garbage collector to run."""
 
 
