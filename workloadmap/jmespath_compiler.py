@@ -233,13 +233,16 @@ class _Writer:
             self.step()
             code = self.literal(key)
             if self.precise or position == 0:
-                self.line(f"{result} = {value}.get({code}) if type({value}) is dict else _field({value}, {code})")
+                self.line(
+                    f"{result} = {value}.get({code}) if type({value}) is dict"
+                    f" else None if {value} is None else _field({value}, {code})"
+                )
                 if self.precise:
                     self.sized(result)
             else:  # the fast function measures the field before: the next lookup reads its length anyway
                 self.line(
                     f"{result} = {result}.get({code}) if type({result}) is dict and len({result}) <= {limit}"
-                    f" else _field_sized({result}, {code}, {limit})"
+                    f" else None if {result} is None else _field_sized({result}, {code}, {limit})"
                 )
             value = result
         if not self.precise:
