@@ -5,29 +5,8 @@ cached by text; a compile error names the definition file and field. The precomp
 catalog stores their text and parses each on first use. An expression is interpreted (bounded) for
 its first ``COMPILE_AFTER`` steps, then written as a Python function (:mod:`.jmespath_compiler`).
 
-JMESPath gets a few functions beyond the standard set, because replica counts need arithmetic
-and instance scopes need the whole resource:
-
-``root()``
-    The whole resource, from inside a multi-instance component's scope.
-``ref(name)``
-    A related object the definition declares under ``references`` (e.g. a TrainJob's runtime),
-    or null when it is not in the input.
-``add(a, b)``, ``sub(a, b)``, ``mul(a, b)``, ``product(array)``
-    Integer arithmetic (``sub`` never goes below what the numbers say; clamp with ``max``).
-``ceil_div(a, b)``
-    Ceiling division, for segment counts.
-``items(object)``
-    ``[{"key": k, "value": v}, ...]`` in document order.
-``int(value)``
-    A number or numeric string as an integer (``"3"`` -> 3); null when it is not one.
-``jvm_mib(size)``
-    A JVM/Spark memory size (``"512m"``, ``"2g"``; a bare number is MiB) in MiB, rounded up.
-``pick(array, key, values)``, ``omit(array, key, values)``
-    The elements whose ``key`` is (or is not) one of ``values``: a join between two lists, e.g. the
-    Grove cliques a scaling group names.
-``object(key, value)``
-    ``{key: value}`` with a computed key (e.g. a GPU resource name read from the spec).
+JMESPath gets wmap's functions beyond the standard set (``root()``, ``ref(name)``, arithmetic and
+more; :mod:`.jmespath_functions` lists them).
 
 Definitions are untrusted input (``--catalog``, ``WMAP_CATALOG``, a cluster's Kartas), so every
 expression is bounded: at compile time by length and nesting (:data:`MAX_EXPRESSION_NESTING`;
@@ -40,9 +19,6 @@ refusing the regex-capable extensions (``=~`` filters, ``sub(/regex/, ...)``); a
 
 from __future__ import annotations
 
-import json
-import math
-import re
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
@@ -53,6 +29,8 @@ import jmespath.functions
 
 from . import jmespath_analysis as analysis
 from .errors import ExpressionError, ExpressionLimitError
+from .jmespath_functions import MAX_NUMBER, MAX_VALUE_SIZE
+from .jmespath_functions import WmapFunctions as _WmapFunctions
 from .jmespath_runtime import Program, State, _Bounded
 
 __all__ = [
@@ -73,179 +51,12 @@ MAX_EXPRESSION_NESTING = 32
 """Brackets, parentheses and braces open at once in one expression (the built-in catalog needs 6)."""
 MAX_STEPS = 1_000_000
 """Syntax-tree nodes one JMESPath evaluation may visit (a projection visits its child once per element)."""
-MAX_VALUE_SIZE = 1_000_000
-"""Items of a list or object, or characters of a string, that one evaluation step may produce."""
-MAX_NUMBER = 2**63
-"""Largest magnitude of a number arithmetic may produce (counts are far below)."""
 COMPILE_AFTER = 400
 """Steps one expression is interpreted for, over its evaluations, before it is compiled (which costs as much)."""
 
 
-# JVM / Spark memory sizes ("512m", "2g"); a bare number is MiB, as Spark reads it.
-_JVM_SIZE = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]+)?)(?P<unit>[kKmMgGtTpP])?[bB]?")
-_JVM_UNIT_MIB = {"k": 1 / 1024, "m": 1, "g": 1024, "t": 1024**2, "p": 1024**3}
-
-
 def _short(source: str, limit: int = 100) -> str:
     return repr(source if len(source) <= limit else source[: limit - 3] + "...")
-
-
-def _bounded_number(value: float) -> float:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value) > MAX_NUMBER:
-        raise ExpressionLimitError(f"a number beyond {MAX_NUMBER} (2**63): arithmetic out of any real range")
-    return value
-
-
-def _check_size(value: Any) -> None:
-    """Refuse a value whose printed form would hold more than :data:`MAX_VALUE_SIZE` items or characters."""
-    budget = MAX_VALUE_SIZE
-    stack = [value]
-    while stack:
-        current = stack.pop()
-        budget -= len(current) if isinstance(current, (str, list, dict)) else 1
-        if budget < 0:
-            raise ExpressionLimitError(f"a value larger than {MAX_VALUE_SIZE} items or characters")
-        if isinstance(current, list):
-            stack.extend(current)
-        elif isinstance(current, dict):
-            stack.extend(current.values())
-
-
-def _hashable(value: Any) -> Any:
-    return value if isinstance(value, (str, int, float, bool, type(None))) else repr(value)
-
-
-class _WmapFunctions(jmespath.functions.Functions):
-    def __init__(self, root: Any, refs: Mapping[str, Any] | None = None) -> None:
-        super().__init__()
-        self._root = root
-        self._refs = refs or {}
-
-    @jmespath.functions.signature()
-    def _func_root(self) -> Any:
-        return self._root
-
-    @jmespath.functions.signature({"types": ["string"]}, {"types": ["array"]})
-    def _func_join(self, separator: str, items: list[Any]) -> str:
-        # A YAML scalar such as an unquoted `tag: 1.8` is a number here but a string to the operator
-        # (Go's typed decoding): join takes it as the text it was written as.
-        parts = []
-        for item in items:
-            if isinstance(item, str):
-                parts.append(item)
-            elif isinstance(item, bool):
-                parts.append(str(item).lower())
-            elif isinstance(item, (int, float)):
-                parts.append(str(int(item)) if isinstance(item, float) and item.is_integer() else str(item))
-            else:
-                raise jmespath.exceptions.JMESPathTypeError("join", item, type(item).__name__, ["string", "number"])
-        return separator.join(parts)
-
-    @jmespath.functions.signature({"types": ["string"]})
-    def _func_ref(self, name: str) -> Any:
-        return self._refs.get(name)
-
-    @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
-    def _func_add(self, left: float, right: float) -> float:
-        return _bounded_number(left + right)
-
-    @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
-    def _func_sub(self, left: float, right: float) -> float:
-        return _bounded_number(left - right)
-
-    @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
-    def _func_mul(self, left: float, right: float) -> float:
-        return _bounded_number(_bounded_number(left) * _bounded_number(right))
-
-    @jmespath.functions.signature({"types": ["array-number"]})
-    def _func_product(self, numbers: list[float]) -> float:
-        result: float = 1
-        for number in numbers:  # stop at the first product out of range, before it grows further
-            result = _bounded_number(result * _bounded_number(number))
-        return result
-
-    @jmespath.functions.signature({"types": []})
-    def _func_to_string(self, value: Any) -> str:
-        if isinstance(value, str):
-            return value
-        _check_size(value)  # shared sub-lists count each time: json.dumps would write them all
-        return json.dumps(value, separators=(",", ":"), default=str)
-
-    @jmespath.functions.signature({"types": ["number"]}, {"types": ["number"]})
-    def _func_ceil_div(self, left: float, right: float) -> float | None:
-        if right == 0:
-            return None
-        return -(-left // right)
-
-    @jmespath.functions.signature({"types": ["object"]})
-    def _func_items(self, mapping: dict[str, Any]) -> list[dict[str, Any]]:
-        return [{"key": key, "value": value} for key, value in mapping.items()]
-
-    @jmespath.functions.signature({"types": ["string", "number", "null"]})
-    def _func_jvm_mib(self, size: str | float | None) -> int | None:
-        if size is None or isinstance(size, bool):
-            return None
-        match = _JVM_SIZE.fullmatch(str(size).strip())
-        if not match:
-            return None
-        amount = float(match["number"]) * _JVM_UNIT_MIB[(match["unit"] or "m").lower()]
-        return int(math.ceil(amount))
-
-    @jmespath.functions.signature({"types": ["array", "null"]}, {"types": ["string"]}, {"types": ["array", "null"]})
-    def _func_pick(self, elements: list[Any] | None, key: str, values: list[Any] | None) -> list[Any]:
-        wanted = set(_hashable(value) for value in values or [])
-        return [e for e in elements or [] if isinstance(e, dict) and _hashable(e.get(key)) in wanted]
-
-    @jmespath.functions.signature({"types": ["array", "null"]}, {"types": ["string"]}, {"types": ["array", "null"]})
-    def _func_omit(self, elements: list[Any] | None, key: str, values: list[Any] | None) -> list[Any]:
-        unwanted = set(_hashable(value) for value in values or [])
-        return [e for e in elements or [] if not (isinstance(e, dict) and _hashable(e.get(key)) in unwanted)]
-
-    @jmespath.functions.signature({"types": ["string"]}, {"types": []})
-    def _func_object(self, key: str, value: Any) -> dict[str, Any]:
-        return {key: value}
-
-    @jmespath.functions.signature({"types": ["string", "null"]})
-    def _func_image_tag(self, image: str | None) -> str | None:
-        # registry:5000/ns/name:tag -> tag; no tag (or a digest only) -> null
-        if not image:
-            return None
-        reference = image.split("@", 1)[0]
-        name, _, tag = reference.rpartition(":")
-        return tag if name and "/" not in tag else None
-
-    @jmespath.functions.signature({"types": ["string", "number", "null"]})
-    def _func_semver(self, version: str | float | None) -> list[int] | None:
-        # Tolerant like blang/semver ParseTolerant: v-prefix, missing parts as 0; anything else null.
-        if version is None or isinstance(version, bool):
-            return None
-        text = str(version).strip().lstrip("vV").split("-", 1)[0].split("+", 1)[0]
-        parts = text.split(".")
-        if not 1 <= len(parts) <= 3 or not all(part.isdigit() for part in parts):
-            return None
-        return [int(part) for part in parts] + [0] * (3 - len(parts))
-
-    @jmespath.functions.signature({"types": []})
-    def _func_int(self, value: Any) -> int | None:
-        if isinstance(value, bool) or value is None:
-            return None
-        if isinstance(value, float) and not math.isfinite(value):
-            return None
-        if isinstance(value, (int, float)):
-            return int(value)
-        if isinstance(value, str) and not value.strip().isascii():
-            return None  # "²" and other Unicode digits are not numbers to Kubernetes
-        if isinstance(value, str) and len(value) > 40:
-            return None
-        if isinstance(value, str):
-            try:
-                return int(value.strip())
-            except ValueError:
-                try:
-                    return int(float(value))
-                except (ValueError, OverflowError):  # "1e999" is inf, which no int holds
-                    return None
-        return None
 
 
 class Expression:
@@ -338,12 +149,20 @@ class Expression:
         Raises:
             ExpressionError: the expression failed on this data (wrong types for a function ...).
         """
+        program = self._program
+        if program is None or self._scopeless:  # JSONPath, not compiled yet, or one value per resource
+            return self._search(data, data if root is None else root, refs)
+        try:
+            return program(data, State(MAX_STEPS, _WmapFunctions, data if root is None else root, refs))
+        except _FAILURES as error:
+            raise self._failure(error) from None
+
+    def _search(self, data: Any, root: Any, refs: Mapping[str, Any] | None) -> Any:
         if self.language == "jsonpath":
             matches = [match.value for match in self._form().find(data)]
             if not matches:
                 return None
             return matches[0] if len(matches) == 1 else matches
-        root = data if root is None else root
         memo = self._memo
         if self._scopeless and memo is not None and memo[0] is root and memo[1] == (refs or {}):
             return memo[2]
@@ -356,14 +175,18 @@ class Expression:
             if self._scopeless:
                 self._memo = (root, dict(refs or {}), result)
             return result
-        except ExpressionLimitError as error:
-            raise ExpressionLimitError(f"{error.message}: expression {_short(self.source)} stopped") from None
-        except RecursionError:
-            raise ExpressionLimitError(f"nested too deeply: expression {_short(self.source)} stopped") from None
-        except (jmespath.exceptions.JMESPathError, TypeError, ValueError, ArithmeticError) as error:
-            # jmespath raises plain TypeError when comparing mixed types (e.g. "4" < 3).
-            message = " ".join(str(error).split())
-            raise ExpressionError(f"expression {self.source!r} failed on this input: {message}") from None
+        except _FAILURES as error:
+            raise self._failure(error) from None
+
+    def _failure(self, error: Exception) -> ExpressionError:
+        """What an evaluation that raised ``error`` (one of :data:`_FAILURES`) reports."""
+        if isinstance(error, ExpressionLimitError):
+            return ExpressionLimitError(f"{error.message}: expression {_short(self.source)} stopped")
+        if isinstance(error, RecursionError):
+            return ExpressionLimitError(f"nested too deeply: expression {_short(self.source)} stopped")
+        # jmespath raises plain TypeError when comparing mixed types (e.g. "4" < 3).
+        message = " ".join(str(error).split())
+        return ExpressionError(f"expression {self.source!r} failed on this input: {message}")
 
     def _evaluate(self, data: Any, root: Any, refs: Mapping[str, Any] | None) -> Any:
         """Interpret for :data:`COMPILE_AFTER` steps in all, then compile (an evaluation past that runs again)."""
@@ -389,6 +212,17 @@ class Expression:
         if result is None:
             return []
         return result if isinstance(result, list) else [result]
+
+
+_FAILURES = (
+    ExpressionLimitError,
+    RecursionError,
+    jmespath.exceptions.JMESPathError,
+    TypeError,
+    ValueError,
+    ArithmeticError,
+)
+"""What an evaluation may raise on bad data or at a bound (an ``ExpressionError`` of a function passes as it is)."""
 
 
 def _program(parsed: dict[str, Any]) -> Program:
