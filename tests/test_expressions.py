@@ -283,3 +283,23 @@ def test_a_stored_expression_that_no_longer_parses_says_so_in_one_error():
     for use in (lambda: stored.builds, lambda: stored.search({"spec": {}})):
         with pytest.raises(ExpressionError, match=r"invalid JMESPath 'spec\.\[template'"):
             use()
+
+
+def test_a_root_only_expression_is_evaluated_again_for_a_new_refs_mapping():
+    # Kept per (root, refs) identity: the interpreter passes a new refs mapping for each resource,
+    # so a resource changed in place and inspected again is read again.
+    expression = compile_expression("root().metadata.name")
+    resource = {"metadata": {"name": "a"}}
+    refs: dict = {}
+    assert expression.search({}, root=resource, refs=refs) == "a"
+    resource["metadata"]["name"] = "b"
+    assert expression.search({}, root=resource, refs=refs) == "a"  # the same objects: the last result
+    assert expression.search({}, root=resource, refs={}) == "b"  # an equal but new mapping: evaluated
+
+
+def test_a_root_only_expression_without_refs_is_never_kept():
+    expression = compile_expression("root().metadata.name")
+    resource = {"metadata": {"name": "a"}}
+    assert expression.search({}, root=resource) == "a"
+    resource["metadata"]["name"] = "b"
+    assert expression.search({}, root=resource) == "b"

@@ -85,6 +85,9 @@ class Expression:
         self._compiled = compiled
         # An expression that reads only root() and ref() gives one value per resource, however many
         # instances it is evaluated for (a Grove topology name scanning every clique, per clique).
+        # It is kept while root and refs are the very same objects: the interpreter makes a new refs
+        # mapping for every resource it inspects, so a resource changed in place and inspected again
+        # is evaluated again. Both are held by the memo, so neither identity can be reused meanwhile.
         self._scopeless = language == "jmespath" and not analysis.reads_current(compiled.parsed)
         self._memo: tuple[Any, Any, Any] | None = None
         self._program: Program | None = None
@@ -144,7 +147,10 @@ class Expression:
     def search(self, data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> Any:
         """Evaluate against ``data``; ``root`` is what ``root()`` returns (default: ``data``).
 
-        JSONPath returns the single match, a list when there are several, or None.
+        JSONPath returns the single match, a list when there are several, or None. An expression
+        that reads only ``root()`` and ``ref()`` gives its last result again while ``root`` and
+        ``refs`` are the same objects (not equal ones): pass a new ``refs`` mapping after changing
+        a resource in place.
 
         Raises:
             ExpressionError: the expression failed on this data (wrong types for a function ...).
@@ -164,7 +170,7 @@ class Expression:
                 return None
             return matches[0] if len(matches) == 1 else matches
         memo = self._memo
-        if self._scopeless and memo is not None and memo[0] is root and memo[1] == (refs or {}):
+        if self._scopeless and memo is not None and memo[0] is root and memo[1] is refs and refs is not None:
             return memo[2]
         try:
             program = self._program
@@ -172,8 +178,8 @@ class Expression:
                 result = self._evaluate(data, root, refs)
             else:
                 result = program(data, State(MAX_STEPS, _WmapFunctions, root, refs))
-            if self._scopeless:
-                self._memo = (root, dict(refs or {}), result)
+            if self._scopeless and refs is not None:
+                self._memo = (root, refs, result)
             return result
         except _FAILURES as error:
             raise self._failure(error) from None

@@ -486,3 +486,25 @@ def test_documents_are_interpreted_in_batches_with_the_collector_paused_only_ins
     assert seen == [(f"js-{i}", False) for i in range(5)]
     # in order, the collector back on at every result, and each batch done before its first result
     assert handed == [("js-0", True, 2), ("js-1", True, 2), ("js-2", True, 4), ("js-3", True, 4), ("js-4", True, 5)]
+
+
+def test_a_resource_changed_in_place_is_read_again(inspect_builtin):
+    # The RayCluster definition reads the head group's KAI topology annotations through root() (one
+    # value per resource, kept while the same resource is inspected); changing them in place and
+    # inspecting the same dict again must give the head SubGroup the new constraint (KAI's ray
+    # plugin takes it from the head group's pod template annotations).
+    resource = load_fixture("raycluster.yaml")
+
+    def head_constraint():
+        tree = inspect_builtin(resource)
+        return next(
+            sub.topology_constraint for group in tree.pod_groups for sub in group.sub_groups if sub.name == "headgroup"
+        )
+
+    assert head_constraint().topology is None
+    template = resource["spec"]["headGroupSpec"]["template"]
+    annotations = template.setdefault("metadata", {}).setdefault("annotations", {})
+    annotations["kai.scheduler/topology"] = "cluster-topology"
+    annotations["kai.scheduler/topology-required-placement"] = "rack"
+    constraint = head_constraint()
+    assert (constraint.topology, constraint.required_level) == ("cluster-topology", "rack")
