@@ -303,3 +303,33 @@ def test_a_root_only_expression_without_refs_is_never_kept():
     assert expression.search({}, root=resource) == "a"
     resource["metadata"]["name"] = "b"
     assert expression.search({}, root=resource) == "b"
+
+
+@pytest.mark.parametrize(
+    ("source", "origins"),
+    [
+        ("spec.template", (("spec", "template"),)),
+        ("@", ((),)),
+        ("(spec.a).b", (("spec", "a", "b"),)),
+        # a choice: either side may be what it gives (JMESPath's || and && give one of their operands)
+        ("spec.a || spec.b", (("spec", "a"), ("spec", "b"))),
+        ("spec.a && spec.b", (("spec", "a"), ("spec", "b"))),
+        # a field or a made default (Dynamo's podTemplate, RayJob's submitter): only the field is the input's
+        ("podTemplate || {spec: merge(extraPodSpec || `{}`, {containers: `[]`})}", (("podTemplate",),)),
+        ("(mode || 'K8sJobMode') == 'K8sJobMode' && (submitter || {spec: `{}`})", (("submitter",),)),
+        ("!(spec.a)", ()),  # a boolean
+        ("!spec.a", None),  # (!spec).a: a field of a boolean, not read as such
+        ("spec.jobs[*].template", ()),  # a projection collects into a new list
+        # the input's containers from elsewhere: unknown
+        ("spec.jobs[0].template", None),
+        ("spec | template", None),
+        ("root().spec.template", None),
+        ("not_null(spec.a, spec.b)", None),
+    ],
+)
+def test_origins_are_the_only_places_of_an_input_container_an_expression_gives(source, origins):
+    assert compile_expression(source).origins == origins
+
+
+def test_a_jsonpath_expression_has_no_origins():
+    assert compile_expression("$.spec.template", "jsonpath").origins is None

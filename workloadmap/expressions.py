@@ -76,6 +76,8 @@ class Expression:
         "_program",
         "_builds",
         "_builds_truthy",
+        "_origins",
+        "_origins_read",
         "_interpreted",
     )
 
@@ -93,6 +95,8 @@ class Expression:
         self._program: Program | None = None
         self._builds: bool | None = None
         self._builds_truthy: bool | None = None
+        self._origins: tuple[tuple[str, ...], ...] | None = None
+        self._origins_read = False
         self._interpreted = 0
 
     def __getstate__(self) -> tuple[str, str, bool]:
@@ -107,6 +111,8 @@ class Expression:
         self._program = None
         self._builds = None
         self._builds_truthy = None
+        self._origins = None
+        self._origins_read = False
         self._interpreted = 0
 
     def __repr__(self) -> str:
@@ -143,6 +149,18 @@ class Expression:
         if self._builds_truthy is None:
             self._builds_truthy = self.language == "jmespath" and analysis.builds_when_truthy(self._form().parsed)
         return self._builds_truthy
+
+    @property
+    def origins(self) -> tuple[tuple[str, ...], ...] | None:
+        """The field paths (from the value it runs on) of the input's containers it may give.
+
+        Any other container it gives is made. None when unknown (JSONPath, pipes, indexes, ``root()`` ...).
+        """
+        if not self._origins_read:
+            found = analysis.origins(self._form().parsed) if self.language == "jmespath" else None
+            self._origins = tuple(found) if found is not None else None
+            self._origins_read = True
+        return self._origins
 
     def search(self, data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> Any:
         """Evaluate against ``data``; ``root`` is what ``root()`` returns (default: ``data``).

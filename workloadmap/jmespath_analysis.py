@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["builds", "builds_when_truthy", "function_names", "reads_current"]
+__all__ = ["builds", "builds_when_truthy", "function_names", "origins", "reads_current"]
 
 _SCOPELESS_FUNCTIONS = frozenset({"root", "ref"})
 # Functions whose every result is a container (or string) of their own, never one of their arguments:
@@ -51,6 +51,40 @@ def builds_when_truthy(node: Any) -> bool:
     if kind in ("subexpression", "pipe"):
         return builds_when_truthy(children[-1])
     return builds(node)
+
+
+def origins(node: Any) -> list[tuple[str, ...]] | None:
+    """The field paths (from the value it is evaluated on) of the input's containers the tree may give.
+
+    Any other container it gives is made by the evaluation (a ``&&``/``||`` choice between a field
+    and a made default is the usual case); a comparison or a ``!`` gives a boolean. None when the
+    tree may give one of the input's containers from elsewhere (a pipe, an index, ``root()`` ...).
+    """
+    kind = node.get("type")
+    children = node.get("children", [])
+    if kind == "field":
+        return [(node["value"],)]
+    if kind == "current":
+        return [()]
+    if kind in ("not_expression", "comparator") or builds(node):
+        return []
+    if kind == "subexpression":  # a.b.c: one path, when every part is a field
+        keys: list[str] = []
+        for child in children:
+            part = origins(child) if child.get("type") in ("field", "subexpression") else None
+            if part is None or len(part) != 1:
+                return None
+            keys.extend(part[0])
+        return [tuple(keys)]
+    if kind in ("or_expression", "and_expression"):  # either side may be what it gives
+        found: list[tuple[str, ...]] = []
+        for child in children:
+            part = origins(child)
+            if part is None:
+                return None
+            found.extend(part)
+        return found
+    return None
 
 
 def reads_current(node: Any) -> bool:

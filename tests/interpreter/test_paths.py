@@ -146,3 +146,27 @@ def test_a_bad_node_filter_names_its_field_in_the_template(pod_spec_extra, field
     with pytest.raises(InputError) as caught:
         inspect(job)
     assert caught.value.location.path == parse_path(field)
+
+
+def test_with_origins_a_made_object_is_not_searched_for():
+    # `spec.leaderWorkerTemplate.leaderTemplate || {spec: ...}`: only the field can be the input's;
+    # an object not there was made by the expression, and the resource is not walked to prove it.
+    index = PathIndex(_LWS)
+    made = {"spec": {"containers": []}}
+    assert index.find(made, _LWS, "x", [("spec", "leaderWorkerTemplate", "leaderTemplate")]) is None
+    assert index._walked is False
+
+
+def test_with_origins_the_object_at_one_of_them_gets_its_path_without_a_search():
+    index = PathIndex(_LWS)
+    worker = _LWS["spec"]["leaderWorkerTemplate"]["workerTemplate"]
+    origins = [("spec", "leaderWorkerTemplate", "leaderTemplate"), ("spec", "leaderWorkerTemplate", "workerTemplate")]
+    assert index.find(worker, _LWS, "x", origins) == ["spec", "leaderWorkerTemplate", "workerTemplate"]
+    assert len(index._known) == 2  # the root and the template: nothing else was visited
+
+
+def test_note_items_skips_a_list_made_by_the_expression():
+    index = PathIndex(_LWS)
+    made = [dict(job) for job in _LWS["spec"]["replicatedJobs"]]
+    index.note_items(made, _LWS, "x", [("spec", "replicatedJobs")])
+    assert id(made[0]) not in index._known and index._walked is False

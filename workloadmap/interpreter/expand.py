@@ -301,9 +301,9 @@ class Expander:
             return f"{format_path(prefix)}.{source}"
         return format_path(prefix)
 
-    def _template_path(self, template: Any, near: Any, via: str) -> list[str | int] | None:
+    def _template_path(self, template: Any, near: Any, via: Expression) -> list[str | int] | None:
         """Where a pod template sits inside the resource (``via`` followed from ``near``, else searched)."""
-        return self._paths.find(template, near, via)
+        return self._paths.find(template, near, via.source, via.origins)
 
     # -- expansion -------------------------------------------------------------------------
     def expand(self, parent: Parent | None = None) -> list[ExpandedComponent]:
@@ -378,7 +378,7 @@ class Expander:
         # A list the expression made (a filter, pick(), [@]) is no part of the resource, and an empty
         # one has no items to place: no search for either.
         if result and isinstance(result, (dict, list)) and not (expression.builds or expression.builds_when_truthy):
-            self._paths.note_items(result, scope, source)
+            self._paths.note_items(result, scope, source, expression.origins)
         if isinstance(result, list):  # the concrete class first: the Mapping check costs several times more
             pairs = []
             for index, element in enumerate(result):
@@ -516,10 +516,10 @@ class Expander:
         if value is None:
             return None, None, _NOWHERE
         made = expression.builds or (value and expression.builds_when_truthy)
-        found = self._template_path(value, element, expression.source) if path and not made else None
+        found = self._template_path(value, element, expression) if path and not made else None
 
         def place() -> str:
-            where = found if path or made else self._template_path(value, element, expression.source)
+            where = found if path or made else self._template_path(value, element, expression)
             return format_path(where) if where else self._field_path(element, expression.source)
 
         return value, found, place

@@ -8,6 +8,7 @@ places are looked up here.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -45,16 +46,32 @@ class PathIndex:
         self._root = root
         self._walked = False
 
-    def find(self, target: Any, near: Any = None, via: str | None = None) -> list[str | int] | None:
+    def find(
+        self,
+        target: Any,
+        near: Any = None,
+        via: str | None = None,
+        origins: Sequence[tuple[str, ...]] | None = None,
+    ) -> list[str | int] | None:
         """The path of ``target`` (None when it is not part of the resource, e.g. built by an expression).
 
         ``via`` is the expression that gave ``target`` from ``near``: a plain field path (or a choice
         of them, ``a.b || a.c``) is followed key by key, no search, when it leads to ``target`` itself.
+        ``origins`` (``Expression.origins``) are the only paths below ``near`` where an input's
+        container it gives can be: a ``target`` at none of them was made, and is not searched for.
         """
         path = self._known.get(id(target))
         if path is not None or self._walked:
             return path
-        if via is not None and near is not None:
+        if origins is not None and near is not None:
+            keys = _origin_of(near, target, origins)
+            if keys is None:
+                return None  # made by the expression (or no container): no part of the resource
+            base = self._known.get(id(near))
+            if base is not None:
+                path = self._known[id(target)] = [*base, *keys]
+                return path
+        elif via is not None and near is not None:
             path = self._follow(near, target, via)
             if path is not None:
                 return path
@@ -81,17 +98,24 @@ class PathIndex:
                 return path
         return None
 
-    def note_items(self, container: Any, near: Any, via: str | None = None) -> None:
+    def note_items(
+        self, container: Any, near: Any, via: str | None = None, origins: Sequence[tuple[str, ...]] | None = None
+    ) -> None:
         """Record the places of a list's (or mapping's) items when the container is found near ``near``.
 
         Instances are items of a list the resource holds; knowing its place saves a search per item.
-        Nothing is recorded for a container an expression built (a filter's result). ``via`` is the
-        expression that gave the container, followed first as :meth:`find` does.
+        Nothing is recorded for a container an expression built (a filter's result). ``via`` and
+        ``origins`` are the expression that gave the container, followed first as :meth:`find` does.
         """
         if id(container) not in self._known:
             if self._walked or id(near) not in self._known:
                 return
-            if (via is None or self._follow(near, container, via) is None) and not self._search(
+            if origins is not None:
+                keys = _origin_of(near, container, origins)
+                if keys is None:
+                    return  # made by the expression
+                self._known[id(container)] = [*self._known[id(near)], *keys]
+            elif (via is None or self._follow(near, container, via) is None) and not self._search(
                 near, container, _NEAR_BUDGET
             ):
                 return
@@ -120,3 +144,16 @@ class PathIndex:
                         return True
                     queue.append((value, child))
         return False
+
+
+def _origin_of(near: Any, target: Any, origins: Sequence[tuple[str, ...]]) -> tuple[str, ...] | None:
+    """The first of ``origins`` (paths below ``near``) that holds ``target`` itself; None when none does."""
+    if not isinstance(target, (dict, list)):  # a True or a 3 is in many places, and never recorded
+        return None
+    for keys in origins:
+        node = near
+        for key in keys:
+            node = node.get(key) if node.__class__ is dict or isinstance(node, Mapping) else None
+        if node is target:
+            return keys
+    return None
