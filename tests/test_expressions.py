@@ -331,5 +331,6 @@ def test_origins_are_the_only_places_of_an_input_container_an_expression_gives(s
     assert compile_expression(source).origins == origins
 
 
-def test_a_jsonpath_expression_has_no_origins():
+def test_a_jsonpath_expression_has_origins_only_as_a_plain_chain_of_fields():
+    assert compile_expression("spec.template", "jsonpath").origins == (("spec", "template"),)
     assert compile_expression("$.spec.template", "jsonpath").origins is None

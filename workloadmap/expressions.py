@@ -19,6 +19,7 @@ refusing the regex-capable extensions (``=~`` filters, ``sub(/regex/, ...)``); a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from typing import Any
@@ -37,6 +38,7 @@ __all__ = [
     "Expression",
     "compile_expression",
     "field_path",
+    "is_plain_path",
     "LANGUAGES",
     "MAX_EXPRESSION_LENGTH",
     "MAX_EXPRESSION_NESTING",
@@ -53,6 +55,15 @@ MAX_STEPS = 1_000_000
 """Syntax-tree nodes one JMESPath evaluation may visit (a projection visits its child once per element)."""
 COMPILE_AFTER = 400
 """Steps one expression is interpreted for, over its evaluations, before it is compiled (which costs as much)."""
+
+
+_PLAIN_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+
+
+@lru_cache(maxsize=1024)
+def is_plain_path(source: str) -> bool:
+    """Whether an expression is a plain chain of fields (``spec.template``), the same in both languages."""
+    return _PLAIN_PATH.fullmatch(source) is not None
 
 
 def _short(source: str, limit: int = 100) -> str:
@@ -154,10 +165,14 @@ class Expression:
     def origins(self) -> tuple[tuple[str, ...], ...] | None:
         """The field paths (from the value it runs on) of the input's containers it may give.
 
-        Any other container it gives is made. None when unknown (JSONPath, pipes, indexes, ``root()`` ...).
+        Any other container it gives is made. None when unknown (pipes, indexes, ``root()``, JSONPath
+        beyond a plain chain of fields ...).
         """
         if not self._origins_read:
-            found = analysis.origins(self._form().parsed) if self.language == "jmespath" else None
+            if self.language == "jmespath":
+                found = analysis.origins(self._form().parsed)
+            else:  # JSONPath: a plain chain of fields gives the value at that path (a single match)
+                found = [tuple(self.source.split("."))] if is_plain_path(self.source) else None
             self._origins = tuple(found) if found is not None else None
             self._origins_read = True
         return self._origins

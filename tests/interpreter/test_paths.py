@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from workloadmap.errors import parse_path
+from workloadmap.expressions import compile_expression
 from workloadmap.interpreter.paths import PathIndex
 
 _LWS = {
@@ -17,37 +18,40 @@ _LWS = {
 }
 
 
+def _origins(source: str):
+    return compile_expression(source).origins
+
+
 @pytest.mark.parametrize(
     ("via", "target"),
     [
         ("spec.leaderWorkerTemplate.workerTemplate", ("spec", "leaderWorkerTemplate", "workerTemplate")),
-        # a choice of plain paths: the one that gives the object itself
+        # a choice of paths: the one that gives the object itself
         (
             "spec.leaderWorkerTemplate.leaderTemplate || spec.leaderWorkerTemplate.workerTemplate",
             ("spec", "leaderWorkerTemplate", "workerTemplate"),
         ),
-        # not a plain path: found by the search all the same
         ("(spec.leaderWorkerTemplate).workerTemplate", ("spec", "leaderWorkerTemplate", "workerTemplate")),
-        # a plain path that gives another object than the one asked about: the search decides
-        ("spec.leaderWorkerTemplate", ("spec", "leaderWorkerTemplate", "workerTemplate")),
+        # origins unknown (a pipe): found by the search all the same
+        ("spec.leaderWorkerTemplate | workerTemplate", ("spec", "leaderWorkerTemplate", "workerTemplate")),
     ],
 )
-def test_find_follows_plain_paths_and_falls_back_to_the_search(via, target):
+def test_find_follows_the_origins_and_falls_back_to_the_search(via, target):
     node = _LWS
     for key in target:
         node = node[key]
-    assert PathIndex(_LWS).find(node, _LWS, via) == list(target)
+    assert PathIndex(_LWS).find(node, _LWS, _origins(via)) == list(target)
 
 
 def test_an_object_made_by_an_expression_has_no_path():
     made = {"spec": _LWS["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]}
-    assert PathIndex(_LWS).find(made, _LWS, "spec.leaderWorkerTemplate.workerTemplate") is None
+    assert PathIndex(_LWS).find(made, _LWS, _origins("spec.leaderWorkerTemplate.workerTemplate")) is None
 
 
 def test_note_items_records_each_instance_of_a_list_given_by_a_plain_path():
     index = PathIndex(_LWS)
     jobs = _LWS["spec"]["replicatedJobs"]
-    index.note_items(jobs, _LWS, "spec.replicatedJobs")
+    index.note_items(jobs, _LWS, _origins("spec.replicatedJobs"))
     assert index.find(jobs[1]) == ["spec", "replicatedJobs", 1]
     assert index._walked is False  # no walk of the whole resource was needed
 
@@ -57,8 +61,8 @@ def test_a_value_that_is_not_a_container_gets_no_place():
     # wrong for every other field that holds it (an error would name the wrong field).
     resource = {"a": {"x": True}, "b": {"y": True}}
     index = PathIndex(resource)
-    assert index.find(True, resource, "a.x") is None
-    assert index.find(True, resource, "b.y") is None
+    assert index.find(True, resource, _origins("a.x")) is None
+    assert index.find(True, resource, _origins("b.y")) is None
 
 
 def _clique(name: str, cpu: str, cliques_key: str = "podSpec") -> dict:
@@ -153,7 +157,7 @@ def test_with_origins_a_made_object_is_not_searched_for():
     # an object not there was made by the expression, and the resource is not walked to prove it.
     index = PathIndex(_LWS)
     made = {"spec": {"containers": []}}
-    assert index.find(made, _LWS, "x", [("spec", "leaderWorkerTemplate", "leaderTemplate")]) is None
+    assert index.find(made, _LWS, [("spec", "leaderWorkerTemplate", "leaderTemplate")]) is None
     assert index._walked is False
 
 
@@ -161,12 +165,12 @@ def test_with_origins_the_object_at_one_of_them_gets_its_path_without_a_search()
     index = PathIndex(_LWS)
     worker = _LWS["spec"]["leaderWorkerTemplate"]["workerTemplate"]
     origins = [("spec", "leaderWorkerTemplate", "leaderTemplate"), ("spec", "leaderWorkerTemplate", "workerTemplate")]
-    assert index.find(worker, _LWS, "x", origins) == ["spec", "leaderWorkerTemplate", "workerTemplate"]
+    assert index.find(worker, _LWS, origins) == ["spec", "leaderWorkerTemplate", "workerTemplate"]
     assert len(index._known) == 2  # the root and the template: nothing else was visited
 
 
 def test_note_items_skips_a_list_made_by_the_expression():
     index = PathIndex(_LWS)
     made = [dict(job) for job in _LWS["spec"]["replicatedJobs"]]
-    index.note_items(made, _LWS, "x", [("spec", "replicatedJobs")])
+    index.note_items(made, _LWS, [("spec", "replicatedJobs")])
     assert id(made[0]) not in index._known and index._walked is False

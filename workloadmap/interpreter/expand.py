@@ -16,11 +16,11 @@ from typing import Any, NamedTuple, overload
 
 from ..catalog import Catalog
 from ..errors import ExpressionError, InputError, NoDefinitionError, format_path
-from ..expressions import Expression
+from ..expressions import Expression, is_plain_path
 from ..resources import PodDemand, pod_demand
 from ..runtime_definitions import ComponentDefinition, Definition
 from ..values import mapping_at, truthy
-from .paths import PathIndex, is_plain_path
+from .paths import PathIndex
 
 __all__ = ["ExpandedComponent", "Expander", "Parent", "evaluate_count", "to_count", "INDEX_REF"]
 
@@ -302,8 +302,8 @@ class Expander:
         return format_path(prefix)
 
     def _template_path(self, template: Any, near: Any, via: Expression) -> list[str | int] | None:
-        """Where a pod template sits inside the resource (``via`` followed from ``near``, else searched)."""
-        return self._paths.find(template, near, via.source, via.origins)
+        """Where a pod template sits inside the resource (``via``'s origins followed from ``near``, else searched)."""
+        return self._paths.find(template, near, via.origins)
 
     # -- expansion -------------------------------------------------------------------------
     def expand(self, parent: Parent | None = None) -> list[ExpandedComponent]:
@@ -378,7 +378,7 @@ class Expander:
         # A list the expression made (a filter, pick(), [@]) is no part of the resource, and an empty
         # one has no items to place: no search for either.
         if result and isinstance(result, (dict, list)) and not (expression.builds or expression.builds_when_truthy):
-            self._paths.note_items(result, scope, source, expression.origins)
+            self._paths.note_items(result, scope, expression.origins)
         if isinstance(result, list):  # the concrete class first: the Mapping check costs several times more
             pairs = []
             for index, element in enumerate(result):

@@ -7,21 +7,10 @@ places are looked up here.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Any
 
-__all__ = ["PathIndex", "is_plain_path"]
-
-_PLAIN_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
-
-
-@lru_cache(maxsize=1024)
-def is_plain_path(source: str) -> bool:
-    """Whether an expression is a plain chain of fields (``spec.template``), so its place follows from its text."""
-    return _PLAIN_PATH.fullmatch(source) is not None
-
+__all__ = ["PathIndex"]
 
 _SCALARS = frozenset((str, int, float, bool, type(None)))
 """The classes of a parsed document's leaves: never a container to record."""
@@ -33,12 +22,13 @@ _NEAR_BUDGET = 512
 class PathIndex:
     """Where objects sit inside one resource, found by identity (works for any expression language).
 
-    A lookup first follows the expression that gave the object when it is a plain field path (or a
-    choice of them) from an object whose place is known; else it searches a little way below that
-    object (a pod template lies a few keys below its component's scope); a miss walks the whole
-    resource once, after which every
-    lookup is a dictionary hit. Nested expanders of embedded resources share the index, so a document
-    is walked at most once however many components it has.
+    A lookup first follows the origins of the expression that gave the object (the only field paths
+    where an input's container it gives can be, ``Expression.origins``) from an object whose place is
+    known: an object at none of them was made, and has no place. Without origins it searches a little
+    way below that object (a pod template lies a few keys below its component's scope); a miss walks
+    the whole resource once, after which every lookup is a dictionary hit. Nested expanders of
+    embedded resources share the index, so a document is walked at most once however many
+    components it has.
     """
 
     def __init__(self, root: Any) -> None:
@@ -47,18 +37,14 @@ class PathIndex:
         self._walked = False
 
     def find(
-        self,
-        target: Any,
-        near: Any = None,
-        via: str | None = None,
-        origins: Sequence[tuple[str, ...]] | None = None,
+        self, target: Any, near: Any = None, origins: Sequence[tuple[str, ...]] | None = None
     ) -> list[str | int] | None:
         """The path of ``target`` (None when it is not part of the resource, e.g. built by an expression).
 
-        ``via`` is the expression that gave ``target`` from ``near``: a plain field path (or a choice
-        of them, ``a.b || a.c``) is followed key by key, no search, when it leads to ``target`` itself.
-        ``origins`` (``Expression.origins``) are the only paths below ``near`` where an input's
-        container it gives can be: a ``target`` at none of them was made, and is not searched for.
+        ``origins`` (``Expression.origins`` of the expression that gave ``target`` from ``near``) are
+        the only paths below ``near`` where an input's container it gives can be: they are followed
+        key by key, no search, and a ``target`` at none of them was made and is not searched for.
+        Without them, the search decides.
         """
         path = self._known.get(id(target))
         if path is not None or self._walked:
@@ -71,41 +57,18 @@ class PathIndex:
             if base is not None:
                 path = self._known[id(target)] = [*base, *keys]
                 return path
-        elif via is not None and near is not None:
-            path = self._follow(near, target, via)
-            if path is not None:
-                return path
         if near is not None and id(near) in self._known and self._search(near, target, _NEAR_BUDGET):
             return self._known[id(target)]
         self._search(self._root, None, None)
         self._walked = True
         return self._known.get(id(target))
 
-    def _follow(self, near: Any, target: Any, via: str) -> list[str | int] | None:
-        base = self._known.get(id(near))
-        if base is None:
-            return None
-        for choice in via.split("||"):
-            choice = choice.strip()
-            if not is_plain_path(choice):
-                return None
-            node = near
-            keys = choice.split(".")
-            for key in keys:
-                node = node.get(key) if isinstance(node, dict) else None
-            if node is target and isinstance(target, (dict, list)):  # a True or a 3 is in many places
-                path = self._known[id(target)] = [*base, *keys]
-                return path
-        return None
-
-    def note_items(
-        self, container: Any, near: Any, via: str | None = None, origins: Sequence[tuple[str, ...]] | None = None
-    ) -> None:
+    def note_items(self, container: Any, near: Any, origins: Sequence[tuple[str, ...]] | None = None) -> None:
         """Record the places of a list's (or mapping's) items when the container is found near ``near``.
 
         Instances are items of a list the resource holds; knowing its place saves a search per item.
-        Nothing is recorded for a container an expression built (a filter's result). ``via`` and
-        ``origins`` are the expression that gave the container, followed first as :meth:`find` does.
+        Nothing is recorded for a container an expression built (a filter's result). ``origins`` are
+        the expression's that gave the container, followed first as :meth:`find` does.
         """
         if id(container) not in self._known:
             if self._walked or id(near) not in self._known:
@@ -115,9 +78,7 @@ class PathIndex:
                 if keys is None:
                     return  # made by the expression
                 self._known[id(container)] = [*self._known[id(near)], *keys]
-            elif (via is None or self._follow(near, container, via) is None) and not self._search(
-                near, container, _NEAR_BUDGET
-            ):
+            elif not self._search(near, container, _NEAR_BUDGET):
                 return
         path = self._known[id(container)]
         children = container.items() if isinstance(container, dict) else enumerate(container)
