@@ -280,6 +280,7 @@ class Catalog:
         self._layers: dict[tuple[str, str], int] = {}
         self._lookups: dict[tuple[str, str], Lookup | None] = {}  # answers of lookup(), until the next add()
         self._suggestions: dict[tuple[str, str], str] = {}  # answers of suggest(), until the next add()
+        self._referenced: frozenset[str] | None = None  # referenced_kinds(), until the next add()
         self.notices: list[str] = []
         for definition in definitions:
             self.add(definition)
@@ -349,6 +350,7 @@ class Catalog:
         self._layers[key] = layer
         self._lookups.clear()
         self._suggestions.clear()
+        self._referenced = None
 
     def add_cluster_kartas(self, objects: Iterable[Any], source: str = "cluster") -> None:
         """Add Kartas read from a cluster: they replace built-ins for their kind, user files replace them.
@@ -421,6 +423,19 @@ class Catalog:
             same = [kinds[close] for close in get_close_matches(kind.lower(), list(kinds), n=2, cutoff=0.8)]
         ideas = dict.fromkeys(f"{d.kind} ({d.group or 'core'}/{d.versions[0]})" for d in same)
         return f"; did you mean {' or '.join(ideas)}?" if ideas else ""
+
+    def referenced_kinds(self) -> frozenset[str]:
+        """The kinds any definition's ``references`` can name: the only objects a reference finds."""
+        if self._referenced is None:
+            self._referenced = frozenset(
+                candidate.kind
+                for group in self._by_group_kind.values()
+                for entry in group
+                if isinstance(entry, Definition)
+                for reference in entry.references
+                for candidate in reference.kinds
+            )
+        return self._referenced
 
     def lookup(self, api_version: str, kind: str) -> Lookup | None:
         """The definition for a resource's ``apiVersion`` and ``kind``, or None.

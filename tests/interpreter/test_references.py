@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from workloadmap.interpreter import ObjectIndex
+from pathlib import Path
+
+from workloadmap.catalog import Catalog
+from workloadmap.documents import Document, load_objects
+from workloadmap.interpreter import ObjectIndex, inspect_documents
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def _runtime(name: str, namespace: str | None = None, marker: int = 0) -> dict:
@@ -27,3 +33,35 @@ def test_objects_added_to_a_deferred_index_come_after_the_deferred_ones():
     assert index.find("ClusterTrainingRuntime", "torch", None, namespaced=False)["spec"]["marker"] == 1
     eager = ObjectIndex([_runtime("torch", marker=1), _runtime("torch", marker=2)])
     assert eager.find("ClusterTrainingRuntime", "torch", None, namespaced=False)["spec"]["marker"] == 1
+
+
+def test_a_deferred_index_of_some_kinds_holds_only_objects_of_those_kinds():
+    # inspect_documents passes the kinds the catalog's references can name: a stream's ConfigMaps are not indexed.
+    config_map = {"kind": "ConfigMap", "metadata": {"name": "torch"}}
+    odd = [{"kind": ["ClusterTrainingRuntime"], "metadata": {"name": "x"}}, "text", None, {"metadata": None}]
+    index = ObjectIndex.deferred([config_map, *odd, _runtime("torch")], kinds={"ClusterTrainingRuntime"})
+    assert index.find("ClusterTrainingRuntime", "torch", None, namespaced=False)["kind"] == "ClusterTrainingRuntime"
+    assert index.find("ConfigMap", "torch", None, namespaced=False) is None
+    index.add({"kind": "ConfigMap", "metadata": {"name": "late"}})  # later objects are held to the same kinds
+    assert index.find("ConfigMap", "late", None, namespaced=False) is None
+    assert ObjectIndex.deferred([config_map]).find("ConfigMap", "torch", None, namespaced=False) == config_map
+
+
+def test_the_catalog_names_the_kinds_its_references_can_find():
+    # TrainJob's runtimeRef names a ClusterTrainingRuntime or a TrainingRuntime (Kubeflow Trainer v2);
+    # LLMInferenceService's baseRefs name LLMInferenceServiceConfigs (KServe).
+    catalog = Catalog.load(use_env=False)
+    assert {"ClusterTrainingRuntime", "TrainingRuntime", "LLMInferenceServiceConfig"} <= catalog.referenced_kinds()
+    assert "ConfigMap" not in catalog.referenced_kinds()
+    assert Catalog().referenced_kinds() == frozenset()
+
+
+def test_a_stream_still_finds_its_runtime_among_other_kinds():
+    # The TrainJob of trainjob-torch-runtime.yaml, after a ConfigMap of its runtime's name: numNodes 4 x 8 GPUs
+    # on the runtime's node job plus one dataset-initializer pod (tests/builtin/test_kubeflow.py).
+    documents = load_objects(str(FIXTURES / "kubeflow" / "trainjob-torch-runtime.yaml"))
+    config_map = Document({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "torch-with-init"}}, "c", 1)
+    results = list(inspect_documents([config_map, *documents]))
+    job = next(result.tree for result in results if result.tree is not None and result.tree.workload.kind == "TrainJob")
+    assert (job.totals.pods, job.totals.gpus) == (5, 32)
+    assert job.warnings == []

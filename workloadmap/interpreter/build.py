@@ -354,7 +354,9 @@ def inspect_documents(
     catalog = catalog if catalog is not None else default_catalog()
     gpu_resources = tuple(gpu_resources)
     documents = list(documents)
-    own = ObjectIndex.deferred(document.body for document in documents if isinstance(document, Document))
+    own = ObjectIndex.deferred(
+        (document.body for document in documents if isinstance(document, Document)), kinds=catalog.referenced_kinds()
+    )
     sources = ChainedObjects(own, related) if related is not None else own
     for start in range(0, len(documents), _BATCH):
         # The collector runs between batches, not every few hundred allocations: each full collection

@@ -33,24 +33,35 @@ class ObjectIndex:
     def __init__(self, objects: Iterable[Any] = ()) -> None:
         self._index: dict[tuple[str, str], list[tuple[str | None, Mapping[str, Any]]]] = {}
         self._pending: Iterable[Any] | None = None
+        self._kinds: frozenset[str] | None = None
         for obj in objects:
             self.add(obj)
 
     @classmethod
-    def deferred(cls, objects: Iterable[Any]) -> ObjectIndex:
+    def deferred(cls, objects: Iterable[Any], *, kinds: Iterable[str] | None = None) -> ObjectIndex:
         """An index of ``objects`` built when it is first used: most workloads reference nothing.
 
-        ``objects`` is read then, so it must not change before.
+        ``objects`` is read then, so it must not change before. With ``kinds`` (a catalog's
+        :meth:`~workloadmap.catalog.Catalog.referenced_kinds`), only objects of those kinds are
+        indexed, now and by later :meth:`add` calls: a stream's ConfigMaps and Jobs are never looked up.
         """
         index = cls()
         index._pending = objects
+        index._kinds = frozenset(kinds) if kinds is not None else None
         return index
 
     def _index_pending(self) -> None:
         pending, self._pending = self._pending, None
-        if pending is not None:
-            for obj in pending:
-                self.add(obj)
+        if pending is None:
+            return
+        kinds = self._kinds
+        for obj in pending:
+            # the kind test first, on the exact type: most objects of a stream are of no referenced kind
+            if kinds is not None and obj.__class__ is dict:
+                kind = obj.get("kind")
+                if kind.__class__ is not str or kind not in kinds:  # a list or a map is no kind (and unhashable)
+                    continue
+            self.add(obj)
 
     @classmethod
     def from_paths(cls, paths: Iterable[str]) -> ObjectIndex:
@@ -78,7 +89,7 @@ class ObjectIndex:
         if metadata.__class__ is not dict and not isinstance(metadata, Mapping):
             return
         kind, name = obj.get("kind"), metadata.get("name")
-        if isinstance(kind, str) and isinstance(name, str):
+        if isinstance(kind, str) and isinstance(name, str) and (self._kinds is None or kind in self._kinds):
             self._index.setdefault((kind, name), []).append((metadata.get("namespace"), obj))
 
     def find(self, kind: str, name: str, namespace: str | None, namespaced: bool) -> Mapping[str, Any] | None:
