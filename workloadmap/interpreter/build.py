@@ -213,7 +213,7 @@ def _check_pods(nodes: Iterable[ExpandedComponent]) -> None:
     if leaf.parent_replicas != 1:
         how += f" x {leaf.parent_replicas:,} parent replicas"
     factor = "replicas" if leaf.replicas >= leaf.pods_per_replica else "pods_per_replica"
-    field = leaf.count_field(factor) if leaf.count_field else None
+    field = leaf.count_field(factor)
     check_budget("pods", total, f"pods (component {leaf.path}: {how})", field=field)
 
 

@@ -32,9 +32,11 @@ INDEX_REF = "$index"
 worker group without ``groupName`` ``worker-group-<index>``)."""
 
 
-@dataclass
+@dataclass(slots=True, eq=False)
 class ExpandedComponent:
     """A component of one resource, with its counts evaluated (internal to the interpreter and gangs).
+
+    Nodes compare by identity: two instances with equal fields are still two components.
 
     ``parent_replicas`` is the product of the replicas of every ancestor; ``parent_gang_replicas``
     the same with each ancestor counted at its gang (minimum-first) scale.
@@ -57,7 +59,13 @@ class ExpandedComponent:
     template: Mapping | None = None
     template_path: list[str | int] | None = None
     children: list["ExpandedComponent"] = field(default_factory=list)
-    count_field: Callable[[str], str] | None = None  # replicas, pods_per_replica: where each was read (for errors)
+    reader: Expander | None = None  # what read the counts: their fields are worked out for an error only
+
+    def count_field(self, field_name: str) -> str | None:
+        """Where ``replicas`` or ``pods_per_replica`` was read (for errors); None when unknown."""
+        if self.reader is None:
+            return None
+        return self.reader._count_field(self.definition, field_name, self.scope)
 
     @property
     def gang_replicas(self) -> int:
@@ -437,7 +445,7 @@ class Expander:
             kind=component.kind,
             template=template,
             template_path=template_path,
-            count_field=lambda name: self._count_field(component, name, element),
+            reader=self,
         )
 
     def _count_field(self, component: ComponentDefinition, field_name: str, scope: Any) -> str:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -37,7 +37,6 @@ from .expand import ExpandedComponent, evaluate_count
 __all__ = ["form_pod_groups", "rule_applies"]
 
 
-@dataclass
 class _Scope:
     """The members of one PodGroup and how many pods of each component it holds.
 
@@ -46,22 +45,27 @@ class _Scope:
     replicas of the root's parent the group spans.
     """
 
-    roots: list[ExpandedComponent]
-    anchored: bool = False
-    replica: int = 0
-    base: str = ""
-    multipliers: dict[int, int] = field(default_factory=dict)
-    _declared: dict[int, int] = field(default_factory=dict)
-    _gang: dict[int, int] = field(default_factory=dict)
-    _mult: dict[int, int] = field(default_factory=dict)
-    _own: dict[int, int] = field(default_factory=dict)
-    _own_pods: dict[int, int] = field(default_factory=dict)
-    _nodes: list[ExpandedComponent] | None = None
+    __slots__ = ("roots", "anchored", "replica", "base", "_counts", "_nodes")
 
-    def __post_init__(self) -> None:
-        for root in self.roots:
-            multiplier = self.multipliers.get(id(root), 1)
-            self._visit(root, multiplier, multiplier, anchored=self.anchored)
+    def __init__(
+        self,
+        roots: list[ExpandedComponent],
+        *,
+        anchored: bool = False,
+        replica: int = 0,
+        base: str = "",
+        multipliers: Mapping[int, int] | None = None,
+    ) -> None:
+        self.roots = roots
+        self.anchored = anchored
+        self.replica = replica
+        self.base = base
+        # per id(node): (own pods, declared pods of the subtree, the same at gang scale, copies, own replicas)
+        self._counts: dict[int, tuple[int, int, int, int, int]] = {}
+        self._nodes: list[ExpandedComponent] | None = None
+        for root in roots:
+            multiplier = multipliers.get(id(root), 1) if multipliers else 1
+            self._visit(root, multiplier, multiplier, anchored=anchored)
 
     def _visit(
         self, node: ExpandedComponent, multiplier: int, gang_multiplier: int, *, anchored: bool
@@ -77,16 +81,12 @@ class _Scope:
             gang_total = gang_multiplier * gang_own * node.pods_per_replica
         else:
             total = gang_total = 0
-        key = id(node)
-        self._own_pods[key] = total
+        own_pods = total
         for child in node.children:
             declared, at_gang_scale = self._visit(child, multiplier * own, gang_multiplier * gang_own, anchored=False)
             total += declared
             gang_total += at_gang_scale
-        self._declared[key] = total
-        self._gang[key] = gang_total
-        self._mult[key] = multiplier
-        self._own[key] = own
+        self._counts[id(node)] = (own_pods, total, gang_total, multiplier, own)
         return total, gang_total
 
     def nodes(self) -> Iterator[ExpandedComponent]:
@@ -97,36 +97,41 @@ class _Scope:
 
     def pods(self, node: ExpandedComponent) -> int:
         """Declared pods of ``node``'s subtree inside this group."""
-        return self._declared.get(id(node), 0)
+        counts = self._counts.get(id(node))
+        return counts[1] if counts is not None else 0
 
     def gang_pods(self, node: ExpandedComponent) -> int:
         """Pods of ``node``'s subtree inside this group at gang (minimum-first) scale."""
-        return self._gang.get(id(node), 0)
+        counts = self._counts.get(id(node))
+        return counts[2] if counts is not None else 0
 
     def copies(self, node: ExpandedComponent) -> int:
         """How many replicas of ``node``'s parent this group spans."""
-        return self._mult.get(id(node), 0)
+        counts = self._counts.get(id(node))
+        return counts[3] if counts is not None else 0
 
     def replica_count(self, node: ExpandedComponent) -> int:
         """How many replicas of ``node`` belong to this group (without listing them)."""
-        if self.anchored and node in self.roots:
+        if self.anchored and node is self.roots[0]:
             return 1
-        return self._own.get(id(node), 0)
+        counts = self._counts.get(id(node))
+        return counts[4] if counts is not None else 0
 
     def replicas_in_group(self, node: ExpandedComponent) -> list[int]:
         """Replica indexes of ``node`` that belong to this group."""
-        if self.anchored and node in self.roots:
+        if self.anchored and node is self.roots[0]:
             return [self.replica]
-        return list(range(self._own.get(id(node), 0)))
+        counts = self._counts.get(id(node))
+        return list(range(counts[4] if counts is not None else 0))
 
     def pod_sets(self, nodes: Iterable[ExpandedComponent]) -> list[PodSet]:
         """The group's pods of these components' subtrees, one pod set per pod-bearing component."""
         sets = []
         for top in nodes:
             for leaf in top.leaves():
-                count = self._own_pods.get(id(leaf), 0)
-                if count and leaf.demand is not None:
-                    sets.append(PodSet(component=leaf.path, count=count, pod_resources=dict(leaf.demand.requests)))
+                counts = self._counts.get(id(leaf))
+                if counts is not None and counts[0] and leaf.demand is not None:
+                    sets.append(PodSet(component=leaf.path, count=counts[0], pod_resources=dict(leaf.demand.requests)))
         return sets
 
 
