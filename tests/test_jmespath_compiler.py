@@ -28,7 +28,7 @@ from workloadmap.documents import load_objects
 from workloadmap.errors import ExpressionLimitError
 from workloadmap.expressions import MAX_STEPS, MAX_VALUE_SIZE, _WmapFunctions, compile_expression
 from workloadmap.interpreter import inspect_documents
-from workloadmap.jmespath_compiler import _Writer, compile_tree
+from workloadmap.jmespath_compiler import _Writer, compile_tree, stateless
 from workloadmap.jmespath_runtime import _RUNTIME, State, _Bounded
 
 DATA = {
@@ -143,6 +143,43 @@ def test_a_step_budget_runs_out_at_the_same_node(source):
         expected = _interpreted(parsed, DATA, DATA, steps=budget)
         assert _compiled(parsed, DATA, DATA, steps=budget) == expected, budget
         assert _compiled(parsed, DATA, DATA, steps=budget, precise=True) == expected, budget
+
+
+@pytest.mark.parametrize("source", [source for source in EXPRESSIONS if "(" not in source])
+def test_a_tree_without_functions_runs_without_a_state(source):
+    # What Expression.search does for most expressions: no State made; the budget is the one compiled in.
+    parsed = jmespath.compile(source).parsed
+    assert stateless(parsed)
+    program = compile_tree(parsed, MAX_VALUE_SIZE, _WmapFunctions, budget=MAX_STEPS)
+    for data in (DATA, DATA["people"], None, "text", 3):
+        expected = _interpreted(parsed, data, DATA)
+        try:
+            outcome = ("value", json.dumps(program(data, None), sort_keys=True, default=repr))
+        except Exception as error:
+            outcome = ("error", f"{type(error).__name__}: {error}")
+        assert outcome == expected[0], data
+        assert _compiled(parsed, data, DATA) == expected, data  # and with a State, the steps left in it
+
+
+@pytest.mark.parametrize(
+    ("source", "calls"),
+    [("a.b", False), ("people[?age > `1`].name", False), ("length(a)", True), ("a || root()", True),
+     ("people[*].{n: to_string(name)}", True), ("sort_by(people, &name)", True)],
+)  # fmt: skip
+def test_stateless_is_a_tree_that_calls_no_function(source, calls):
+    assert stateless(jmespath.compile(source).parsed) is not calls
+
+
+def test_a_stateless_program_spends_the_budget_compiled_in():
+    parsed = jmespath.compile("xs[*].a").parsed  # 1 + 1 + 2 per element (the projection's child, its field)
+    data = {"xs": [{"a": 1}] * 10}
+    needed = MAX_STEPS - _interpreted(parsed, data, data)[1]
+    assert compile_tree(parsed, MAX_VALUE_SIZE, _WmapFunctions, budget=needed)(data, None) == [1] * 10
+    with pytest.raises(ExpressionLimitError, match=f"more than {needed - 1} evaluation steps"):
+        compile_tree(parsed, MAX_VALUE_SIZE, _WmapFunctions, budget=needed - 1)(data, None)
+    calls = jmespath.compile("length(xs)").parsed  # a call needs the state's functions: the budget is not taken
+    with pytest.raises(AttributeError):
+        compile_tree(calls, MAX_VALUE_SIZE, _WmapFunctions, budget=needed)(data, None)
 
 
 def test_the_size_bound_holds_on_the_compiled_path():

@@ -85,6 +85,7 @@ class Expression:
         "_scopeless",
         "_memo",
         "_program",
+        "_stateless",
         "_builds",
         "_builds_truthy",
         "_origins",
@@ -104,6 +105,7 @@ class Expression:
         self._scopeless = language == "jmespath" and not analysis.reads_current(compiled.parsed)
         self._memo: tuple[Any, Any, Any] | None = None
         self._program: Program | None = None
+        self._stateless = False  # the program calls no function: it runs without a State
         self._builds: bool | None = None
         self._builds_truthy: bool | None = None
         self._origins: tuple[tuple[str, ...], ...] | None = None
@@ -120,6 +122,7 @@ class Expression:
         self._compiled = None
         self._memo = None
         self._program = None
+        self._stateless = False
         self._builds = None
         self._builds_truthy = None
         self._origins = None
@@ -192,6 +195,8 @@ class Expression:
         if program is None or self._scopeless:  # JSONPath, not compiled yet, or one value per resource
             return self._search(data, data if root is None else root, refs)
         try:
+            if self._stateless:  # no root(), no ref(), no function: nothing a State would carry but the budget
+                return program(data, None)
             return program(data, State(MAX_STEPS, _WmapFunctions, data if root is None else root, refs))
         except _FAILURES as error:
             raise self._failure(error) from None
@@ -240,7 +245,8 @@ class Expression:
                     raise
             finally:
                 self._interpreted += allowance - max(interpreter._steps, 0) + 1
-        program = self._program = _program(self._form().parsed)
+        program, self._stateless = _program(self._form().parsed)
+        self._program = program
         return program(data, State(MAX_STEPS, _WmapFunctions, root, refs))
 
     def values(self, data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> list[Any]:
@@ -264,16 +270,21 @@ _FAILURES = (
 """What an evaluation may raise on bad data or at a bound (an ``ExpressionError`` of a function passes as it is)."""
 
 
-def _program(parsed: dict[str, Any]) -> Program:
-    """The generated function of a tree, or the bounded interpreter for a tree the generator does not write."""
-    from .jmespath_compiler import compile_tree  # an expression is compiled only after its first 400 steps
+def _program(parsed: dict[str, Any]) -> tuple[Program, bool]:
+    """The generated function of a tree, or the bounded interpreter for a tree the generator does not write.
+
+    The flag tells whether the program runs without a State (a generated one that calls no function).
+    """
+    from .jmespath_compiler import compile_tree, stateless  # compiled only after an expression's first 400 steps
 
     try:
-        return compile_tree(parsed, MAX_VALUE_SIZE, _WmapFunctions)
+        return compile_tree(parsed, MAX_VALUE_SIZE, _WmapFunctions, budget=MAX_STEPS), stateless(parsed)
     except (RecursionError, ValueError):
         return lambda data, state: _Bounded(
-            jmespath.Options(custom_functions=state.functions()), MAX_STEPS, MAX_VALUE_SIZE
-        ).visit(parsed, data)
+            jmespath.Options(custom_functions=state.functions()),  # flagged not stateless: a State comes
+            MAX_STEPS,
+            MAX_VALUE_SIZE,
+        ).visit(parsed, data), False
 
 
 def interpret(parsed: dict[str, Any], data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> Any:

@@ -19,7 +19,9 @@ variable and subtracts a straight run of nodes' steps at once, checking the budg
 iteration and at the end: the same total, so the same answer and the same steps left. The *precise*
 one counts and checks every node in the interpreter's order; it is generated when the fast one
 raises anything (an error of the input, a spent budget), and evaluates again from the start, so an
-error is the one the interpreter raises at the node it raises it. ``tests/test_jmespath_compiler.py``
+error is the one the interpreter raises at the node it raises it. A tree that calls no function needs
+no state but its budget: compiled with one, it runs with ``state`` None (most of a definition's
+expressions, evaluated with no object made). ``tests/test_jmespath_compiler.py``
 runs jmespath's compliance shapes and every built-in definition on every corpus document through
 both and the interpreter.
 
@@ -40,7 +42,7 @@ from typing import Any
 
 from .jmespath_runtime import _RUNTIME, Program, State, _Expression
 
-__all__ = ["MAX_DEPTH", "compile_tree"]
+__all__ = ["MAX_DEPTH", "compile_tree", "stateless"]
 
 MAX_DEPTH = 100
 """Syntax-tree depth the generator writes out; a deeper tree is left to the interpreter."""
@@ -56,11 +58,12 @@ _CLASSES = {
 }
 
 
-def compile_tree(node: dict[str, Any], max_value_size: int, functions: type) -> Program:
+def compile_tree(node: dict[str, Any], max_value_size: int, functions: type, *, budget: int | None = None) -> Program:
     """The function that evaluates the JMESPath syntax tree ``node`` (as ``jmespath.compile(...).parsed``).
 
     ``functions`` is the ``jmespath.functions.Functions`` class the state's functions object is
-    made of (its ``FUNCTION_TABLE`` names what a call runs).
+    made of (its ``FUNCTION_TABLE`` names what a call runs). With ``budget``, a tree that calls no
+    function may be run with ``state`` None (see :func:`stateless`): it counts against ``budget``.
 
     Raises:
         ValueError: a tree this generator does not write (deeper than :data:`MAX_DEPTH`, a node type
@@ -69,7 +72,8 @@ def compile_tree(node: dict[str, Any], max_value_size: int, functions: type) -> 
     """
     if _depth(node) > MAX_DEPTH:
         raise ValueError(f"JMESPath tree deeper than {MAX_DEPTH}")
-    namespace = _Writer(node, max_value_size, functions, precise=False).build()
+    budget = budget if budget is not None and stateless(node) else None
+    namespace = _Writer(node, max_value_size, functions, precise=False, budget=budget).build()
     holder: list[Program] = []
 
     def precise(value: Any, state: State) -> Any:
@@ -80,6 +84,11 @@ def compile_tree(node: dict[str, Any], max_value_size: int, functions: type) -> 
     namespace["_precise"] = precise
     program: Program = namespace["_run"]
     return program
+
+
+def stateless(node: dict[str, Any]) -> bool:
+    """Whether a tree calls no function: with a budget, its program needs no state (no ``root()``, no refs)."""
+    return not _has(node, "function_expression")
 
 
 def _depth(node: Any) -> int:
@@ -96,8 +105,11 @@ def _depth(node: Any) -> int:
 class _Writer:
     """The source of one expression's functions: ``_run`` and one function per ``&expression``."""
 
-    def __init__(self, tree: dict[str, Any], limit: int, functions: type, *, precise: bool) -> None:
+    def __init__(
+        self, tree: dict[str, Any], limit: int, functions: type, *, precise: bool, budget: int | None = None
+    ) -> None:
         self.tree = tree
+        self.budget = budget  # the fast function's, when its state may be None
         self.limit = int(limit)  # written into the source
         self.table: dict[str, Any] = functions.FUNCTION_TABLE  # type: ignore[attr-defined]
         self.precise = precise
@@ -108,7 +120,7 @@ class _Writer:
         self.indent = 0
         self.temps = 0
         self.pending = 0  # steps of the fast function not yet subtracted
-        self.exprefs = _has_expref(tree)
+        self.exprefs = _has(tree, "expref")
         self.present: set[str] = set()  # values known not to be null where the code is being written
 
     def build(self) -> dict[str, Any]:
@@ -189,7 +201,8 @@ class _Writer:
         self.lines, self.indent, self.pending = [], 0, 0
         self.open(f"def {name}(value, state):")
         if main and not self.precise:
-            self.line("initial = steps = state.steps")
+            start = "state.steps" if self.budget is None else f"{int(self.budget)} if state is None else state.steps"
+            self.line(f"initial = steps = {start}")
         else:
             self.line("steps = state.steps")
         if main or self.precise:
@@ -199,6 +212,8 @@ class _Writer:
         if main and not self.precise:
             self.indent -= 1
             self.open("except Exception:")  # anything, even a spent budget: count node by node
+            if self.budget is not None:
+                self.line(f"if state is None: state = _State({int(self.budget)}, None)")
             self.line("state.steps = initial")
             self.line("return _precise(value, state)")
             self.indent -= 1
@@ -208,7 +223,7 @@ class _Writer:
             self.line("if steps is not None: state.steps = steps")
             self.line("raise")
             self.indent -= 1
-        self.line("state.steps = steps")
+        self.line(("if state is not None: " if self.budget is not None and main else "") + "state.steps = steps")
         self.line(f"return {result}")
         self.functions.append(self.lines)
         self.lines, self.indent, self.pending = saved
@@ -520,7 +535,7 @@ def _plain_equality(node: dict[str, Any]) -> bool:
     return node["type"] == "literal" and (node["value"] is None or type(node["value"]) is str)
 
 
-def _has_expref(node: Any) -> bool:
-    if node.get("type") == "expref":
+def _has(node: Any, node_type: str) -> bool:
+    if node.get("type") == node_type:
         return True
-    return any(_has_expref(child) for child in node.get("children", ()) if isinstance(child, dict))
+    return any(_has(child, node_type) for child in node.get("children", ()) if isinstance(child, dict))

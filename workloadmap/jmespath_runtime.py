@@ -49,8 +49,10 @@ class State:
         return ExpressionLimitError(f"more than {self.budget} evaluation steps")
 
 
-Program = Callable[[Any, State], Any]
-"""A compiled expression: ``program(value, state)`` is ``TreeInterpreter().visit(node, value)``."""
+Program = Callable[[Any, "State | None"], Any]
+"""A compiled expression: ``program(value, state)`` is ``TreeInterpreter().visit(node, value)``.
+
+Only a program compiled with a budget for a tree that calls no function takes ``state`` None."""
 
 
 class _Expression:
@@ -210,6 +212,7 @@ _RUNTIME: dict[str, Any] = {
     "_NUMSTR": _NUMSTR,
     "_NONNUMBER": _NONNUMBER,
     "_Expression": _Expression,
+    "_State": State,
     "_Recount": _Recount,
     "_equals": _equals_fast,
     "_is_false": _is_false,
