@@ -182,39 +182,36 @@ def _hints(kueue_pod_set_group: bool, volcano_network_topology: str | None, kai_
     )
 
 
-def _totals(nodes: Iterable[ExpandedComponent], gpu_resources: Sequence[str]) -> Totals:
-    pods = 0
+def _totals(leaves: Sequence[ExpandedComponent], gpu_resources: Sequence[str]) -> Totals:
+    """The workload's pods, GPUs and resources, over its pod-bearing components (the pod budget checked first)."""
+    counts = [leaf.pods() for leaf in leaves]
+    pods = sum(counts)
+    if pods > active_budgets().pods:
+        _refuse_pods(leaves)
     gpus = _ZERO
     resources: dict[str, Fraction] = {}
-    for root in nodes:
-        for leaf in root.leaves():
-            count = leaf.pods()
-            pods += count
-            assert leaf.demand is not None  # leaves() yields pod-bearing nodes only
-            more = _times(leaf.demand.gpus(gpu_resources), count)
-            if more:
-                gpus = more if gpus is _ZERO else gpus + more
-            add_resources(resources, leaf.demand.requests, count)
+    for leaf, count in zip(leaves, counts, strict=True):
+        assert leaf.demand is not None  # leaves() yields pod-bearing nodes only
+        more = _times(leaf.demand.gpus(gpu_resources), count)
+        if more:
+            gpus = more if gpus is _ZERO else gpus + more
+        add_resources(resources, leaf.demand.requests, count)
     return Totals(pods=pods, gpus=gpus, resources=resources)
 
 
-def _check_pods(nodes: Iterable[ExpandedComponent]) -> None:
+def _refuse_pods(leaves: Sequence[ExpandedComponent]) -> None:
     """Refuse a workload of more pods than the budget, naming the component that holds the most.
 
     The field named is the larger of that component's two factors (its replicas or its pods per
     replica), as the definition read it.
     """
-    leaves = [leaf for root in nodes for leaf in root.leaves()]
     total = sum(leaf.pods() for leaf in leaves)
-    if total <= active_budgets().pods:
-        return
     leaf = max(leaves, key=lambda node: node.pods())
     how = f"{leaf.replicas:,} replicas x {leaf.pods_per_replica:,} pods per replica"
     if leaf.parent_replicas != 1:
         how += f" x {leaf.parent_replicas:,} parent replicas"
     factor = "replicas" if leaf.replicas >= leaf.pods_per_replica else "pods_per_replica"
-    field = leaf.count_field(factor)
-    check_budget("pods", total, f"pods (component {leaf.path}: {how})", field=field)
+    check_budget("pods", total, f"pods (component {leaf.path}: {how})", field=leaf.count_field(factor))
 
 
 def inspect(
@@ -264,13 +261,13 @@ def inspect(
     refs = resolve_references(definition, resource, related or _NO_RELATED, workload.namespace, warnings)
     resource = merge_bases(definition, resource, refs)
     nodes = Expander(definition, resource, catalog=catalog, refs=refs).expand()
-    _check_pods(nodes)  # before any gang is built from these numbers
-    if any(node.definition.per_node for root in nodes for node in root.walk()):
+    leaves = [leaf for root in nodes for leaf in root.leaves()]
+    totals = _totals(leaves, gpu_resources)  # refuses too many pods before any gang is built from these numbers
+    if any(leaf.definition.per_node for leaf in leaves):
         warnings.append(
             "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
         )
     phase, phases = evaluate_phase(definition.status, resource)
-    totals = _totals(nodes, gpu_resources)
     pod_groups = form_pod_groups(definition, resource, workload.name, nodes, refs)
     apply_kai_metadata(pod_groups, definition, resource, nodes, refs)
     warnings.extend(gang_warnings(definition, resource, pod_groups, refs))
