@@ -62,7 +62,7 @@ def _fraction(value: Any) -> Fraction:
     return Fraction(str(value)) if isinstance(value, float) else Fraction(value)
 
 
-@dataclass
+@dataclass(slots=True)
 class WorkloadRef(JsonForm):
     """Which object a result describes.
 
@@ -91,7 +91,7 @@ class WorkloadRef(JsonForm):
         return f"{self.kind}/{self.display_name}"
 
 
-@dataclass(kw_only=True)
+@dataclass(kw_only=True, slots=True)
 class Component(JsonForm):
     """One role of the workload (master, worker, head, leader, a JobSet replicatedJob ...).
 
@@ -177,7 +177,7 @@ class Component(JsonForm):
             yield from child.walk()
 
 
-@dataclass
+@dataclass(slots=True)
 class PodSet(JsonForm):
     """Pods of one shape that belong to a gang.
 
@@ -194,7 +194,7 @@ class PodSet(JsonForm):
         return cls(data["component"], data["count"], _resources(data.get("podResources")))
 
 
-@dataclass
+@dataclass(slots=True)
 class TopologyConstraint(JsonForm):
     """A gang's topology constraint, as KAI's pod-grouper sets it on the PodGroup or SubGroup.
 
@@ -222,7 +222,7 @@ class TopologyConstraint(JsonForm):
         return TopologyConstraint(self.topology, self.required_level, self.preferred_level)
 
 
-@dataclass
+@dataclass(slots=True)
 class SubGroup(JsonForm):
     """A KAI-style SubGroup: a gang within the PodGroup (``parent`` names the enclosing one)."""
 
@@ -246,7 +246,7 @@ class SubGroup(JsonForm):
         )
 
 
-@dataclass
+@dataclass(slots=True)
 class PodGroup(JsonForm):
     """A gang: the pods a gang scheduler places together, with its ``min_member`` threshold.
 
@@ -284,7 +284,7 @@ class PodGroup(JsonForm):
         )
 
 
-@dataclass
+@dataclass(slots=True)
 class Totals(JsonForm):
     """Sums over the whole workload at the declared scale."""
 
@@ -310,7 +310,7 @@ class ExportHints:
     kai_pod_groups: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class WorkloadTree(JsonForm):
     """A custom resource expanded through its catalog definition.
 

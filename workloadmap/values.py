@@ -101,6 +101,8 @@ def to_json(value: Any) -> Any:
 class JsonForm:
     """Mixin of the result dataclasses: ``to_dict()`` gives their JSON form (see :func:`to_json`)."""
 
+    __slots__ = ()
+
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict (camelCase keys, quantity strings)."""
         data: dict[str, Any] = to_json(self)
