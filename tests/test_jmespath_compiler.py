@@ -250,7 +250,7 @@ def test_text_of_an_expression_never_becomes_code(source):
         writer = _Writer(parsed, MAX_VALUE_SIZE, _WmapFunctions, precise=precise)
         writer.function("_run", parsed, main=True)
         tree = ast.parse("\n".join(line for body in writer.functions for line in body))
-        names = set(_RUNTIME) | {"value", "state", "steps", "initial", "F", "_precise", "_run"}
+        names = set(_RUNTIME) | {"value", "state", "steps", "initial", "F", "cls", "_precise", "_run"}
         for node in ast.walk(tree):
             if isinstance(node, ast.Name):
                 assert node.id in names or re.fullmatch(r"(t|_c|_e)\d+", node.id), node.id

@@ -185,11 +185,12 @@ class _Writer:
         self.indent -= 1
 
     def sized(self, name: str) -> None:
-        # as isinstance(value, (list, dict, str)), a third as dear on the plain classes of parsed documents
+        # as isinstance(value, (list, dict, str)), a third as dear on the plain classes of parsed documents;
+        # null and numbers (most fields read) are passed after one test
         limit = self.limit
         self.line(
-            f"if type({name}) in _PLAIN_SIZED and len({name}) > {limit}"
-            f" or type({name}) not in _PLAIN and _oversized({name}, {limit}): raise _too_big({name}, {limit})"
+            f"if (cls := type({name})) not in _SCALAR and (len({name}) > {limit} if cls in _PLAIN_SIZED"
+            f" else _oversized({name}, {limit})): raise _too_big({name}, {limit})"
         )
 
     def false(self, name: str) -> str:
@@ -346,8 +347,11 @@ class _Writer:
                 self.line(f"{result} = {negate}_equals({left}, {right})")
             return result
         symbol, compare = _ORDERED[kind]
+        # a number or string literal side is known comparable: only the other side's class is tested
+        sides = ((left, left_node), (right, right_node))
+        tests = [f"type({code}) in _NUMSTR" for code, side in sides if not _numstr_literal(side)]
         self.line(
-            f"{result} = ({left} {symbol} {right}) if type({left}) in _NUMSTR and type({right}) in _NUMSTR"
+            f"{result} = ({left} {symbol} {right}) if {' and '.join(tests) or 'True'}"
             f" else _ordered({self.constant(compare)}, {left}, {right})"
         )
         return result
@@ -529,6 +533,10 @@ class _Writer:
 def _made_after(code: str, count: int) -> bool:
     """Whether ``code`` names a local made after the ``count``-th (so a node may assign it again)."""
     return code.startswith("t") and code[1:].isdigit() and int(code[1:]) > count
+
+
+def _numstr_literal(node: dict[str, Any]) -> bool:
+    return node["type"] == "literal" and type(node["value"]) in (int, float, str)
 
 
 def _plain_equality(node: dict[str, Any]) -> bool:

@@ -207,7 +207,7 @@ _RUNTIME: dict[str, Any] = {
     "Exception": Exception,
     "BaseException": BaseException,
     "_PLAIN_SIZED": frozenset(_SIZED),
-    "_PLAIN": frozenset((*_SIZED, type(None), bool, int, float)),
+    "_SCALAR": frozenset((type(None), bool, int, float)),
     "_oversized": _oversized,
     "_NUMSTR": _NUMSTR,
     "_NONNUMBER": _NONNUMBER,
