@@ -159,10 +159,11 @@ def _name_warnings(resource: Mapping[str, Any], workload: WorkloadRef) -> list[s
     metadata = resource["metadata"]
     name = metadata.get("name") or f"{metadata.get('generateName')}x"  # a generateName is a prefix
     found = []
-    for field_name, value, label in (("metadata.name", name, False), ("metadata.namespace", workload.namespace, True)):
-        problem = name_problem(value, label=label) if isinstance(value, str) else None
-        if problem is not None:
-            found.append(f"{field_name} {value!r} is not a valid Kubernetes name: {problem}")
+    if isinstance(name, str) and (problem := name_problem(name)) is not None:
+        found.append(f"metadata.name {name!r} is not a valid Kubernetes name: {problem}")
+    namespace = workload.namespace  # a string or None (checked by _identity)
+    if namespace is not None and (problem := name_problem(namespace, label=True)) is not None:
+        found.append(f"metadata.namespace {namespace!r} is not a valid Kubernetes name: {problem}")
     return found
 
 

@@ -482,8 +482,10 @@ def form_pod_groups(
             form more PodGroups than any cluster holds.
     """
     refs = refs or {}
-    rule = next((rule for rule in definition.gang.pod_groups if rule_applies(rule, resource, refs)), None)
-    if rule is None:
+    for rule in definition.gang.pod_groups:
+        if rule_applies(rule, resource, refs):
+            break
+    else:
         return []
     base = f"{workload_name}-{rule.name}" if rule.name else workload_name
     plans: list[tuple[str, _Scope, Any]] = []
