@@ -58,6 +58,11 @@ class ContainerKind(str, Enum):
     APP = "app"
 
 
+# Members bound once for the per-container paths: reading one off its Enum class costs ~70 ns on Python 3.11.
+_APP, _SIDECAR, _INIT = ContainerKind.APP, ContainerKind.SIDECAR, ContainerKind.INIT
+_GUARANTEED, _BURSTABLE, _BEST_EFFORT = QosClass.GUARANTEED, QosClass.BURSTABLE, QosClass.BEST_EFFORT
+
+
 def _amount(pairs: Amounts, name: str) -> Fraction:
     for key, value in pairs:
         if key == name:
@@ -125,13 +130,13 @@ class PodNuma:
 
     def guaranteed_cpus(self, container: ContainerDemand) -> int:
         """CPUs the static CPU manager pins for the container (0: it runs in the shared pool)."""
-        if self.qos is not QosClass.GUARANTEED or self.pod_level_resources:
+        if self.qos is not _GUARANTEED or self.pod_level_resources:
             return 0
         return _whole_cpus(container)
 
     def exclusive_cpus(self) -> dict[str, bool]:
         """Container name to whether it gets exclusive CPUs, init containers first."""
-        if self.qos is not QosClass.GUARANTEED or self.pod_level_resources:  # asked once, not per container
+        if self.qos is not _GUARANTEED or self.pod_level_resources:  # asked once, not per container
             return {container.name: False for container in self.containers}
         return {container.name: _whole_cpus(container) > 0 for container in self.containers}
 
@@ -224,9 +229,9 @@ def read_containers(items: Any, where: str, key: str, check: Check | None = None
         if item.__class__ is not dict:
             item = _mapping(item, _at(where, key, index))
         limits, requests = read_block(item.get("resources"), where, key, index, check)
-        kind = ContainerKind.APP
+        kind = _APP
         if init:
-            kind = ContainerKind.SIDECAR if item.get("restartPolicy") == "Always" else ContainerKind.INIT
+            kind = _SIDECAR if item.get("restartPolicy") == "Always" else _INIT
         name = item.get("name")
         if name.__class__ is not str or not name:
             name = str(name or f"{key}[{index}]")
@@ -316,11 +321,11 @@ def _qos(blocks: Iterable[tuple[Mapping[str, Fraction], Mapping[str, Fraction]]]
         else:
             guaranteed = False
     if cpu_requests is None and memory_requests is None and cpu_limits is None and memory_limits is None:
-        return QosClass.BEST_EFFORT
+        return _BEST_EFFORT
     # Guaranteed: both limits summed (every block has them), both requests too, and equal to them.
     if guaranteed and _same(cpu_requests, cpu_limits) and _same(memory_requests, memory_limits):
-        return QosClass.GUARANTEED
-    return QosClass.BURSTABLE
+        return _GUARANTEED
+    return _BURSTABLE
 
 
 def _same(request: Fraction | None, limit: Fraction | None) -> bool:
