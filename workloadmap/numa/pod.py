@@ -280,11 +280,16 @@ class PodResources:
             qos = _qos([(self.pod_requests, self.pod_limits)])
         else:
             qos = _qos([(requests, limits) for _, _, limits, requests in read])
-        pod_requests = tuple(item for item in _pairs(self.pod_requests) if is_pod_level_resource(item[0]))
+        # most pods set no pod-level resources: nothing to sort or filter
+        pod_requests = (
+            tuple(item for item in _pairs(self.pod_requests) if is_pod_level_resource(item[0]))
+            if self.pod_requests
+            else ()
+        )
         return PodNuma(
             containers=tuple(containers),
             pod_requests=pod_requests,
-            pod_limits=_pairs(self.pod_limits),
+            pod_limits=_pairs(self.pod_limits) if self.pod_limits else (),
             pod_resources_set=self.pod_resources_set,
             qos=qos,
         )
