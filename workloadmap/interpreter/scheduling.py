@@ -26,7 +26,7 @@ from typing import Any
 
 from .. import labels
 from ..runtime_definitions import Definition
-from ..tree import Grouping, PodGroup, PodSet, Preemptibility
+from ..tree import Grouping, PodGroup, Preemptibility
 from ..values import mapping_at, truthy
 from .expand import ExpandedComponent
 
@@ -51,10 +51,9 @@ def _value(label_maps: Iterable[Mapping[str, Any]], key: str) -> str | None:
     return None
 
 
-def _templates(by_path: Mapping[str, ExpandedComponent], pod_sets: Iterable[PodSet]) -> list[Mapping[str, Any]]:
-    """The pod templates of the components whose pods are in ``pod_sets`` (all of them when none)."""
-    paths = dict.fromkeys(pod_set.component for pod_set in pod_sets)
-    chosen = [by_path[path] for path in paths if path in by_path] or list(by_path.values())
+def _templates(by_path: Mapping[str, ExpandedComponent], components: Iterable[str]) -> list[Mapping[str, Any]]:
+    """The pod templates of these components (all of them when none is known)."""
+    chosen = [by_path[path] for path in components if path in by_path] or list(by_path.values())
     return [
         node.template
         for node in chosen
@@ -62,11 +61,12 @@ def _templates(by_path: Mapping[str, ExpandedComponent], pod_sets: Iterable[PodS
     ]
 
 
-def _queue(owner: Mapping[str, Any], pods: list[Mapping[str, Any]]) -> str:
-    queue = _value([owner, *pods], labels.KAI_QUEUE)
+def _queue(everyone: list[Mapping[str, Any]], pods: list[Mapping[str, Any]]) -> str:
+    """``everyone``: the owner's labels, then the pods'."""
+    queue = _value(everyone, labels.KAI_QUEUE)
     if queue:
         return queue
-    project = _value([owner, *pods], labels.KAI_PROJECT)
+    project = _value(everyone, labels.KAI_PROJECT)
     if project:
         pool = _value(pods, labels.KAI_NODE_POOL)
         return f"{project}-{pool}" if pool else project
@@ -93,8 +93,8 @@ def _priority(
     return named or _value(specs, "priorityClassName") or default
 
 
-def _preemptibility(owner: Mapping[str, Any], pods: list[Mapping[str, Any]], priority: str) -> Preemptibility | None:
-    for label_map in (owner, *pods):
+def _preemptibility(everyone: list[Mapping[str, Any]], priority: str) -> Preemptibility | None:
+    for label_map in everyone:
         value = label_map.get(labels.KAI_PREEMPTIBILITY)
         if value in _PREEMPTIBILITY_VALUES:
             return Preemptibility(value)
@@ -124,14 +124,15 @@ def apply_kai_metadata(
     # Groups made of the same components get the same metadata: work it out once per set of components.
     known: dict[tuple[str, ...], tuple[str, str, Preemptibility | None]] = {}
     for group in groups:
-        pod_sets = list(group.pod_sets) or [pod_set for sub in group.sub_groups for pod_set in sub.pod_sets]
+        pod_sets = group.pod_sets or [pod_set for sub in group.sub_groups for pod_set in sub.pod_sets]
         key = tuple(dict.fromkeys(pod_set.component for pod_set in pod_sets))
         if key not in known:
-            templates = _templates(by_path, pod_sets)
+            templates = _templates(by_path, key)
             pods = [_labels(mapping_at(template, "metadata")) for template in templates]
             specs = [mapping_at(template, "spec") for template in templates]
             priority = _priority(owner, pods, specs, definition.gang.priority_class, gang)
-            known[key] = (_queue(owner, pods), priority, _preemptibility(owner, pods, priority))
+            everyone = [owner, *pods]
+            known[key] = (_queue(everyone, pods), priority, _preemptibility(everyone, priority))
         group.queue, group.priority_class, group.preemptibility = known[key]
 
 
