@@ -280,11 +280,13 @@ def _program(parsed: dict[str, Any]) -> tuple[Program, bool]:
     try:
         return compile_tree(parsed, MAX_VALUE_SIZE, _WmapFunctions, budget=MAX_STEPS), stateless(parsed)
     except (RecursionError, ValueError):
-        return lambda data, state: _Bounded(
-            jmespath.Options(custom_functions=state.functions()),  # flagged not stateless: a State comes
-            MAX_STEPS,
-            MAX_VALUE_SIZE,
-        ).visit(parsed, data), False
+
+        def interpreted(data: Any, state: State | None) -> Any:
+            assert state is not None  # flagged not stateless below: search always passes a State
+            options = jmespath.Options(custom_functions=state.functions())
+            return _Bounded(options, MAX_STEPS, MAX_VALUE_SIZE).visit(parsed, data)
+
+        return interpreted, False
 
 
 def interpret(parsed: dict[str, Any], data: Any, *, root: Any = None, refs: Mapping[str, Any] | None = None) -> Any:

@@ -188,7 +188,7 @@ def _totals(leaves: Sequence[ExpandedComponent], gpu_resources: Sequence[str]) -
     counts = [leaf.pods() for leaf in leaves]
     pods = sum(counts)
     if pods > active_budgets().pods:
-        _refuse_pods(leaves)
+        _refuse_pods(leaves, pods)
     gpus = _ZERO
     resources: dict[str, Fraction] = {}
     for leaf, count in zip(leaves, counts, strict=True):
@@ -200,13 +200,12 @@ def _totals(leaves: Sequence[ExpandedComponent], gpu_resources: Sequence[str]) -
     return Totals(pods=pods, gpus=gpus, resources=resources)
 
 
-def _refuse_pods(leaves: Sequence[ExpandedComponent]) -> None:
-    """Refuse a workload of more pods than the budget, naming the component that holds the most.
+def _refuse_pods(leaves: Sequence[ExpandedComponent], total: int) -> None:
+    """Refuse a workload of ``total`` pods, more than the budget, naming the component that holds the most.
 
     The field named is the larger of that component's two factors (its replicas or its pods per
     replica), as the definition read it.
     """
-    total = sum(leaf.pods() for leaf in leaves)
     leaf = max(leaves, key=lambda node: node.pods())
     how = f"{leaf.replicas:,} replicas x {leaf.pods_per_replica:,} pods per replica"
     if leaf.parent_replicas != 1:

@@ -37,6 +37,10 @@ from .expand import ExpandedComponent, evaluate_count
 __all__ = ["form_pod_groups", "rule_applies"]
 
 
+_OUTSIDE = (0, 0, 0, 0, 0)
+"""A component outside a PodGroup's scope: no pods, no copies, no replicas in it."""
+
+
 class _Scope:
     """The members of one PodGroup and how many pods of each component it holds.
 
@@ -97,41 +101,36 @@ class _Scope:
 
     def pods(self, node: ExpandedComponent) -> int:
         """Declared pods of ``node``'s subtree inside this group."""
-        counts = self._counts.get(id(node))
-        return counts[1] if counts is not None else 0
+        return self._counts.get(id(node), _OUTSIDE)[1]
 
     def gang_pods(self, node: ExpandedComponent) -> int:
         """Pods of ``node``'s subtree inside this group at gang (minimum-first) scale."""
-        counts = self._counts.get(id(node))
-        return counts[2] if counts is not None else 0
+        return self._counts.get(id(node), _OUTSIDE)[2]
 
     def copies(self, node: ExpandedComponent) -> int:
         """How many replicas of ``node``'s parent this group spans."""
-        counts = self._counts.get(id(node))
-        return counts[3] if counts is not None else 0
+        return self._counts.get(id(node), _OUTSIDE)[3]
 
     def replica_count(self, node: ExpandedComponent) -> int:
         """How many replicas of ``node`` belong to this group (without listing them)."""
         if self.anchored and node is self.roots[0]:
             return 1
-        counts = self._counts.get(id(node))
-        return counts[4] if counts is not None else 0
+        return self._counts.get(id(node), _OUTSIDE)[4]
 
     def replicas_in_group(self, node: ExpandedComponent) -> list[int]:
         """Replica indexes of ``node`` that belong to this group."""
         if self.anchored and node is self.roots[0]:
             return [self.replica]
-        counts = self._counts.get(id(node))
-        return list(range(counts[4] if counts is not None else 0))
+        return list(range(self._counts.get(id(node), _OUTSIDE)[4]))
 
     def pod_sets(self, nodes: Iterable[ExpandedComponent]) -> list[PodSet]:
         """The group's pods of these components' subtrees, one pod set per pod-bearing component."""
         sets = []
         for top in nodes:
             for leaf in top.leaves():
-                counts = self._counts.get(id(leaf))
-                if counts is not None and counts[0] and leaf.demand is not None:
-                    sets.append(PodSet(component=leaf.path, count=counts[0], pod_resources=dict(leaf.demand.requests)))
+                count = self._counts.get(id(leaf), _OUTSIDE)[0]
+                if count and leaf.demand is not None:
+                    sets.append(PodSet(component=leaf.path, count=count, pod_resources=dict(leaf.demand.requests)))
         return sets
 
 
