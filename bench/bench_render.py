@@ -17,9 +17,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from workloadmap.cli.html_report import render_html  # noqa: E402
-from workloadmap.cli.render import render_domain_tree, shown_depth  # noqa: E402
-from workloadmap.cli.terminal import fit  # noqa: E402
+from workloadmap.cli.printing.terminal import fit  # noqa: E402
+from workloadmap.cli.render.html import render_html  # noqa: E402
+from workloadmap.cli.render.workloads import render_domain_tree, shown_depth  # noqa: E402
 from workloadmap.placement import placement_map  # noqa: E402
 from workloadmap.topology import SimulationSpec, generate_cluster  # noqa: E402
 

@@ -104,7 +104,7 @@ _FILES = ("FILE", "DIR", "PATH", "SOURCE", "DUMP", "NODES", "KUBECONFIG")
 
 
 def _formats(path: str) -> list[str]:
-    from .formats import FORMATS, TEMPLATES
+    from .printing.formats import FORMATS, TEMPLATES
 
     return [f"{kind}=" if kind in TEMPLATES else kind for kind in FORMATS.get(path, ())]
 

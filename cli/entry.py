@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from workloadmap.errors import WorkloadMapError
 
-from . import output
+from .printing import output
 
 
 def run() -> None:
@@ -41,7 +41,7 @@ def _dispatch(arguments: list[str]) -> None:
         return
     command = None
     if arguments[:1] == ["inspect"]:
-        from .inspect_fast import fast_inspect  # the library loads here for inspect only, not for a completion
+        from .commands.inspect_fast import fast_inspect  # the library loads here for inspect only, not for a completion
 
         command = fast_inspect(arguments, os.environ)
     protected(typer_app if command is None else lambda: as_typer_runs(command))

@@ -16,10 +16,10 @@ import typer
 
 from workloadmap import __version__
 
-from . import output
 from .completion import SHELLS, complete_command, script
 from .examples import EXAMPLES
 from .help import WmapCommand, WmapGroup
+from .printing import output
 
 
 def _typer(help_text: str, path: str) -> typer.Typer:
@@ -54,7 +54,7 @@ def _lazy(group: typer.Typer, path: str, target: str, help_text: str | None = No
         from typer.main import get_command_from_info
         from typer.models import CommandInfo
 
-        from .common import guarded
+        from .commands.common import guarded
 
         callback = guarded(getattr(import_module(f"{__package__}.{module}"), function), budgets=budgets)
         info = CommandInfo(name=path.split()[-1], cls=_command_class(path), help=help_text, callback=callback)
@@ -108,46 +108,46 @@ def _complete(words: Optional[List[str]] = typer.Argument(None)) -> None:
     output.write(complete_command(list(words or [])))
 
 
-_lazy(app, "inspect", "inspect_typer.inspect", budgets=True)
+_lazy(app, "inspect", "commands.inspect_options.inspect", budgets=True)
 _lazy(
     app,
     "place",
-    "place_cmd.place",
+    "commands.place.place",
     "Which topology level each gang fits, and the scheduler objects that require it.",
     budgets=True,
 )
 _lazy(
     app,
     "get",
-    "get_cmd.get",
+    "commands.get.get",
     "List workloads of a live cluster: phase, ready pods, GPUs (read-only; -w watches).",
     budgets=True,
 )
 _lazy(
     app,
     "describe",
-    "describe_cmd.describe_command",
+    "commands.describe.describe_command",
     "A workload's components with their live pods, events and placement audit (read-only).",
     budgets=True,
 )
 _lazy(
     app,
     "alter",
-    "alter_cmd.alter_command",
+    "commands.alter.alter_command",
     "Change every pod template of a workload: scheduler, queue, labels, tolerations ...",
     budgets=True,
 )
 _lazy(
     app,
     "suspend",
-    "alter_cmd.suspend_command",
+    "commands.alter.suspend_command",
     "Suspend workloads through their operator's suspend field (printed, never applied).",
     budgets=True,
 )
 _lazy(
     app,
     "resume",
-    "alter_cmd.resume_command",
+    "commands.alter.resume_command",
     "Resume suspended workloads (printed, never applied).",
     budgets=True,
 )
@@ -159,25 +159,25 @@ app.command(
     context_settings={"ignore_unknown_options": True, "allow_extra_args": True, "help_option_names": []},
 )(_complete)
 
-_lazy(catalog_app, "catalog list", "catalog_cmd.catalog_list")
-_lazy(catalog_app, "catalog show", "catalog_cmd.catalog_show")
-_lazy(catalog_app, "catalog validate", "catalog_cmd.catalog_validate")
-_lazy(catalog_app, "catalog lint", "catalog_cmd.catalog_lint")
-_lazy(catalog_app, "catalog schema", "catalog_cmd.catalog_schema")
-_lazy(catalog_app, "catalog export", "catalog_cmd.catalog_export")
+_lazy(catalog_app, "catalog list", "commands.catalog.catalog_list")
+_lazy(catalog_app, "catalog show", "commands.catalog.catalog_show")
+_lazy(catalog_app, "catalog validate", "commands.catalog.catalog_validate")
+_lazy(catalog_app, "catalog lint", "commands.catalog.catalog_lint")
+_lazy(catalog_app, "catalog schema", "commands.catalog.catalog_schema")
+_lazy(catalog_app, "catalog export", "commands.catalog.catalog_export")
 app.add_typer(catalog_app, name="catalog")
 
-_lazy(topology_app, "topology show", "topology_cmd.show", budgets=True)
-_lazy(topology_app, "topology generate", "topology_cmd.generate", budgets=True)
-_lazy(topology_app, "topology presets", "topology_cmd.presets")
+_lazy(topology_app, "topology show", "commands.topology.show", budgets=True)
+_lazy(topology_app, "topology generate", "commands.topology.generate", budgets=True)
+_lazy(topology_app, "topology presets", "commands.topology.presets")
 app.add_typer(topology_app, name="topology")
 
 _lazy(
     cluster_app,
     "cluster nodes",
-    "live_cmd.nodes",
+    "commands.live.nodes",
     "Print the cluster's NodeList (feeds `wmap topology show` and `wmap place -t`).",
     budgets=True,
 )
-_lazy(cluster_app, "cluster pods", "live_cmd.pods", "Print the active PodList (feeds --pods).", budgets=True)
+_lazy(cluster_app, "cluster pods", "commands.live.pods", "Print the active PodList (feeds --pods).", budgets=True)
 app.add_typer(cluster_app, name="cluster")

@@ -22,10 +22,6 @@ RANK = {
     "loader": 1,
     "budgets": 1,
     "selectors": 1,
-    "jmespath_analysis": 1.3,  # what a JMESPath tree does, read without evaluating it
-    "jmespath_runtime": 1.4,  # what generated JMESPath functions call, and the bounded interpreter
-    "jmespath_functions": 1.45,  # wmap's JMESPath functions (root, ref, arithmetic ...), bounded
-    "jmespath_compiler": 1.5,  # JMESPath trees as Python functions; expressions evaluates through them
     "values": 2,
     "documents": 2,
     "expressions": 2,
@@ -60,6 +56,7 @@ PUBLIC = [
 ]  # fmt: skip
 
 SUBPACKAGES = [
+    "expressions",
     "definitions",
     "interpreter",
     "topology",

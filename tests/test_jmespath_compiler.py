@@ -1,6 +1,6 @@
 """The generated JMESPath functions against jmespath's own interpreter: same results, same errors, same steps.
 
-The reference is ``jmespath.visitor.TreeInterpreter`` (through ``jmespath_runtime._Bounded``, which adds
+The reference is ``jmespath.visitor.TreeInterpreter`` (through ``expressions.runtime._Bounded``, which adds
 the step and size bounds): every expected value here is what it gives. The cases cover every node
 type of jmespath's grammar (``jmespath/ast.py``) and the shapes of jmespath's compliance suite
 (``tests/compliance/*.json`` of jmespath.py: basic, boolean, current, filters, functions, indices,
@@ -22,14 +22,14 @@ import jmespath
 import jmespath.functions
 import pytest
 
-from workloadmap import expressions
 from workloadmap.catalog import Catalog
 from workloadmap.documents import load_objects
 from workloadmap.errors import ExpressionLimitError
-from workloadmap.expressions import MAX_STEPS, MAX_VALUE_SIZE, _WmapFunctions, compile_expression
+from workloadmap.expressions import expression as expressions
+from workloadmap.expressions.compiler import _Writer, compile_tree, stateless
+from workloadmap.expressions.expression import MAX_STEPS, MAX_VALUE_SIZE, _WmapFunctions, compile_expression
+from workloadmap.expressions.runtime import _RUNTIME, State, _Bounded
 from workloadmap.interpreter import inspect_documents
-from workloadmap.jmespath_compiler import _Writer, compile_tree, stateless
-from workloadmap.jmespath_runtime import _RUNTIME, State, _Bounded
 
 DATA = {
     "a": {"b": {"c": [1, 2, 3], "d": "text", "e": None, "f": False, "g": 0, "h": [], "i": {}}},
@@ -344,7 +344,7 @@ def test_equality_and_ordering_helpers_agree_with_jmespath(left):
     # JSON values must still give what jmespath's own helpers give (0 and 1 never equal false and true).
     from jmespath.visitor import _equals, _is_actual_number, _is_comparable
 
-    from workloadmap.jmespath_runtime import _equals_fast, _not, _ordered
+    from workloadmap.expressions.runtime import _equals_fast, _not, _ordered
 
     for right in _VALUES:
         assert _equals_fast(left, right) is bool(_equals(left, right)), (left, right)

@@ -126,7 +126,7 @@ def test_place_emit_pinned(wmap):
 def test_printed_manifests_load_back_to_the_same_values():
     # Multi-line strings print as literal blocks when YAML allows it, quoted otherwise; either way
     # the printed manifest means the same.
-    from workloadmap.cli.alter_cmd import AlterFormat, _dump_objects
+    from workloadmap.cli.commands.alter import AlterFormat, _dump_objects
 
     objects = [
         {"script": "set -e\npython train.py\n", "spaced": "x \ny", "tab": "\tz\nw", "tail": "a\n\n", "n": "007"},

@@ -198,7 +198,7 @@ def test_missing_related_file_is_a_one_line_error(tmp_path):
 
 def test_help_constants_match_the_library():
     # The command line names them at start-up without importing the topology and exporter stages.
-    from workloadmap.cli.common import DEFAULT_PRESET_NAME, EXPORT_TARGETS
+    from workloadmap.cli.commands.common import DEFAULT_PRESET_NAME, EXPORT_TARGETS
     from workloadmap.exporters import export_targets
     from workloadmap.topology import DEFAULT_PRESET
 
@@ -229,8 +229,8 @@ def test_inspect_imports_only_what_it_needs(tmp_path):
         "workloadmap.live", "workloadmap.lint", "workloadmap.karta", "workloadmap.kube", "kubernetes",
         "jsonschema", "jq",
         # the other commands' modules are imported only when their command is run (cli/main.py's _lazy)
-        "workloadmap.cli.place_cmd", "workloadmap.cli.alter_cmd", "workloadmap.cli.get_cmd",
-        "workloadmap.cli.catalog_cmd", "workloadmap.cli.topology_cmd", "workloadmap.cli.describe_cmd",
+        "workloadmap.cli.commands.place", "workloadmap.cli.commands.alter", "workloadmap.cli.commands.get",
+        "workloadmap.cli.commands.catalog", "workloadmap.cli.commands.topology", "workloadmap.cli.commands.describe",
         # NUMA admission is placement's; inspect reads only a pod's QoS class and NUMA demand
         "workloadmap.numa.admission", "workloadmap.numa.policies", "workloadmap.numa.rejections",
     }  # fmt: skip

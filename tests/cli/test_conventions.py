@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from helpers import FIXTURES_DIR
-from workloadmap.cli.numbers import amount, count, memory, plural
+from workloadmap.cli.printing.numbers import amount, count, memory, plural
 
 JOBSET = str(FIXTURES_DIR / "jobset-leader-workers.yaml")
 ANSI = "\033["

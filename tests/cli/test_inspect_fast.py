@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 
 from helpers import BAD_FIXTURES_DIR, FIXTURES_DIR
 from workloadmap.cli import entry
-from workloadmap.cli.inspect_fast import OPTIONS, _positive, fast_inspect, parse
+from workloadmap.cli.commands.inspect_fast import OPTIONS, _positive, fast_inspect, parse
 from workloadmap.cli.main import app
 
 JOBSET = str(FIXTURES_DIR / "jobset-leader-workers.yaml")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from workloadmap.cli import jsonpath
-from workloadmap.cli.jsonpath import JsonPathError, column, parse, relaxed, render
+from workloadmap.cli.printing import jsonpath
+from workloadmap.cli.printing.jsonpath import JsonPathError, column, parse, relaxed, render
 
 TYPES = {
     "bools": [True, False, True, False],
@@ -387,4 +387,4 @@ def test_custom_columns_cells_join_results_and_say_none():
 
 
 def test_module_is_the_cli_one():
-    assert jsonpath.__name__ == "workloadmap.cli.jsonpath"
+    assert jsonpath.__name__ == "workloadmap.cli.printing.jsonpath"

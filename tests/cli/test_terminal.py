@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from workloadmap.cli import output, terminal
-from workloadmap.cli.terminal import Terminal, fit, fit_line, paint, plain_glyphs, progress
+from workloadmap.cli.printing import output, terminal
+from workloadmap.cli.printing.terminal import Terminal, fit, fit_line, paint, plain_glyphs, progress
 
 
 class _Stream(io.StringIO):

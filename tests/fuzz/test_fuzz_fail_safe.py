@@ -11,8 +11,8 @@ import pytest
 
 from helpers.fuzz import FAIL_SAFE_MUTATIONS, corpus_documents, make_case
 from workloadmap import Budgets, WorkloadMapError
-from workloadmap.cli.escape import escaped
-from workloadmap.cli.render import render_tree
+from workloadmap.cli.printing.escape import escaped
+from workloadmap.cli.render.workloads import render_tree
 from workloadmap.documents import iter_documents
 from workloadmap.interpreter import inspect_documents
 

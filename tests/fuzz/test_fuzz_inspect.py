@@ -16,8 +16,8 @@ import pytest
 
 from helpers import CORPUS_DIR, FIXTURES_DIR
 from helpers.fuzz import corpus_documents, fuzz_plan, make_case
-from workloadmap.cli.output import dump
-from workloadmap.cli.render import render_tree
+from workloadmap.cli.printing.output import dump
+from workloadmap.cli.render.workloads import render_tree
 from workloadmap.documents import iter_documents
 from workloadmap.interpreter import inspect_documents
 

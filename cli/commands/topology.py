@@ -16,15 +16,15 @@ from workloadmap.errors import TopologyError
 if TYPE_CHECKING:  # the topology stage loads inside the commands that use it
     from workloadmap.topology import SimulationSpec
 
-from . import output
+from ..printing import output
+from ..printing.escape import escaped, needs_escaping, shown
+from ..printing.formats import Output, chosen_output, output_option, write_template
+from ..printing.output import DumpFormat
+from ..printing.terminal import progress
+from ..render.numa import render_numa_zones
+from ..render.topology import render_domain_tree, render_presets, shown_depth
 from .common import DEFAULT_PRESET_NAME, SOURCE_FORMS, parse_levels
-from .escape import escaped, needs_escaping, shown
-from .formats import Output, chosen_output, output_option, write_template
 from .numa_options import NODE_TOPOLOGY, TM_POLICY, TM_POLICY_OPTIONS, TM_SCOPE, numa_load_options
-from .output import DumpFormat
-from .render_numa import render_numa_zones
-from .render_topology import render_domain_tree, render_presets, shown_depth
-from .terminal import progress
 
 SOURCE_HELP = f"The cluster: {SOURCE_FORMS}."
 SHOW_VIEWS = ("tree", "json", "yaml", "templates")
@@ -121,7 +121,7 @@ def show(
         else:
             output.write(output.dump(data, chosen.kind))
     if html is not None:
-        from .html_report import write_topology_html  # drawing code loads only when a picture is asked for
+        from ..render.html import write_topology_html  # drawing code loads only when a picture is asked for
 
         write_topology_html(html, cluster)
 

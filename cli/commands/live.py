@@ -15,12 +15,9 @@ import typer
 from workloadmap.catalog import Catalog
 from workloadmap.errors import WorkloadMapError
 
-from . import output
-from .common import (
-    context_option,
-    kubeconfig_option,
-)
-from .output import DumpFormat
+from ..printing import output
+from ..printing.output import DumpFormat
+from .common import context_option, kubeconfig_option
 
 
 def client_for(kubeconfig: Optional[Path], context: Optional[str]) -> Any:

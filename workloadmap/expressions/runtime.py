@@ -1,6 +1,6 @@
 """What generated JMESPath functions run with: the evaluation state, jmespath's semantics as helpers, the interpreter.
 
-:mod:`workloadmap.jmespath_compiler` writes each expression as Python source; the names that source
+:mod:`workloadmap.expressions.compiler` writes each expression as Python source; the names that source
 calls are the entries of :data:`_RUNTIME` (the only globals, and the only builtins, it runs with).
 The helpers are the slow or rare half of a node (a value that is not a plain dict or list, a
 comparison of mixed types) and agree with ``jmespath.visitor.TreeInterpreter`` line for line.
@@ -17,7 +17,7 @@ import jmespath
 import jmespath.visitor
 from jmespath.visitor import _equals, _is_actual_number, _is_comparable
 
-from .errors import ExpressionLimitError
+from ..errors import ExpressionLimitError
 
 __all__ = ["Program", "State"]
 

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 from workloadmap.tree import Component, Grouping, PodGroup, TopologyConstraint, WorkloadTree
 
+from ..printing.numbers import amounts, count, plural
+from ..printing.output import table, tree_lines
+from ..printing.terminal import current as current_terminal
 from .collapse import MAX_SHOWN, runs
-from .numbers import amounts, count, plural
-from .output import table, tree_lines
-from .render_numa import qos_text
-from .terminal import current as current_terminal
+from .numa import qos_text
 
 if TYPE_CHECKING:  # placement and lint load only with the commands that use them
     from workloadmap.lint import LintFinding

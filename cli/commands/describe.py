@@ -17,7 +17,10 @@ from workloadmap.documents import load_objects
 from workloadmap.errors import WorkloadMapError
 from workloadmap.interpreter import ObjectIndex, inspect_documents
 
-from . import output
+from ..printing import output
+from ..printing.escape import escaped
+from ..printing.formats import Output, chosen_output, output_option, write_template
+from ..render.workloads import render_describe
 from .common import (
     Collected,
     catalog_option,
@@ -29,9 +32,6 @@ from .common import (
     located_error,
     related_option,
 )
-from .escape import escaped
-from .formats import Output, chosen_output, output_option, write_template
-from .render import render_describe
 
 if TYPE_CHECKING:  # heavy stages load inside the commands that use them
     from workloadmap.live import DescribeReport, LiveObjects
@@ -152,7 +152,7 @@ def describe_command(
         if reports:
             _write(reports, chosen, limit)
         raise typer.Exit(code)
-    from .live_cmd import add_cluster_kartas, client_for, reference
+    from .live import add_cluster_kartas, client_for, reference
 
     type_token, object_name = reference(ref or "", name, False)
     if object_name is None:

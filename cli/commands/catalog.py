@@ -12,12 +12,12 @@ from workloadmap.catalog import CatalogEntry, definition_files, load_definitions
 from workloadmap.definitions import definition_json_schema
 from workloadmap.errors import WorkloadMapError
 
-from . import output
+from ..printing import output
+from ..printing.escape import escaped
+from ..printing.formats import chosen_output, output_option, write_template
+from ..printing.output import DumpFormat, TableFormat
+from ..render.workloads import render_definition_table, render_lint_table
 from .common import catalog_option, load_catalog
-from .escape import escaped
-from .formats import chosen_output, output_option, write_template
-from .output import DumpFormat, TableFormat
-from .render import render_definition_table, render_lint_table
 
 LIST_VIEWS = ("table", "wide", "name", "json", "yaml", "templates")
 SHOW_VIEWS = ("yaml", "json", "templates")

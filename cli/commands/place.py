@@ -10,7 +10,18 @@ import typer
 from workloadmap.errors import WorkloadMapError
 from workloadmap.interpreter import ObjectIndex, inspect_file
 
-from . import output
+from ..printing import output
+from ..printing.escape import escaped
+from ..printing.formats import Output, chosen_output, output_option, write_template
+from ..printing.numbers import plural as _plural
+from ..printing.terminal import progress
+from ..render.workloads import (
+    render_joint_summary,
+    render_placement,
+    render_placement_table,
+    render_rankings,
+    render_rankings_table,
+)
 from .common import (
     DEFAULT_PRESET_NAME,
     EXPORT_TARGETS,
@@ -24,18 +35,7 @@ from .common import (
     parse_levels,
     related_option,
 )
-from .escape import escaped
-from .formats import Output, chosen_output, output_option, write_template
 from .numa_options import NODE_TOPOLOGY, TM_POLICY, TM_POLICY_OPTIONS, TM_SCOPE, numa_load_options
-from .numbers import plural as _plural
-from .render import (
-    render_joint_summary,
-    render_placement,
-    render_placement_table,
-    render_rankings,
-    render_rankings_table,
-)
-from .terminal import progress
 
 if TYPE_CHECKING:  # heavy stages load inside the commands that use them
     from workloadmap.placement import (
@@ -255,7 +255,7 @@ def place(
     else:
         _report(placed, chosen, joint)
     if html is not None:
-        from .html_report import write_html_report  # drawing code loads only when a picture is asked for
+        from ..render.html import write_html_report  # drawing code loads only when a picture is asked for
 
         write_html_report(html, placed, clusters)
     if collected.exit_code:

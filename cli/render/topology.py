@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from workloadmap.labels import HOSTNAME
 
-from .numbers import count, plural
-from .output import table, tree_lines
+from ..printing.numbers import count, plural
+from ..printing.output import table, tree_lines
 
 if TYPE_CHECKING:  # the topology stage loads with the commands that use it
     from workloadmap.topology import Cluster, Domain, Node, SimulationSpec

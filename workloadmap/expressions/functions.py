@@ -46,7 +46,7 @@ from typing import Any
 import jmespath.exceptions
 import jmespath.functions
 
-from .errors import ExpressionLimitError
+from ..errors import ExpressionLimitError
 
 __all__ = ["WmapFunctions", "MAX_NUMBER", "MAX_VALUE_SIZE"]
 

@@ -3,10 +3,10 @@
 Expressions are checked and parsed once, when a definition is validated (:func:`compile_expression`),
 cached by text; a compile error names the definition file and field. The precompiled built-in
 catalog stores their text and parses each on first use. An expression is interpreted (bounded) for
-its first ``COMPILE_AFTER`` steps, then written as a Python function (:mod:`.jmespath_compiler`).
+its first ``COMPILE_AFTER`` steps, then written as a Python function (:mod:`.compiler`).
 
 JMESPath gets wmap's functions beyond the standard set (``root()``, ``ref(name)``, arithmetic and
-more; :mod:`.jmespath_functions` lists them).
+more; :mod:`.functions` lists them).
 
 Definitions are untrusted input (``--catalog``, ``WMAP_CATALOG``, a cluster's Kartas), so every
 expression is bounded: at compile time by length and nesting (:data:`MAX_EXPRESSION_NESTING`;
@@ -28,11 +28,11 @@ import jmespath
 import jmespath.exceptions
 import jmespath.functions
 
-from . import jmespath_analysis as analysis
-from .errors import ExpressionError, ExpressionLimitError
-from .jmespath_functions import MAX_NUMBER, MAX_VALUE_SIZE
-from .jmespath_functions import WmapFunctions as _WmapFunctions
-from .jmespath_runtime import Program, State, _Bounded
+from ..errors import ExpressionError, ExpressionLimitError
+from . import analysis
+from .functions import MAX_NUMBER, MAX_VALUE_SIZE
+from .functions import WmapFunctions as _WmapFunctions
+from .runtime import Program, State, _Bounded
 
 __all__ = [
     "Expression",
@@ -275,7 +275,7 @@ def _program(parsed: dict[str, Any]) -> tuple[Program, bool]:
 
     The flag tells whether the program runs without a State (a generated one that calls no function).
     """
-    from .jmespath_compiler import compile_tree, stateless  # compiled only after an expression's first 400 steps
+    from .compiler import compile_tree, stateless  # compiled only after an expression's first 400 steps
 
     try:
         return compile_tree(parsed, MAX_VALUE_SIZE, _WmapFunctions, budget=MAX_STEPS), stateless(parsed)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from workloadmap.quantities import format_quantity, is_binary_resource
 from workloadmap.tree import Component
 
-from .output import table
+from ..printing.output import table
 
 if TYPE_CHECKING:  # the topology stage and the NUMA model load with the commands that use them
     from workloadmap.numa import NumaLayout

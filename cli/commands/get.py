@@ -23,7 +23,10 @@ from workloadmap.errors import ClusterError, NoDefinitionError
 from workloadmap.interpreter import inspect_documents
 from workloadmap.runtime_definitions import Phase
 
-from . import output
+from ..printing import output
+from ..printing.escape import escaped
+from ..printing.formats import Output, chosen_output, output_option, write_template
+from ..render.workloads import render_rows
 from .common import (
     Collected,
     bounded,
@@ -36,11 +39,8 @@ from .common import (
     located_error,
     parse_duration,
 )
-from .escape import escaped
-from .formats import Output, chosen_output, output_option, write_template
-from .inspect_cmd import write_trees
-from .live_cmd import add_cluster_kartas, client_for, reference
-from .render import render_rows
+from .inspect import write_trees
+from .live import add_cluster_kartas, client_for, reference
 
 VIEWS = ("table", "wide", "name", "json", "yaml", "tree", "templates")
 

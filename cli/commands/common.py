@@ -22,8 +22,8 @@ from workloadmap.interpreter import InspectResult
 from workloadmap.resources import DEFAULT_GPU_RESOURCES
 from workloadmap.tree import WorkloadTree
 
-from . import output
-from .usage import bad_parameter
+from ..printing import output
+from ..printing.usage import bad_parameter
 
 CATALOG_HELP = (
     "Directory (or file) of extra definitions; replaces built-ins for the same kind. Repeatable. "

@@ -2,9 +2,9 @@
 
 Typer's parser is not needed to read ``wmap inspect FILE... [-f FILE] [-o FORMAT] [-R] [--catalog DIR]
 ...``: :data:`OPTIONS` lists the command's options (tests/cli/test_inspect_fast.py holds it to the
-typer declaration in ``inspect_typer.py``, flag by flag), :func:`parse` reads them as typer's parser
-does, and the command runs the same :func:`~workloadmap.cli.inspect_cmd.inspect_files` under the
-same :class:`~workloadmap.cli.common.Guard`. Whatever it does not fully understand (``--help``, an
+typer declaration in ``inspect_options.py``, flag by flag), :func:`parse` reads them as typer's parser
+does, and the command runs the same :func:`~workloadmap.cli.commands.inspect.inspect_files` under the
+same :class:`~workloadmap.cli.commands.common.Guard`. Whatever it does not fully understand (``--help``, an
 unknown option, combined short flags, an invalid value, no FILE, a shell-completion request) it
 leaves to typer, which reports usage errors with the usage line: so the two never differ, and at
 worst a command line is read at typer's speed.
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .common import BUDGET_FLAGS, Guard
-from .inspect_cmd import DEFAULT_VIEW, inspect_files, inspect_output, inspect_sources
+from .inspect import DEFAULT_VIEW, inspect_files, inspect_output, inspect_sources
 
 
 def _positive(text: str) -> int:

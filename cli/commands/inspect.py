@@ -1,6 +1,6 @@
 """``wmap inspect``: expand workloads from files into component trees with pod, GPU and gang totals.
 
-Importable without typer: the typer declaration (``inspect_typer.py``) and the fast path of the
+Importable without typer: the typer declaration (``inspect_options.py``) and the fast path of the
 console script (``inspect_fast.py``) both run :func:`inspect_files`.
 """
 
@@ -13,12 +13,12 @@ from workloadmap.documents import load_objects
 from workloadmap.interpreter import ObjectIndex, inspect_documents
 from workloadmap.tree import WorkloadTree
 
-from . import output
+from ..printing import output
+from ..printing.escape import escaped
+from ..printing.formats import Output, format_names, parse_output, write_template
+from ..printing.usage import bad_parameter
+from ..render.workloads import render_inspect_table, render_tree
 from .common import Collected, gpu_resources, load_catalog
-from .escape import escaped
-from .formats import Output, format_names, parse_output, write_template
-from .render import render_inspect_table, render_tree
-from .usage import bad_parameter
 
 VIEWS = ("tree", "table", "wide", "name", "json", "yaml", "templates")
 DEFAULT_VIEW = "tree"

@@ -24,7 +24,7 @@ from workloadmap.documents import Document, load_objects
 from workloadmap.errors import WorkloadMapError
 from workloadmap.interpreter import ChainedObjects, ObjectIndex
 
-from . import output
+from ..printing import output
 from .common import catalog_option, load_catalog, located_error, related_option, worst_exit_code
 
 if TYPE_CHECKING:  # heavy stages load inside the commands that use them

@@ -7,7 +7,7 @@ variables), compiled once with ``compile()``.
 
 Each node's code does what ``TreeInterpreter.visit_<type>`` does (the helpers that decide equality,
 comparability and truth are jmespath's own, or inline tests that agree with them on the parsed
-document's types and fall back to them on any other), and what ``jmespath_runtime._Bounded`` adds: one
+document's types and fall back to them on any other), and what ``expressions.runtime._Bounded`` adds: one
 step per node evaluated, counted against the evaluation's budget, and every list, object or string
 a node returns measured against the size bound. Functions whose arguments' classes pass jmespath's
 signature checks are called directly; any other call goes through ``Functions.call_function``
@@ -29,7 +29,7 @@ Definitions are untrusted input, and their text never becomes code: the generate
 of this module's templates, generated local names and ``repr()`` of exact ``str`` and small ``int``
 values (which Python reads back as that same value); every other key, literal, slice or function
 is passed in a table of constants and named by its position (``_c3``). The functions run with no
-builtins but the names ``jmespath_runtime`` hands them. A tree that cannot be written this way
+builtins but the names ``expressions.runtime`` hands them. A tree that cannot be written this way
 (deeper than :data:`MAX_DEPTH`, too many nested loops for Python) raises ValueError, and the
 caller evaluates it with the interpreter.
 """
@@ -40,7 +40,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from .jmespath_runtime import _RUNTIME, Program, State, _Expression
+from .runtime import _RUNTIME, Program, State, _Expression
 
 __all__ = ["MAX_DEPTH", "compile_tree", "stateless"]
 

@@ -19,7 +19,7 @@ from typing import Any
 from workloadmap import __version__
 from workloadmap.placement import DomainView, GangView, NodeView, PlacementMap, placement_map
 
-from .numbers import count, plural
+from ..printing.numbers import count, plural
 
 __all__ = ["render_html", "write_html_report", "write_topology_html"]
 
@@ -314,7 +314,7 @@ def render_html(pictures: Sequence[PlacementMap], title: str, extras: dict[str, 
 def _write(path: Path, text: str) -> None:
     import typer
 
-    from . import output
+    from ..printing import output
 
     try:
         path.write_text(text, encoding="utf-8")

@@ -1,4 +1,4 @@
-"""The typer declaration of ``wmap inspect``: its arguments and options; the work is ``inspect_cmd``'s.
+"""The typer declaration of ``wmap inspect``: its arguments and options; the work is ``commands.inspect``'s.
 
 ``inspect_fast.py`` reads the same options without typer (a test holds its table to this one).
 """
@@ -10,9 +10,9 @@ from typing import List, Optional
 
 import typer
 
+from ..printing.formats import output_option
 from .common import catalog_option, gpu_resource_option, related_option
-from .formats import output_option
-from .inspect_cmd import DEFAULT_VIEW, VIEWS, inspect_files, inspect_output, inspect_sources
+from .inspect import DEFAULT_VIEW, VIEWS, inspect_files, inspect_output, inspect_sources
 
 
 def inspect(

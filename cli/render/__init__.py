@@ -1,0 +1,1 @@
+"""Human rendering of results: workload trees and tables, topology, NUMA, and the placement picture (HTML)."""
