@@ -13,7 +13,8 @@ files fall back to the shell's file completion.
 
 The engine is given the command tree (the click command of the typer app in ``main.py``) and
 imports nothing of the app: ``main.py`` answers ``wmap __complete`` with it, ``entry.py`` answers
-it before typer parses anything and runs ``kubectl_complete-wmap``.
+it before typer parses anything and runs ``kubectl_complete-wmap``. The ``-o`` values are each
+command's declared views (``printing/views.py``).
 """
 
 from __future__ import annotations
@@ -107,9 +108,11 @@ _FILES = ("FILE", "DIR", "PATH", "SOURCE", "DUMP", "NODES", "KUBECONFIG")
 
 
 def _formats(path: str) -> list[str]:
-    from .printing.formats import FORMATS, TEMPLATES
+    from .printing.formats import TEMPLATES
+    from .printing.views import declared
 
-    return [f"{kind}=" if kind in TEMPLATES else kind for kind in FORMATS.get(path, ())]
+    views = declared(path)
+    return [f"{name}=" if name in TEMPLATES else name for name in views.names] if views is not None else []
 
 
 # -- live names ------------------------------------------------------------------------------
