@@ -57,6 +57,7 @@ _EXIT_CODES = {"DoesNotFit": EXIT_UNFIT, "Unknown": EXIT_UNKNOWN}  # by Verdict 
 EMIT_HELP = deferred(
     lambda: f"Print scheduler objects instead of the report: {', '.join(export_targets())} (repeatable)."
 )
+POLICY_HELP = deferred(lambda: f"Whose choice rule assigns the pods: {' or '.join(_policies())}.")
 TOPOLOGY_HELP = deferred(
     lambda: (
         f"The cluster SOURCE: {source_forms()}. Repeat to rank several clusters. "
@@ -153,11 +154,16 @@ def _unique(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return kept
 
 
-def _check_policy(value: str) -> str:
+def _policies() -> tuple[str, ...]:
+    """The scheduler policies placement offers (``--policy``), from the placement stage."""
     from workloadmap.placement import POLICIES
 
-    if value not in POLICIES:
-        raise typer.BadParameter(f"{value!r} is not one of {', '.join(POLICIES)}")
+    return tuple(POLICIES)
+
+
+def _check_policy(value: str) -> str:
+    if value not in _policies():
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(_policies())}")
     return value
 
 
@@ -229,7 +235,7 @@ def place(
         "--policy",
         metavar="POLICY",
         callback=_check_policy,
-        help="Whose choice rule assigns the pods: kueue (topology-aware BestFit) or kai.",
+        help=POLICY_HELP,
     ),
     balanced: bool = typer.Option(
         False, "--kueue-balanced", help="Kueue's balanced placement for preferred levels (TASBalancedPlacement)."
