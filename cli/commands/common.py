@@ -35,20 +35,34 @@ RELATED_HELP = (
     "repeatable."
 )
 
-SOURCE_FORMS = (
-    "a Kubernetes NodeList (YAML or JSON, as `kubectl get nodes -o json` prints it), a Slurm topology.conf or "
-    "topology.yaml, a Topograph simulation model, preset:NAME (see `wmap topology presets`), "
-    "cluster:[CONTEXT] (the live cluster's nodes and running pods, read-only), or - (standard input)"
-)
-"""Every form a topology SOURCE takes, for the help of `-t` and `topology show`."""
-
 Command = TypeVar("Command", bound=Callable[..., Any])
 T = TypeVar("T")
 
-# Help texts name these at start-up, before the topology and exporter stages are imported (they
-# load with the commands that use them); tests/cli/test_cli.py checks them against the library.
-DEFAULT_PRESET_NAME = "nvl72-4rack"
-EXPORT_TARGETS = ("demand", "kai", "kai-annotations", "kueue", "pinned", "volcano")
+
+# The library's tables, read where a command needs them. Help texts that name them are deferred
+# (printing/deferred.py): the topology and exporter stages load when help is printed, not on every run.
+
+
+def source_forms() -> str:
+    """Every form a topology SOURCE takes, in words, from the topology stage's tables of readers."""
+    from workloadmap.topology import source_forms as forms
+
+    *listed, last = forms()
+    return f"{', '.join(listed)}, or {last}"
+
+
+def default_preset() -> str:
+    """The preset placement uses when no topology is given (the topology stage's)."""
+    from workloadmap.topology import DEFAULT_PRESET
+
+    return DEFAULT_PRESET
+
+
+def export_targets() -> tuple[str, ...]:
+    """The export targets ``--emit`` offers: the exporters' registry, as it is when asked."""
+    from workloadmap.exporters import export_targets as registered
+
+    return registered()
 
 
 def catalog_option() -> Any:

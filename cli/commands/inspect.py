@@ -15,13 +15,11 @@ from workloadmap.tree import WorkloadTree
 
 from ..printing import output
 from ..printing.escape import escaped
-from ..printing.formats import Output, format_names, parse_output, write_template
+from ..printing.formats import Output
 from ..printing.usage import bad_parameter
+from ..printing.views import Views, dump, human, plain, table, template
 from ..render.workloads import render_inspect_table, render_tree
 from .common import Collected, gpu_resources, load_catalog
-
-VIEWS = ("tree", "table", "wide", "name", "json", "yaml", "templates")
-DEFAULT_VIEW = "tree"
 
 
 def resource_name(tree: WorkloadTree) -> str:
@@ -31,25 +29,34 @@ def resource_name(tree: WorkloadTree) -> str:
     return f"{kind}.{group}/{tree.workload.name}" if group else f"{kind}/{tree.workload.name}"
 
 
-def write_trees(trees: list[WorkloadTree], chosen: Output) -> None:
-    """Print trees as the chosen view: tree, table, wide, name, a json/yaml dump (a List for several), a template."""
-    if not trees:
-        return
-    if chosen.machine:
-        output.write(output.dump(output.as_list([tree.to_dict() for tree in trees]), chosen.kind))
-    elif chosen.templated:
-        write_template(chosen, output.as_list([tree.to_dict() for tree in trees]))
-    elif chosen.kind == "name":
-        output.write("".join(f"{resource_name(tree)}\n" for tree in escaped(trees)))
-    elif chosen.kind in ("table", "wide"):
-        output.human(render_inspect_table(escaped(trees), wide=chosen.kind == "wide"), fit=False)
-    else:
-        output.human("\n".join(render_tree(tree) for tree in escaped(trees)))
+def trees_text(trees: list[WorkloadTree]) -> str:
+    """Trees as ``-o tree`` draws them, one after another (``wmap get -o tree`` too)."""
+    return "\n".join(render_tree(tree) for tree in escaped(trees))
+
+
+def _document(trees: list[WorkloadTree]) -> object:
+    """What ``-o json`` prints: the tree, or a ``List`` of several."""
+    return output.as_list([tree.to_dict() for tree in trees])
+
+
+VIEWS = Views(
+    {
+        "tree": human(trees_text),
+        "table": table(lambda trees: render_inspect_table(escaped(trees))),
+        "wide": table(lambda trees: render_inspect_table(escaped(trees), wide=True)),
+        "name": plain(lambda trees: "".join(f"{resource_name(tree)}\n" for tree in escaped(trees))),
+        "json": dump(_document),
+        "yaml": dump(_document),
+        "templates": template(_document),
+    }
+)
+"""The views of ``wmap inspect``, on the list of trees."""
+DEFAULT_VIEW = VIEWS.default
 
 
 def inspect_output(value: str) -> Output:
     """The ``-o`` value of ``wmap inspect``, parsed (typer.BadParameter when it is not one, exit 2)."""
-    return parse_output(value, format_names(VIEWS))
+    return VIEWS.parse(value)
 
 
 def inspect_sources(files: Sequence[str] | None, filename: Sequence[str] | None) -> list[str]:
@@ -90,5 +97,6 @@ def inspect_files(
         )
     if not collected.codes:
         output.warn(f"note: no Kubernetes objects found in {', '.join(sources)}")
-    write_trees([tree for tree, _ in collected.trees], chosen)
+    if collected.trees:
+        VIEWS.write(chosen, [tree for tree, _ in collected.trees])
     return collected.exit_code

@@ -10,9 +10,8 @@ from typing import List, Optional
 
 import typer
 
-from ..printing.formats import output_option
 from .common import catalog_option, gpu_resource_option, related_option
-from .inspect import DEFAULT_VIEW, VIEWS, inspect_files, inspect_output, inspect_sources
+from .inspect import VIEWS, inspect_files, inspect_output, inspect_sources
 
 
 def inspect(
@@ -20,7 +19,7 @@ def inspect(
     filename: Optional[List[str]] = typer.Option(
         None, "-f", "--filename", metavar="FILE", help="FILE, DIR or -; repeatable."
     ),
-    output_format: str = output_option("inspect", VIEWS, DEFAULT_VIEW),
+    output_format: str = VIEWS.option("inspect"),
     catalog_dirs: Optional[List[Path]] = catalog_option(),
     recursive: bool = typer.Option(False, "-R", "--recursive", help="Read directories recursively."),
     gpu_resource: Optional[List[str]] = gpu_resource_option(),
