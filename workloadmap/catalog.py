@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from .catalog_cache import read_precompiled, write_precompiled
 from .documents import load_yaml_text
-from .errors import DefinitionError, InputError
+from .errors import DefinitionError, InputError, NoDefinitionError
 from .runtime_definitions import Definition
 
 if TYPE_CHECKING:
@@ -448,6 +448,24 @@ class Catalog:
         if key not in self._lookups:
             self._lookups[key] = self._lookup(api_version, kind)
         return self._lookups[key]
+
+    def require(self, api_version: str, kind: str, *, embedded: bool = False, field: str | None = None) -> Lookup:
+        """The definition for a resource's ``apiVersion`` and ``kind`` (as :meth:`lookup`), which must exist.
+
+        Raises:
+            NoDefinitionError: no definition covers the kind (exit 4); ``embedded`` says the kind is
+                that of an object embedded in a workload, at ``field``.
+        """
+        lookup = self.lookup(api_version, kind)
+        if lookup is None:
+            raise NoDefinitionError(
+                f"no definition covers {'embedded kind' if embedded else 'kind'} {kind} ({api_version}); see "
+                f"`wmap catalog list`, or add one with --catalog DIR{self.suggest(api_version, kind)}",
+                api_version=api_version,
+                kind=kind,
+                field=field,
+            )
+        return lookup
 
     def _lookup(self, api_version: str, kind: str) -> Lookup | None:
         group, _, version = api_version.rpartition("/")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog import Catalog
-from ..errors import AlterError, InputError, NoDefinitionError, format_path
+from ..errors import AlterError, InputError, format_path
 from ..interpreter import ObjectIndex, RelatedObjects, default_catalog, resolve_references
 from ..runtime_definitions import Definition
 from ..tree import WorkloadRef
@@ -141,14 +141,7 @@ def _check_places(slots: Sequence[PodSlot], targeted: Sequence[PodSlot], fields:
 
 
 def _definition(obj: Mapping[str, Any], workload: WorkloadRef, catalog: Catalog, warnings: list[str]) -> Definition:
-    lookup = catalog.lookup(workload.api_version, workload.kind)
-    if lookup is None:
-        raise NoDefinitionError(
-            f"no definition covers kind {workload.kind} ({workload.api_version}); see `wmap catalog list`"
-            f"{catalog.suggest(workload.api_version, workload.kind)}",
-            api_version=workload.api_version,
-            kind=workload.kind,
-        )
+    lookup = catalog.require(workload.api_version, workload.kind)
     if lookup.warning:
         warnings.append(lookup.warning)
     if not isinstance(lookup.definition, Definition):

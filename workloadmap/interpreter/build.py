@@ -20,7 +20,7 @@ from ..budgets import check as check_budget
 from ..budgets import check_deadline
 from ..catalog import NON_WORKLOAD_KINDS, Catalog
 from ..documents import Document, load_objects
-from ..errors import DeadlineError, InputError, NoDefinitionError, WorkloadMapError, format_path, internal_error
+from ..errors import DeadlineError, InputError, WorkloadMapError, format_path, internal_error
 from ..loader import paused_gc
 from ..resources import DEFAULT_GPU_RESOURCES, add_resources
 from ..runtime_definitions import Definition
@@ -241,14 +241,7 @@ def inspect(
     catalog = catalog if catalog is not None else default_catalog()
     gpu_resources = tuple(gpu_resources)
     workload = _identity(resource)
-    lookup = catalog.lookup(workload.api_version, workload.kind)
-    if lookup is None:
-        raise NoDefinitionError(
-            f"no definition covers kind {workload.kind} ({workload.api_version}); see `wmap catalog list`, "
-            f"or add one with --catalog DIR{catalog.suggest(workload.api_version, workload.kind)}",
-            api_version=workload.api_version,
-            kind=workload.kind,
-        )
+    lookup = catalog.require(workload.api_version, workload.kind)
     definition = lookup.definition
     warnings = [lookup.warning] if lookup.warning else []
     warnings.extend(_name_warnings(resource, workload))

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, overload
 
 from ..catalog import Catalog
-from ..errors import ExpressionError, InputError, NoDefinitionError, format_path
+from ..errors import ExpressionError, InputError, format_path
 from ..expressions import Expression, is_plain_path
 from ..resources import PodDemand, pod_demand
 from ..runtime_definitions import ComponentDefinition, Definition
@@ -349,14 +349,7 @@ class Expander:
         api_version, kind = embedded.get("apiVersion"), embedded.get("kind")
         if not isinstance(api_version, str) or not isinstance(kind, str):
             raise InputError("embedded resource needs apiVersion and kind", field=where)
-        lookup = self.catalog.lookup(api_version, kind)
-        if lookup is None:
-            raise NoDefinitionError(
-                f"no definition covers embedded kind {kind} ({api_version}); see `wmap catalog list`",
-                api_version=api_version,
-                kind=kind,
-                field=where,
-            )
+        lookup = self.catalog.require(api_version, kind, embedded=True, field=where)
         if not isinstance(lookup.definition, Definition):
             raise InputError(
                 f"embedded kind {kind} is covered by Karta {lookup.definition.name}; embedded resources need a "
