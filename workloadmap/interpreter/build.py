@@ -27,6 +27,7 @@ from ..runtime_definitions import Definition
 from ..scheduling import pod_scheduling
 from ..tree import Component, ExportHints, Totals, WorkloadRef, WorkloadTree
 from ..values import name_problem
+from .context import EvaluationContext
 from .expand import ExpandedComponent, Expander
 from .gangs import form_pod_groups
 from .merge import merge_bases
@@ -252,8 +253,10 @@ def inspect(
             definition, resource, workload, gpu_resources=gpu_resources, source=source, warnings=warnings
         )
     refs = resolve_references(definition, resource, related or _NO_RELATED, workload.namespace, warnings)
-    resource = merge_bases(definition, resource, refs)
-    nodes = Expander(definition, resource, catalog=catalog, refs=refs).expand()
+    context = EvaluationContext(definition, resource, refs)
+    resource = merge_bases(context)
+    context = EvaluationContext(definition, resource, refs)  # root() is the merged resource from here on
+    nodes = Expander(context, catalog=catalog).expand()
     leaves = [leaf for root in nodes for leaf in root.leaves()]
     totals = _totals(leaves, gpu_resources)  # refuses too many pods before any gang is built from these numbers
     if any(leaf.definition.per_node for leaf in leaves):
@@ -261,9 +264,9 @@ def inspect(
             "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
         )
     phase, phases = evaluate_phase(definition.status, resource)
-    pod_groups = form_pod_groups(definition, resource, workload.name, nodes, refs)
-    apply_kai_metadata(pod_groups, definition, resource, nodes, refs)
-    warnings.extend(gang_warnings(definition, resource, pod_groups, refs))
+    pod_groups = form_pod_groups(context, workload.name, nodes)
+    apply_kai_metadata(pod_groups, context, nodes)
+    warnings.extend(gang_warnings(context, pod_groups))
     how, count = grouping(definition, pod_groups, totals.pods)
     return WorkloadTree(
         workload=workload,
