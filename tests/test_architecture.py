@@ -44,6 +44,7 @@ RANK = {
     "exporters": 10,
     "live": 10,
     "__init__": 11,
+    "build": 12,  # the build step: writes the generated forms (runtime class heads, the package stub, the pickle)
 }
 
 PUBLIC = [

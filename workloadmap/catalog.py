@@ -494,9 +494,10 @@ def definition_files(directory: Path) -> Iterator[Path]:
             yield path
 
 
-if __name__ == "__main__":  # python -m workloadmap.catalog: rebuild the precompiled built-in catalog
+if __name__ == "__main__":
+    # python -m workloadmap.catalog, the rebuild command of old: the whole build step, which writes the
+    # precompiled catalog after the forms it depends on (runtime classes, package stub). A separate
+    # process, not an import: the build step sits above every stage it writes for.
     import sys
 
-    if os.environ.get("PYTHONHASHSEED") != "0":  # sets pickle in hash order: fix it, so rebuilds are byte-equal
-        os.execve(sys.executable, [sys.executable, "-m", "workloadmap.catalog"], {**os.environ, "PYTHONHASHSEED": "0"})
-    print(f"wrote {rebuild_precompiled()}")
+    os.execve(sys.executable, [sys.executable, "-m", "workloadmap.build"], {**os.environ, "PYTHONHASHSEED": "0"})
