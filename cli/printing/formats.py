@@ -1,8 +1,8 @@
 """``-o FORMAT`` as kubectl reads it: named views plus ``jsonpath=``, ``custom-columns=`` and their file forms.
 
-Each command declares the views it has (:func:`output_option`); the template formats work on
-exactly what ``-o json`` prints, as kubectl's do: ``jsonpath`` on the whole document,
-``custom-columns`` one row per item of a ``List`` (or one row for a single object).
+Each command declares the views it has (:func:`output_spec`, or :func:`output_option` for typer);
+the template formats work on exactly what ``-o json`` prints, as kubectl's do: ``jsonpath`` on the
+whole document, ``custom-columns`` one row per item of a ``List`` (or one row for a single object).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..options import OptionSpec
 from . import output
 from .usage import bad_parameter
 
@@ -19,6 +20,7 @@ __all__ = [
     "Output",
     "format_names",
     "output_option",
+    "output_spec",
     "chosen_output",
     "parse_output",
     "write_template",
@@ -123,31 +125,28 @@ def format_names(kinds: Sequence[str]) -> tuple[str, ...]:
     return names + TEMPLATES if "templates" in kinds else names
 
 
-def output_option(command: str, kinds: Sequence[str], default: str | None, help_text: str = "") -> Any:
-    """The ``-o/--output FORMAT`` option of ``command``, checked when the command line is read.
+def output_spec(command: str, kinds: Sequence[str], default: str | None, help_text: str = "") -> OptionSpec:
+    """The ``-o/--output FORMAT`` option of ``command``, checked when the command line is read (no typer).
 
     ``kinds`` lists the named views; ``"templates"`` among them adds every template format.
     """
-    import typer  # only where typer declares the command: the fast path of `wmap inspect` never does
-
     names = format_names(kinds)
     FORMATS[command] = names
-
-    def check(value: str | None) -> str | None:
-        if value is not None:
-            parse_output(value, names)
-        return value
-
     listed = ", ".join(kind for kind in names if kind not in TEMPLATES)
     templates = "; jsonpath=TEMPLATE, custom-columns=SPEC (and -file forms), as kubectl" if "templates" in kinds else ""
-    return typer.Option(
-        default,
-        "-o",
-        "--output",
+    return OptionSpec(
+        "output_format",
+        ("-o", "--output"),
+        (help_text or "Output format") + f": {listed}{templates}.",
         metavar="FORMAT",
-        callback=check,
-        help=(help_text or "Output format") + f": {listed}{templates}.",
+        default=default,
+        check=lambda value: parse_output(value, names),
     )
+
+
+def output_option(command: str, kinds: Sequence[str], default: str | None, help_text: str = "") -> Any:
+    """:func:`output_spec` as a typer option (imports typer: the fast path of `wmap inspect` never calls it)."""
+    return output_spec(command, kinds, default, help_text).typer()
 
 
 def write_template(chosen: Output, document: Any) -> None:
