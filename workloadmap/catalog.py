@@ -449,23 +449,20 @@ class Catalog:
             self._lookups[key] = self._lookup(api_version, kind)
         return self._lookups[key]
 
-    def require(self, api_version: str, kind: str, *, embedded: bool = False, field: str | None = None) -> Lookup:
-        """The definition for a resource's ``apiVersion`` and ``kind`` (as :meth:`lookup`), which must exist.
+    def no_definition(
+        self, api_version: str, kind: str, *, embedded: bool = False, field: str | None = None
+    ) -> NoDefinitionError:
+        """The error (to raise, exit 4) for a kind :meth:`lookup` found no definition for: one text for every caller.
 
-        Raises:
-            NoDefinitionError: no definition covers the kind (exit 4); ``embedded`` says the kind is
-                that of an object embedded in a workload, at ``field``.
+        ``embedded`` says the kind is that of an object embedded in a workload, at ``field``.
         """
-        lookup = self.lookup(api_version, kind)
-        if lookup is None:
-            raise NoDefinitionError(
-                f"no definition covers {'embedded kind' if embedded else 'kind'} {kind} ({api_version}); see "
-                f"`wmap catalog list`, or add one with --catalog DIR{self.suggest(api_version, kind)}",
-                api_version=api_version,
-                kind=kind,
-                field=field,
-            )
-        return lookup
+        return NoDefinitionError(
+            f"no definition covers {'embedded kind' if embedded else 'kind'} {kind} ({api_version}); see "
+            f"`wmap catalog list`, or add one with --catalog DIR{self.suggest(api_version, kind)}",
+            api_version=api_version,
+            kind=kind,
+            field=field,
+        )
 
     def _lookup(self, api_version: str, kind: str) -> Lookup | None:
         group, _, version = api_version.rpartition("/")

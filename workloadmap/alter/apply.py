@@ -141,7 +141,9 @@ def _check_places(slots: Sequence[PodSlot], targeted: Sequence[PodSlot], fields:
 
 
 def _definition(obj: Mapping[str, Any], workload: WorkloadRef, catalog: Catalog, warnings: list[str]) -> Definition:
-    lookup = catalog.require(workload.api_version, workload.kind)
+    lookup = catalog.lookup(workload.api_version, workload.kind)
+    if lookup is None:
+        raise catalog.no_definition(workload.api_version, workload.kind)
     if lookup.warning:
         warnings.append(lookup.warning)
     if not isinstance(lookup.definition, Definition):

@@ -242,7 +242,9 @@ def inspect(
     catalog = catalog if catalog is not None else default_catalog()
     gpu_resources = tuple(gpu_resources)
     workload = _identity(resource)
-    lookup = catalog.require(workload.api_version, workload.kind)
+    lookup = catalog.lookup(workload.api_version, workload.kind)
+    if lookup is None:
+        raise catalog.no_definition(workload.api_version, workload.kind)
     definition = lookup.definition
     warnings = [lookup.warning] if lookup.warning else []
     warnings.extend(_name_warnings(resource, workload))
@@ -254,8 +256,10 @@ def inspect(
         )
     refs = resolve_references(definition, resource, related or _NO_RELATED, workload.namespace, warnings)
     context = EvaluationContext(definition, resource, refs)
-    resource = merge_bases(context)
-    context = EvaluationContext(definition, resource, refs)  # root() is the merged resource from here on
+    merged = merge_bases(context)
+    if merged is not resource:  # root() is the merged resource from here on
+        resource = merged
+        context = EvaluationContext(definition, resource, refs)
     nodes = Expander(context, catalog=catalog).expand()
     leaves = [leaf for root in nodes for leaf in root.leaves()]
     totals = _totals(leaves, gpu_resources)  # refuses too many pods before any gang is built from these numbers

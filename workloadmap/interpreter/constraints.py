@@ -42,7 +42,7 @@ def _text(rule: TopologyRule, part: str, scope: Any, context: EvaluationContext)
     if expression is None:
         return None
     try:
-        value = context.search(expression, scope)
+        value = expression.search(scope, root=context.resource, refs=context.refs)
     except ExpressionError as error:
         raise error.located(field=f"topologyConstraint.{part}") from None
     if value is None or value == "":

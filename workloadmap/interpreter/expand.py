@@ -205,7 +205,7 @@ def _search_count(
 ) -> int | None:
     """A count expression's answer (None for null); ``what`` and ``field`` are worked out for an error only."""
     try:
-        result = context.search(expression, scope)
+        result = expression.search(scope, root=context.resource, refs=context.refs)
     except ExpressionError as error:
         raise error.located(field=_field_text(field, expression.source)) from None
     if result is None:
@@ -247,7 +247,8 @@ class Expander:
         paths: PathIndex | None = None,
     ) -> None:
         self.context = context
-        self.definition, self.resource, self.refs = context  # read on every expression: one attribute each
+        # read on every expression: an attribute of the expander each
+        self.definition, self.resource, self.refs = context.definition, context.resource, context.refs
         self.catalog = catalog
         self.path_root = path_root if path_root is not None else context.resource
         self.depth = depth
@@ -345,7 +346,9 @@ class Expander:
         api_version, kind = embedded.get("apiVersion"), embedded.get("kind")
         if not isinstance(api_version, str) or not isinstance(kind, str):
             raise InputError("embedded resource needs apiVersion and kind", field=where)
-        lookup = self.catalog.require(api_version, kind, embedded=True, field=where)
+        lookup = self.catalog.lookup(api_version, kind)
+        if lookup is None:
+            raise self.catalog.no_definition(api_version, kind, embedded=True, field=where)
         if not isinstance(lookup.definition, Definition):
             raise InputError(
                 f"embedded kind {kind} is covered by Karta {lookup.definition.name}; embedded resources need a "

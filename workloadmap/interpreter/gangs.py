@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 from ..budgets import check as check_budget
 from ..runtime_definitions import PodGroupRule, SubGroupRule
 from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint
+from ..values import truthy
 from .constraints import annotation_constraint, evaluate_constraint
 from .context import EvaluationContext
 from .expand import ExpandedComponent, evaluate_count
@@ -50,6 +51,9 @@ class _Counts(NamedTuple):
     replicas: int
     """How many replicas of the component the group holds (per copy)."""
 
+
+_new_counts = tuple.__new__
+"""Makes a ``_Counts`` without its Python-level ``__new__`` (one per component and PodGroup scope)."""
 
 _OUTSIDE = _Counts(0, 0, 0, 0, 0)
 """A component outside a PodGroup's scope: no pods, no copies, no replicas in it."""
@@ -103,7 +107,7 @@ class _Scope:
             declared, at_gang_scale = self._visit(child, multiplier * own, gang_multiplier * gang_own, anchored=False)
             total += declared
             gang_total += at_gang_scale
-        self._counts[node] = _Counts(own_pods, total, gang_total, multiplier, own)
+        self._counts[node] = _new_counts(_Counts, (own_pods, total, gang_total, multiplier, own))
         return total, gang_total
 
     def nodes(self) -> Iterator[ExpandedComponent]:
@@ -149,7 +153,11 @@ class _Scope:
 
 def rule_applies(rule: PodGroupRule, context: EvaluationContext) -> bool:
     """Whether a PodGroup rule's ``when`` holds for the context's resource (a rule without one always does)."""
-    return context.holds(rule.compiled("when"), context.resource)
+    expression = rule.compiled("when")
+    if expression is None:
+        return True
+    resource = context.resource
+    return truthy(expression.search(resource, root=resource, refs=context.refs))
 
 
 _PLACEHOLDER = re.compile(r"\{(\w+)(\|lower)?\}")
@@ -265,13 +273,14 @@ def _subgroups(rules: Sequence[SubGroupRule], scope: _Scope, group: _GroupContex
     built: list[SubGroup] = []
     remainders: list[SubGroup] = []
     segmented: dict[int, tuple[SubGroupRule, _Scope, Any]] = {}
+    resource, refs = group.context.resource, group.context.refs
     for rule in rules:
         if group.scaled and not rule.in_scaled_groups:
             continue
         when = rule.compiled("when") if rule.when else None
         for values, members, counting in _subgroup_plans(rule, scope):
             member_scope = _member_scope(members, group)
-            if not group.context.holds(when, member_scope):
+            if when is not None and not truthy(when.search(member_scope, root=resource, refs=refs)):
                 continue
             base = scope.base or group.name
             values = {"group": group.name, "base": base, "component": rule.component, **values}

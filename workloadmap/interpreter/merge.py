@@ -50,7 +50,7 @@ def merge_bases(context: EvaluationContext) -> Mapping[str, Any]:
         if expression is None:
             continue
         try:
-            found = context.search(expression, resource)
+            found = expression.search(resource, root=resource, refs=context.refs)
         except ExpressionError as error:
             raise error.located(field=expression.source) from None
         if isinstance(found, Mapping) and isinstance(found.get("spec"), Mapping):

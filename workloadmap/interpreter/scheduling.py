@@ -27,7 +27,7 @@ from typing import Any
 from .. import labels
 from ..runtime_definitions import Definition
 from ..tree import Grouping, PodGroup, Preemptibility
-from ..values import mapping_at
+from ..values import mapping_at, truthy
 from .context import EvaluationContext
 from .expand import ExpandedComponent
 
@@ -80,7 +80,8 @@ def _gang_priority(context: EvaluationContext) -> str | None:
     if gang.priority_class_name is None:
         return None
     expression = gang.compiled("priority_class_name")
-    value = context.search(expression, context.resource) if expression is not None else None
+    resource = context.resource
+    value = expression.search(resource, root=resource, refs=context.refs) if expression is not None else None
     return str(value) if isinstance(value, (str, int)) and value != "" else None
 
 
@@ -144,11 +145,11 @@ def grouping(definition: Definition, groups: Sequence[PodGroup], pods: int) -> t
 
 def gang_warnings(context: EvaluationContext, groups: Sequence[PodGroup]) -> list[str]:
     """The definition's warnings that hold, the kinds KAI has no plugin for, and gangs that cannot form."""
-    definition = context.definition
+    definition, resource, refs = context.definition, context.resource, context.refs
     warnings = []
     for rule in definition.gang.warnings:
         expression = rule.compiled("when")
-        if expression is not None and context.holds(expression, context.resource):
+        if expression is not None and truthy(expression.search(resource, root=resource, refs=refs)):
             warnings.append(rule.message)
     if definition.gang.operator_gang and groups:
         warnings.append(

@@ -92,7 +92,7 @@ class SampleRun:
         usage = self.usage.setdefault(where, _Usage())
         usage.evaluated += 1
         try:
-            result = context.search(expression, scope)
+            result = expression.search(scope, root=context.resource, refs=context.refs)
         except ExpressionError as error:
             self._failed_on_sample = True
             if where not in self._failed_fields:  # the first failing sample is enough
@@ -133,7 +133,7 @@ class SampleRun:
             self.conditions.extend(self._status(resource, sample))
 
     def _expand(self, sample: Sample, name: str, context: EvaluationContext) -> None:
-        definition, resource, _ = context
+        definition, resource = context.definition, context.resource
         try:
             nodes = Expander(context, catalog=self.catalog).expand()
             pod_groups = form_pod_groups(context, name, nodes)

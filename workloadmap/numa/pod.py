@@ -212,6 +212,8 @@ def read_containers(items: Any, where: str, key: str, check: Check | None = None
             :func:`read_block` refuses; the error names the field.
     """
     if items.__class__ is not list:
+        if items is None:  # most pods have no initContainers: no call for them
+            return []
         items = list_field(items, f"{where}.{key}")
     init = key == "initContainers"
     found = []
