@@ -112,7 +112,7 @@ def _attributes(cls: type[BaseModel]) -> Iterator[tuple[str, str]]:
     names = vars(inspect.getmodule(cls))
     for name, text in vars(cls).get("__annotations__", {}).items():
         # The model's own annotation text, evaluated in its module (the project's source, at build time).
-        annotation = eval(text, names) if isinstance(text, str) else text  # noqa: S307
+        annotation = eval(text, names) if isinstance(text, str) else text
         if name == "model_config" or get_origin(annotation) is typing.ClassVar:
             continue
         yield name, _render(annotation, names)

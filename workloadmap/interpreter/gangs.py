@@ -76,7 +76,7 @@ class _Scope:
         anchored: bool = False,
         replica: int = 0,
         base: str = "",
-        multipliers: Mapping[int, int] | None = None,
+        multipliers: Mapping[ExpandedComponent, int] | None = None,
     ) -> None:
         self.roots = roots
         self.anchored = anchored
@@ -85,7 +85,7 @@ class _Scope:
         self._counts: dict[ExpandedComponent, _Counts] = {}  # nodes hash by identity
         self._nodes: list[ExpandedComponent] | None = None
         for root in roots:
-            multiplier = multipliers.get(id(root), 1) if multipliers else 1
+            multiplier = multipliers.get(root, 1) if multipliers else 1
             self._visit(root, multiplier, multiplier, anchored=anchored)
 
     def _visit(
@@ -492,7 +492,7 @@ def form_pod_groups(context: EvaluationContext, workload_name: str, nodes: list[
             plans.append(
                 (
                     f"{base}-{node.instance or node.name}",
-                    _Scope([node], multipliers={id(node): node.parent_replicas}),
+                    _Scope([node], multipliers={node: node.parent_replicas}),
                     node.scope,
                 )
             )
