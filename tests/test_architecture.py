@@ -44,6 +44,7 @@ RANK = {
     "exporters": 10,
     "live": 10,
     "__init__": 11,
+    "build": 12,  # the build step: writes the generated forms (runtime class heads, the package stub, the pickle)
 }
 
 PUBLIC = [
@@ -158,7 +159,6 @@ ALLOWED_CYCLES = {
     frozenset({"workloadmap.placement.packing", "workloadmap.placement.search"}),
     frozenset({"workloadmap.placement.kueue_tas", "workloadmap.placement.kueue_balanced"}),
     frozenset({"workloadmap.placement.nodes", "workloadmap.placement.numa_fit"}),
-    frozenset({"workloadmap.interpreter.karta", "workloadmap.interpreter.karta_gangs"}),
 }
 
 
