@@ -10,9 +10,10 @@ two schedulers' choice rules, ``kueue_requests`` the PodSets and requests Kueue 
 holds the results; ``picture`` the data a picture of a placement shows.
 """
 
+from .fitting import DEFAULT_BUDGET, pack_pods, pods_fit
 from .kueue_model import KueueRequest, SliceLayer
 from .kueue_requests import kueue_requests
-from .packing import DEFAULT_BUDGET, UNLIMITED, node_capacity, pack_pods, pods_fit
+from .packing import UNLIMITED, node_capacity
 from .picture import DomainView, GangView, NodeView, PlacementMap, placement_map
 from .placer import Placement, place, place_on, place_together, rank_clusters
 from .policy import LevelOption, component_paths, group_pod_sets, subgroup_pod_sets

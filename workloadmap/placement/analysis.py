@@ -22,8 +22,9 @@ from ..resources import count_gpus
 from ..scheduling import PodScheduling
 from ..topology import Cluster, accelerator_level, resolve_level
 from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint, WorkloadTree
+from .fitting import pack_types
 from .index import ClusterIndex, Evaluation, evaluate
-from .packing import Shape, merge_shapes, pack_types
+from .packing import Shape, merge_shapes
 from .policy import (
     LevelRequest,
     annotation_preferred,
