@@ -20,7 +20,17 @@ from .kueue_model import KueueRequest, SliceLayer
 from .kueue_requests import kueue_requests
 from .packing import UNLIMITED, node_capacity
 from .picture import DomainView, GangView, NodeView, PlacementMap, placement_map
-from .placer import Placement, place, place_on, place_together, rank_clusters
+from .placer import (
+    FailedWorkload,
+    ManyPlacements,
+    PlacedWorkload,
+    Placement,
+    place,
+    place_many,
+    place_on,
+    place_together,
+    rank_clusters,
+)
 from .policy import LevelOption, component_paths, group_pod_sets, subgroup_pod_sets
 from .report import (
     Assignment,
@@ -49,7 +59,11 @@ __all__ = [
     "place_together",
     "rank_clusters",
     "place_on",
+    "place_many",
     "Placement",
+    "PlacedWorkload",
+    "FailedWorkload",
+    "ManyPlacements",
     "LevelOption",
     "PlacementReport",
     "JointPlacement",
