@@ -338,6 +338,9 @@ def kueue_requests(tree: WorkloadTree, report: GangsLevels) -> dict[str, KueueRe
     one has one, the widest level as a preference for the rest. A component left without any
     request is ``implied`` (Kueue places it unconstrained on a flavor with a topology).
 
+    ``report`` is a :class:`~.report.PlacementReport` or the standalone analysis a rule reads
+    (:class:`~.analysis.WorkloadAnalysis`): only the gangs' levels, their sources and the slices count.
+
     Raises:
         PlacementError: an annotated request Kueue would reject (see :func:`annotated_request`).
     """
