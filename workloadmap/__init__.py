@@ -63,6 +63,12 @@ _API: dict[str, tuple[str, ...]] = {
         "ClusterRanking",
         "place_together",
         "JointPlacement",
+        "place_many",
+        "ManyPlacements",
+        "PlacedWorkload",
+        "FailedWorkload",
+        "POLICIES",
+        "DEFAULT_POLICY",
         "Verdict",
     ),
     # budgets and deadlines
