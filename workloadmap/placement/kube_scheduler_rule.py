@@ -1,0 +1,301 @@
+"""kube-scheduler's rule for a workload: each PodGroup by the native workload-aware scheduling (KEP-4671, KEP-5732).
+
+With the ``TopologyAwareWorkloadScheduling`` gate on, kube-scheduler schedules every PodGroup
+through its placement algorithm (kubernetes ``pkg/scheduler/algorithm_podgroup.go``,
+``podGroupSchedulingPlacementAlgorithm``):
+
+* **generate** — the ``TopologyPlacement`` plugin (``plugins/topologyaware/topology_placement.go``)
+  makes one candidate placement per value of the group's topology key
+  (``schedulingConstraints.topology[0].key``) among the nodes; nodes without the label belong to
+  none, and a group without a constraint has one placement, every node. Placements are label
+  values, so ``rack=r0`` under two blocks is one placement;
+* **filter** — in each placement the group's pods are scheduled pod by pod (the normal Filter and
+  Score of each pod, assumed in the snapshot), and the ``GangScheduling`` plugin's
+  ``PlacementFeasible`` (``plugins/gangscheduling/gangscheduling.go``) rejects it as soon as the
+  scheduled pods plus the pods left cannot reach ``minCount`` (1 for a ``basic`` group);
+* **score** — among the feasible placements (one alone is taken unscored), the placement score
+  plugins, each of weight 1: ``PodGroupPodsCount`` (the group's pods the placement schedules,
+  normalized to 0-100 against the best) and ``NodeResourcesFit``, which scores a placement by the
+  ``MostAllocated`` ratio of all its nodes' requests (what runs there and the proposed pods) to
+  their allocatable, over the plugin's resources (cpu and memory, weight 1 each, by default).
+  The highest total wins; kube-scheduler breaks ties at random, wmap takes the first in node order
+  and says so.
+
+Where kube-scheduler is random or reads what a file does not hold, wmap decides one way and writes
+it down: a pod goes to the node with the highest ``LeastAllocated`` score (the default scoring
+strategy of ``NodeResourcesFit``; the other score plugins of a pod, spread and affinity, are not
+modelled), the first such node on a tie; pods go in the order of the PodGroup's pod sets. A gang's
+required level (its topology constraint, the workload's annotations or ``--require-level``) is the
+placement's topology key; a preferred level has no native counterpart (KEP-5732 lists preferred
+constraints as future work) and is ignored. kube-scheduler knows no SubGroups: its decisions are
+per PodGroup. Pods without a gang are ``basic`` groups of the whole component.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from ..budgets import check_deadline
+from ..scheduling import PodScheduling
+from ..tree import Component, PodGroup, PodSet, WorkloadTree
+from .analysis import GangFit, WorkloadAnalysis
+from .nodes import NodeTree
+from .packing import Amount, capacity_of
+from .policy import component_paths, find_path, group_pod_sets
+from .report import Assignment, NodePods
+from .rules import Decision, Decisions, RuleOptions, requested
+
+__all__ = ["assign_kube_scheduler", "SCORED_RESOURCES", "MAX_SCORE"]
+
+MAX_SCORE = 100
+"""``framework.MaxNodeScore``: the top of every score plugin's range."""
+
+SCORED_RESOURCES: tuple[tuple[str, int], ...] = (("cpu", 1), ("memory", 1))
+"""``NodeResourcesFit``'s default ``scoringStrategy.resources`` (name, weight): what both its pod and its
+placement scores read (``pkg/scheduler/apis/config/v1/defaults.go``)."""
+
+
+@dataclass(frozen=True)
+class _Pods:
+    """One pod set of a group as kube-scheduler sees its pods: the request, how many, the node filters."""
+
+    request: dict[str, Amount]
+    count: int
+    scheduling: PodScheduling
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    """One feasible placement: its label value, its nodes, the pods it schedules, its resource score."""
+
+    value: str | None
+    members: tuple[int, ...]
+    scheduled: int
+    fit_score: int
+
+
+def assign_kube_scheduler(
+    nodes: NodeTree, tree: WorkloadTree, analysis: WorkloadAnalysis, options: RuleOptions
+) -> Decisions:
+    """Schedule every PodGroup (or, without PodGroups, every component's pods) as kube-scheduler does."""
+    paths = component_paths(tree)
+    notes: list[str] = []
+    decisions: dict[str, Decision] = {}
+    groups = {group.name: group for group in tree.pod_groups}
+    for fit in analysis.pod_groups:
+        check_deadline(f"placing {tree.workload} {fit.name}")
+        group = groups.get(fit.name)
+        if group is not None:
+            pods = _group_pods(group, paths)
+            min_count = max(1, group.min_member)
+        else:
+            component = paths[fit.name]
+            pods = [_Pods(requested(component.pod_resources), component.pods, component.scheduling)]
+            min_count = 1
+        decisions[fit.name] = _schedule_group(nodes, fit, pods, min_count, notes)
+        if fit.preferred_level and fit.preferred_level != fit.required_level:
+            notes.append(
+                f"{fit.name}: kube-scheduler has no preferred topology constraint (KEP-5732 leaves it for"
+                f" later); the preferred level {fit.preferred_level} is not read"
+            )
+        if any(sub.required_level for sub in fit.sub_groups):
+            notes.append(
+                f"{fit.name}: kube-scheduler schedules PodGroups, not SubGroups: the SubGroups' levels are not"
+                " read (a CompositePodGroup of PodGroups would carry them)"
+            )
+    return Decisions(decisions, tuple(dict.fromkeys(notes)))
+
+
+def _group_pods(group: PodGroup, paths: Mapping[str, Component]) -> list[_Pods]:
+    pods = []
+    for pod_set in group_pod_sets(group):
+        if pod_set.count > 0:
+            pods.append(_Pods(requested(pod_set.pod_resources), pod_set.count, _scheduling(pod_set, paths)))
+    return pods
+
+
+def _scheduling(pod_set: PodSet, paths: Mapping[str, Component]) -> PodScheduling:
+    key = find_path(paths, pod_set.component)
+    return paths[key].scheduling if key is not None else PodScheduling()
+
+
+def _placements(nodes: NodeTree, key: str | None) -> list[tuple[str | None, tuple[int, ...]]]:
+    """``TopologyPlacement.GeneratePlacements``: one placement per value of ``key``, in node order."""
+    if key is None:
+        return [(None, tuple(range(len(nodes.nodes))))]
+    by_value: dict[str, list[int]] = {}
+    for index, node in enumerate(nodes.nodes):
+        value = node.labels.get(key)
+        if value is not None:  # an empty value is a domain too (TestGeneratePlacements)
+            by_value.setdefault(value, []).append(index)
+    return [(value, tuple(members)) for value, members in by_value.items()]
+
+
+def _schedule_group(nodes: NodeTree, fit: GangFit, pods: Sequence[_Pods], min_count: int, notes: list[str]) -> Decision:
+    """One PodGroup: every placement tried, the feasible ones scored, the best one's pods consumed."""
+    key = fit.required_level
+    crowded = nodes.mark() > 0
+    total = sum(entry.count for entry in pods)
+    placements = _placements(nodes, key)
+    feasible: list[_Candidate] = []
+    best_shortfall: tuple[int, int] | None = None
+    for value, members in placements:
+        mark = nodes.mark()
+        where, scheduled, remaining = _try(nodes, members, pods, min_count)
+        if scheduled >= min_count:
+            # Scored while its pods are consumed: NodeResourcesFit reads the proposed pods' requests.
+            feasible.append(_Candidate(value, members, scheduled, _most_allocated(nodes, members)))
+        elif best_shortfall is None or scheduled > best_shortfall[0]:
+            best_shortfall = (scheduled, remaining)
+        nodes.rollback(mark)
+    if not feasible:
+        return Decision(reason=_refusal(key, len(placements), min_count, best_shortfall), crowded=crowded)
+    chosen, tied = _best(feasible)
+    if tied:
+        notes.append(
+            f"{fit.name}: {tied + 1} placements score alike; kube-scheduler picks one of them at random, wmap"
+            " the first in node order"
+        )
+    where, scheduled, _ = _try(nodes, chosen.members, pods, min_count)
+    if scheduled < total:
+        notes.append(
+            f"{fit.name}: {total - scheduled} of its {total} pods find no node in the chosen placement and stay"
+            f" pending (minCount {min_count} is met)"
+        )
+    return Decision(_assignment(nodes, key, chosen, where), crowded=crowded)
+
+
+def _refusal(key: str | None, count: int, min_count: int, shortfall: tuple[int, int] | None) -> str:
+    """Why no placement is feasible, in the ``GangScheduling`` plugin's words."""
+    scheduled, remaining = shortfall or (0, 0)
+    words = f"minCount ({min_count}) cannot be satisfied: {scheduled} scheduled, {remaining} remaining"
+    if key is None:
+        return words
+    if count == 0:
+        return f"no node carries the topology key {key}: kube-scheduler has no placement for the group"
+    return f"no placement by {key} is feasible ({count} tried); in the best, {words}"
+
+
+def _try(
+    nodes: NodeTree, members: Sequence[int], pods: Sequence[_Pods], min_count: int
+) -> tuple[dict[int, int], int, int]:
+    """The pods scheduled one by one in a placement (consumed), until ``PlacementFeasible`` rejects it.
+
+    Returns where the pods went, how many were scheduled, and how many were left when it stopped.
+    """
+    where: dict[int, int] = {}
+    scheduled = 0
+    remaining = sum(entry.count for entry in pods)
+    for entry in pods:
+        flags, _ = nodes.eligible(entry.scheduling)
+        eligible = [node for node in members if flags[node]]
+        heap: list[tuple[int, int]] = []
+        for node in eligible:
+            fits = _least_allocated(nodes, node, entry.request)
+            if fits is not None:
+                heap.append((-fits, node))
+        heapq.heapify(heap)
+        for _ in range(entry.count):
+            remaining -= 1
+            chosen = _pop_best(nodes, heap, entry.request)
+            if chosen is not None:
+                nodes.consume(chosen, entry.request, 1, entry.scheduling)
+                where[chosen] = where.get(chosen, 0) + 1
+                scheduled += 1
+                score = _least_allocated(nodes, chosen, entry.request)
+                if score is not None:  # the node holds another pod: back in line with its new score
+                    heapq.heappush(heap, (-score, chosen))
+            elif scheduled + remaining < min_count:
+                return where, scheduled, remaining  # Unschedulable: minCount cannot be satisfied
+    return where, scheduled, remaining
+
+
+def _pop_best(nodes: NodeTree, heap: list[tuple[int, int]], request: dict[str, Amount]) -> int | None:
+    """The node with the highest score that holds the pod, the first in node order on a tie.
+
+    Scores change only on the node a pod lands on, which goes back into the heap with its new score;
+    the check on the way out is a safeguard (an entry whose node no longer holds the pod is dropped).
+    """
+    while heap:
+        negative, node = heapq.heappop(heap)
+        score = _least_allocated(nodes, node, request)
+        if score is None:
+            continue
+        if -negative != score:
+            heapq.heappush(heap, (-score, node))
+            continue
+        return node
+    return None
+
+
+def _least_allocated(nodes: NodeTree, node: int, request: dict[str, Amount]) -> int | None:
+    """``NodeResourcesFit``'s ``LeastAllocated`` pod score on the node, or None when the pod does not fit.
+
+    ``leastRequestedScore`` (``noderesources/least_allocated.go``): per resource,
+    ``(allocatable - requested) * 100 / allocatable`` with the pod counted, weighted mean, integers.
+    """
+    free = nodes.free(node)
+    if capacity_of(free, request) < 1:
+        return None
+    allocatable = nodes.nodes[node].allocatable
+    total = weights = 0
+    for name, weight in SCORED_RESOURCES:
+        capacity = allocatable.get(name, Fraction(0))
+        if capacity <= 0:
+            continue
+        left = free.get(name, 0) - request.get(name, 0)
+        total += max(0, int(left * MAX_SCORE // capacity)) * weight
+        weights += weight
+    return total // weights if weights else 0
+
+
+def _most_allocated(nodes: NodeTree, members: Sequence[int]) -> int:
+    """``NodeResourcesFit``'s placement score: ``MostAllocated`` over the placement's nodes summed.
+
+    Per resource ``min(requested, allocatable) * 100 / allocatable``, requested being everything the
+    nodes run (earlier pods and the proposed ones, consumed on the tree), weighted mean, integers
+    (``most_allocated.go``'s ``mostRequestedScore``; web ``topology-aware-scheduling.md``).
+    """
+    total = weights = 0
+    for name, weight in SCORED_RESOURCES:
+        capacity: Amount = 0
+        used: Amount = 0
+        for node in members:
+            have = nodes.nodes[node].allocatable.get(name, Fraction(0))
+            capacity += have
+            used += have - nodes.free(node).get(name, 0)
+        if capacity <= 0:
+            continue
+        total += int(min(used, capacity) * MAX_SCORE // capacity) * weight
+        weights += weight
+    return total // weights if weights else 0
+
+
+def _best(feasible: Sequence[_Candidate]) -> tuple[_Candidate, int]:
+    """``findBestPodGroupPlacement``: one feasible placement unscored, else the highest total score.
+
+    ``PodGroupPodsCount`` normalizes each count against the highest: ``count * 100 / max``
+    (``NormalizePlacementScore``). Returns the best and how many others tie with it.
+    """
+    if len(feasible) == 1:
+        return feasible[0], 0
+    top = max(candidate.scheduled for candidate in feasible)
+    totals = [candidate.scheduled * MAX_SCORE // top + candidate.fit_score for candidate in feasible]
+    best = max(totals)
+    first = totals.index(best)
+    return feasible[first], totals.count(best) - 1
+
+
+def _assignment(nodes: NodeTree, key: str | None, chosen: _Candidate, where: Mapping[int, int]) -> Assignment:
+    """The chosen placement's pods per node, named by its domain: a tree domain when it is one, else the value."""
+    ordered = sorted(where, key=lambda node: nodes.paths[-1][node])
+    per_node = [NodePods(nodes.nodes[node].name, where[node]) for node in ordered]
+    if key is None or chosen.value is None:
+        return Assignment(domain=None, level=None, nodes=per_node)
+    found = nodes.common_domain(list(chosen.members))
+    if found is not None and key in nodes.levels and found[0] == nodes.levels.index(key):
+        return Assignment(domain=nodes.display(*found), level=key, nodes=per_node)
+    return Assignment(domain=chosen.value, level=key, nodes=per_node)
