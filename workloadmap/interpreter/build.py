@@ -31,6 +31,7 @@ from .context import EvaluationContext
 from .expand import ExpandedComponent, Expander
 from .gangs import form_pod_groups
 from .merge import merge_bases
+from .native import NATIVE_POLICY, native_gangs
 from .phases import evaluate_phase
 from .references import ChainedObjects, ObjectIndex, RelatedObjects, resolve_references
 from .scheduling import apply_kai_metadata, gang_warnings, grouping
@@ -269,6 +270,12 @@ def inspect(
         )
     phase, phases = evaluate_phase(definition.status, resource)
     pod_groups = form_pod_groups(context, workload.name, nodes)
+    gang_policy = definition.gang.policy or ("none" if not definition.gang.pod_groups else "")
+    native = native_gangs(nodes, related or _NO_RELATED, workload.namespace, resource, pod_groups, gang_policy)
+    if native is not None:
+        warnings.extend(native.warnings)
+        if native.pod_groups:  # kube-scheduler gangs by the native PodGroups the pods join
+            pod_groups, gang_policy = native.pod_groups, NATIVE_POLICY
     apply_kai_metadata(pod_groups, context, nodes)
     warnings.extend(gang_warnings(context, pod_groups))
     how, count = grouping(definition, pod_groups, totals.pods)
@@ -280,7 +287,7 @@ def inspect(
         totals=totals,
         components=[_component(node, gpu_resources) for node in nodes],
         pod_groups=pod_groups,
-        gang_policy=definition.gang.policy or ("none" if not definition.gang.pod_groups else ""),
+        gang_policy=gang_policy,
         topology_annotations=topology_annotations(resource.get("metadata")),
         warnings=warnings,
         source=source,
