@@ -227,6 +227,12 @@ def alter_command(
         metavar="QUEUE",
         help=f"Queue: labels {labels.KAI_QUEUE} and {labels.KUEUE_QUEUE_NAME} on the object.",
     ),
+    scheduling_group: Optional[str] = typer.Option(
+        None,
+        "--scheduling-group",
+        metavar="PODGROUP",
+        help="The native PodGroup the pods join (spec.schedulingGroup.podGroupName, Kubernetes 1.36+).",
+    ),
     component: Optional[str] = typer.Option(
         None, "--component", metavar="NAME", help="Only this component (path, role or name)."
     ),
@@ -250,6 +256,7 @@ def alter_command(
             tolerations=tuple(Toleration.parse(text) for text in toleration or []),
             priority_class=priority_class,
             queue=queue,
+            scheduling_group=scheduling_group,
         )
     except ValueError as error:
         raise typer.BadParameter(str(error)) from None

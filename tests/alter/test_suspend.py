@@ -90,6 +90,9 @@ NOT_SUSPENDABLE = {
     "taskrun": "spec.status TaskRunCancelled ends the run; no suspend",
     "seldondeployment": "no suspend field in SeldonDeploymentSpec",
     "virtualmachineinstance": "KubeVirt pauses a VMI through its pause subresource (virtctl pause), not a spec field",
+    "workload": "a scheduling.k8s.io policy object; it runs nothing itself",
+    "podgroup": "a scheduling.k8s.io policy object; its pods are their owners'",
+    "compositepodgroup": "a scheduling.k8s.io policy object; it runs nothing itself",
 }
 
 

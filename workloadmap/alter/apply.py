@@ -85,6 +85,9 @@ _POD_WRITERS: dict[str, _PodWrite] = {
     "priorityClassName": lambda w, s, p, c, at: w.set_scalar(
         p, s.effective("priorityClassName"), c.priority_class or "", "priorityClassName", at
     ),
+    "schedulingGroup": lambda w, s, p, c, at: w.merge_map(
+        p, s.effective("schedulingGroup"), {"podGroupName": c.scheduling_group or ""}, "schedulingGroup", at
+    ),
 }
 
 

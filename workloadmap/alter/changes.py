@@ -16,7 +16,7 @@ from .. import labels
 
 __all__ = ["Toleration", "NodeRequirement", "Changes", "POD_SPEC_FIELDS", "POD_METADATA_FIELDS", "check_label"]
 
-POD_SPEC_FIELDS = ("schedulerName", "nodeSelector", "tolerations", "affinity", "priorityClassName")
+POD_SPEC_FIELDS = ("schedulerName", "nodeSelector", "tolerations", "affinity", "priorityClassName", "schedulingGroup")
 """The PodSpec fields wmap writes."""
 POD_METADATA_FIELDS = ("labels", "annotations")
 """The pod metadata fields wmap writes."""
@@ -121,6 +121,8 @@ class Changes:
             labels of the workload object.
         node_affinity: required node-affinity expressions added to every node-selector term.
         suspend: True to suspend, False to resume, None to leave as is.
+        scheduling_group: the native PodGroup the pods join (``spec.schedulingGroup.podGroupName``,
+            Kubernetes 1.36 and later; the field is immutable on a pod).
     """
 
     scheduler_name: str | None = None
@@ -134,9 +136,10 @@ class Changes:
     queue: str | None = None
     node_affinity: tuple[NodeRequirement, ...] = ()
     suspend: bool | None = None
+    scheduling_group: str | None = None
 
     def __post_init__(self) -> None:
-        for name in ("scheduler_name", "priority_class", "queue"):
+        for name in ("scheduler_name", "priority_class", "queue", "scheduling_group"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not _DNS_NAME.match(value)):
                 raise ValueError(f"{name.replace('_', '-')} {value!r} is not a valid name (lower-case DNS subdomain)")
@@ -179,6 +182,7 @@ class Changes:
             "tolerations": bool(self.tolerations),
             "affinity": bool(self.node_affinity),
             "priorityClassName": self.priority_class is not None,
+            "schedulingGroup": self.scheduling_group is not None,
             "labels": bool(self.pod_labels),
             "annotations": bool(self.pod_annotations),
         }

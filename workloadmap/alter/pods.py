@@ -170,6 +170,9 @@ _EFFECTS: dict[str, Callable[[Any, Changes], bool]] = {
     ),
     "affinity": lambda value, changes: _required_everywhere(value, changes.node_affinity),
     "priorityClassName": lambda value, changes: value == changes.priority_class,
+    "schedulingGroup": lambda value, changes: (
+        isinstance(value, Mapping) and value.get("podGroupName") == changes.scheduling_group
+    ),
 }
 
 
