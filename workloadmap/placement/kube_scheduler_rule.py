@@ -50,6 +50,8 @@ from .rules import Decision, Decisions, RuleOptions, requested
 
 __all__ = ["assign_kube_scheduler", "SCORED_RESOURCES", "MAX_SCORE"]
 
+_ZERO = Fraction(0)
+
 MAX_SCORE = 100
 """``framework.MaxNodeScore``: the top of every score plugin's range."""
 
@@ -85,6 +87,7 @@ def assign_kube_scheduler(
     notes: list[str] = []
     decisions: dict[str, Decision] = {}
     groups = {group.name: group for group in tree.pod_groups}
+    scorer = _Scorer(nodes)
     for fit in analysis.pod_groups:
         check_deadline(f"placing {tree.workload} {fit.name}")
         group = groups.get(fit.name)
@@ -95,7 +98,7 @@ def assign_kube_scheduler(
             component = paths[fit.name]
             pods = [_Pods(requested(component.pod_resources), component.pods, component.scheduling)]
             min_count = 1
-        decisions[fit.name] = _schedule_group(nodes, fit, pods, min_count, notes)
+        decisions[fit.name] = _schedule_group(nodes, scorer, fit, pods, min_count, notes)
         if fit.preferred_level and fit.preferred_level != fit.required_level:
             notes.append(
                 f"{fit.name}: kube-scheduler has no preferred topology constraint (KEP-5732 leaves it for"
@@ -134,7 +137,125 @@ def _placements(nodes: NodeTree, key: str | None) -> list[tuple[str | None, tupl
     return [(value, tuple(members)) for value, members in by_value.items()]
 
 
-def _schedule_group(nodes: NodeTree, fit: GangFit, pods: Sequence[_Pods], min_count: int, notes: list[str]) -> Decision:
+class _Scorer:
+    """The plugins' scores for one workload, cached: a node's score depends only on its type and allocatable.
+
+    ``NodeTree`` keeps free resources per node *type* (nodes with equal free vectors share one),
+    so a pod's ``LeastAllocated`` score is computed once per (type, allocatable, request).
+    """
+
+    def __init__(self, nodes: NodeTree) -> None:
+        self.nodes = nodes
+        # Per node, an id of its allocatable (cpu, memory): -1 until first asked; readers share one Fraction
+        # per distinct quantity, so object identities tell equal nodes apart without hashing fractions.
+        self._allocatable_id = [-1] * len(nodes.nodes)
+        self._allocatable: list[tuple[Amount, ...]] = []
+        self._allocatable_ids: dict[tuple[int, ...], int] = {}
+        self._request_ids: dict[tuple[tuple[str, Amount], ...], int] = {}
+        self._least: dict[tuple[int, int, int], int | None] = {}
+        self._capacity: dict[tuple[int, ...], tuple[Amount, ...]] = {}
+
+    def allocatable(self, node: int) -> tuple[Amount, ...]:
+        """The node's allocatable amounts of :data:`SCORED_RESOURCES`."""
+        return self._allocatable[self._allocatable_of(node)]
+
+    def _allocatable_of(self, node: int) -> int:
+        known = self._allocatable_id[node]
+        if known >= 0:
+            return known
+        values = tuple(self.nodes.nodes[node].allocatable.get(name, _ZERO) for name, _ in SCORED_RESOURCES)
+        identity = tuple(id(value) for value in values)
+        known = self._allocatable_ids.get(identity, -1)
+        if known < 0:
+            known = self._allocatable_ids[identity] = len(self._allocatable)
+            self._allocatable.append(values)
+        self._allocatable_id[node] = known
+        return known
+
+    def request_id(self, request: dict[str, Amount]) -> int:
+        """A small id for a pod request (hashed once per pod set and placement, not per node)."""
+        key = tuple(sorted(request.items()))
+        found = self._request_ids.get(key)
+        if found is None:
+            found = self._request_ids[key] = len(self._request_ids)
+        return found
+
+    def least_allocated(self, node: int, request: dict[str, Amount], request_id: int) -> int | None:
+        """``NodeResourcesFit``'s ``LeastAllocated`` pod score on the node, or None when the pod does not fit.
+
+        ``leastRequestedScore`` (``noderesources/least_allocated.go``): per resource,
+        ``(allocatable - requested) * 100 / allocatable`` with the pod counted, weighted mean, integers.
+        """
+        nodes = self.nodes
+        type_id = nodes.node_type[node]
+        allocatable_id = self._allocatable_of(node)
+        cached = (type_id, allocatable_id, request_id)
+        if cached in self._least:
+            return self._least[cached]
+        allocatable = self._allocatable[allocatable_id]
+        free = nodes.types[type_id]
+        score: int | None = None
+        if capacity_of(free, request) >= 1:
+            total = weights = 0
+            for (name, weight), capacity in zip(SCORED_RESOURCES, allocatable, strict=True):
+                if capacity <= 0:
+                    continue
+                left = free.get(name, 0) - request.get(name, 0)
+                total += max(0, int(left * MAX_SCORE // capacity)) * weight
+                weights += weight
+            score = total // weights if weights else 0
+        self._least[cached] = score
+        return score
+
+    def most_allocated(self, members: tuple[int, ...]) -> int:
+        """``NodeResourcesFit``'s placement score: ``MostAllocated`` over the placement's nodes summed.
+
+        Per resource ``min(requested, allocatable) * 100 / allocatable``, requested being everything the
+        nodes run (earlier pods and the proposed ones, consumed on the tree), weighted mean, integers
+        (``most_allocated.go``'s ``mostRequestedScore``; web ``topology-aware-scheduling.md``).
+        """
+        nodes = self.nodes
+        capacity = self._capacity.get(members)
+        if capacity is None:
+            sums: list[Amount] = [0] * len(SCORED_RESOURCES)
+            for node in members:
+                for index, amount in enumerate(self.allocatable(node)):
+                    sums[index] += amount
+            capacity = self._capacity[members] = tuple(sums)
+        per_type: dict[int, int] = {}
+        for node in members:
+            type_id = nodes.node_type[node]
+            per_type[type_id] = per_type.get(type_id, 0) + 1
+        total = weights = 0
+        for (name, weight), have in zip(SCORED_RESOURCES, capacity, strict=True):
+            if have <= 0:
+                continue
+            free = sum(nodes.types[type_id].get(name, 0) * count for type_id, count in per_type.items())
+            used = have - free
+            total += int(min(used, have) * MAX_SCORE // have) * weight
+            weights += weight
+        return total // weights if weights else 0
+
+    def bound(self, members: Sequence[int], pods: Sequence[_Pods]) -> int:
+        """At most how many of the pods the placement can hold: each pod set against the nodes alone."""
+        nodes = self.nodes
+        total = 0
+        for entry in pods:
+            flags, _ = nodes.eligible(entry.scheduling)
+            per_type = nodes.type_capacity(entry.request)
+            room = 0
+            for node in members:
+                if flags[node]:
+                    room += per_type[nodes.node_type[node]]
+                    if room >= entry.count:
+                        break
+            total += min(room, entry.count)
+        return total
+
+
+def _schedule_group(
+    nodes: NodeTree, scorer: _Scorer, fit: GangFit, pods: Sequence[_Pods], min_count: int, notes: list[str]
+) -> Decision:
     """One PodGroup: every placement tried, the feasible ones scored, the best one's pods consumed."""
     key = fit.required_level
     crowded = nodes.mark() > 0
@@ -142,16 +263,28 @@ def _schedule_group(nodes: NodeTree, fit: GangFit, pods: Sequence[_Pods], min_co
     placements = _placements(nodes, key)
     feasible: list[_Candidate] = []
     best_shortfall: tuple[int, int] | None = None
+    closest: tuple[int, tuple[int, ...]] | None = None
     for value, members in placements:
+        room = scorer.bound(members, pods)
+        if room < min_count:
+            # Pod by pod it could only fail: PlacementFeasible rejects it (tried below for the reason only).
+            if closest is None or room > closest[0]:
+                closest = (room, members)
+            continue
         mark = nodes.mark()
-        where, scheduled, remaining = _try(nodes, members, pods, min_count)
+        _, scheduled, remaining = _try(nodes, scorer, members, pods, min_count)
         if scheduled >= min_count:
             # Scored while its pods are consumed: NodeResourcesFit reads the proposed pods' requests.
-            feasible.append(_Candidate(value, members, scheduled, _most_allocated(nodes, members)))
+            feasible.append(_Candidate(value, members, scheduled, scorer.most_allocated(members)))
         elif best_shortfall is None or scheduled > best_shortfall[0]:
             best_shortfall = (scheduled, remaining)
         nodes.rollback(mark)
     if not feasible:
+        if best_shortfall is None and closest is not None:
+            mark = nodes.mark()
+            _, scheduled, remaining = _try(nodes, scorer, closest[1], pods, min_count)
+            nodes.rollback(mark)
+            best_shortfall = (scheduled, remaining)
         return Decision(reason=_refusal(key, len(placements), min_count, best_shortfall), crowded=crowded)
     chosen, tied = _best(feasible)
     if tied:
@@ -159,7 +292,7 @@ def _schedule_group(nodes: NodeTree, fit: GangFit, pods: Sequence[_Pods], min_co
             f"{fit.name}: {tied + 1} placements score alike; kube-scheduler picks one of them at random, wmap"
             " the first in node order"
         )
-    where, scheduled, _ = _try(nodes, chosen.members, pods, min_count)
+    where, scheduled, _ = _try(nodes, scorer, chosen.members, pods, min_count)
     if scheduled < total:
         notes.append(
             f"{fit.name}: {total - scheduled} of its {total} pods find no node in the chosen placement and stay"
@@ -180,7 +313,7 @@ def _refusal(key: str | None, count: int, min_count: int, shortfall: tuple[int, 
 
 
 def _try(
-    nodes: NodeTree, members: Sequence[int], pods: Sequence[_Pods], min_count: int
+    nodes: NodeTree, scorer: _Scorer, members: Sequence[int], pods: Sequence[_Pods], min_count: int
 ) -> tuple[dict[int, int], int, int]:
     """The pods scheduled one by one in a placement (consumed), until ``PlacementFeasible`` rejects it.
 
@@ -191,21 +324,23 @@ def _try(
     remaining = sum(entry.count for entry in pods)
     for entry in pods:
         flags, _ = nodes.eligible(entry.scheduling)
-        eligible = [node for node in members if flags[node]]
+        request = entry.request
+        key = scorer.request_id(request)
         heap: list[tuple[int, int]] = []
-        for node in eligible:
-            fits = _least_allocated(nodes, node, entry.request)
-            if fits is not None:
-                heap.append((-fits, node))
+        for node in members:
+            if flags[node]:
+                fits = scorer.least_allocated(node, request, key)
+                if fits is not None:
+                    heap.append((-fits, node))
         heapq.heapify(heap)
         for _ in range(entry.count):
             remaining -= 1
-            chosen = _pop_best(nodes, heap, entry.request)
+            chosen = _pop_best(scorer, heap, request, key)
             if chosen is not None:
-                nodes.consume(chosen, entry.request, 1, entry.scheduling)
+                nodes.consume(chosen, request, 1, entry.scheduling)
                 where[chosen] = where.get(chosen, 0) + 1
                 scheduled += 1
-                score = _least_allocated(nodes, chosen, entry.request)
+                score = scorer.least_allocated(chosen, request, key)
                 if score is not None:  # the node holds another pod: back in line with its new score
                     heapq.heappush(heap, (-score, chosen))
             elif scheduled + remaining < min_count:
@@ -213,7 +348,7 @@ def _try(
     return where, scheduled, remaining
 
 
-def _pop_best(nodes: NodeTree, heap: list[tuple[int, int]], request: dict[str, Amount]) -> int | None:
+def _pop_best(scorer: _Scorer, heap: list[tuple[int, int]], request: dict[str, Amount], key: int) -> int | None:
     """The node with the highest score that holds the pod, the first in node order on a tie.
 
     Scores change only on the node a pod lands on, which goes back into the heap with its new score;
@@ -221,7 +356,7 @@ def _pop_best(nodes: NodeTree, heap: list[tuple[int, int]], request: dict[str, A
     """
     while heap:
         negative, node = heapq.heappop(heap)
-        score = _least_allocated(nodes, node, request)
+        score = scorer.least_allocated(node, request, key)
         if score is None:
             continue
         if -negative != score:
@@ -229,49 +364,6 @@ def _pop_best(nodes: NodeTree, heap: list[tuple[int, int]], request: dict[str, A
             continue
         return node
     return None
-
-
-def _least_allocated(nodes: NodeTree, node: int, request: dict[str, Amount]) -> int | None:
-    """``NodeResourcesFit``'s ``LeastAllocated`` pod score on the node, or None when the pod does not fit.
-
-    ``leastRequestedScore`` (``noderesources/least_allocated.go``): per resource,
-    ``(allocatable - requested) * 100 / allocatable`` with the pod counted, weighted mean, integers.
-    """
-    free = nodes.free(node)
-    if capacity_of(free, request) < 1:
-        return None
-    allocatable = nodes.nodes[node].allocatable
-    total = weights = 0
-    for name, weight in SCORED_RESOURCES:
-        capacity = allocatable.get(name, Fraction(0))
-        if capacity <= 0:
-            continue
-        left = free.get(name, 0) - request.get(name, 0)
-        total += max(0, int(left * MAX_SCORE // capacity)) * weight
-        weights += weight
-    return total // weights if weights else 0
-
-
-def _most_allocated(nodes: NodeTree, members: Sequence[int]) -> int:
-    """``NodeResourcesFit``'s placement score: ``MostAllocated`` over the placement's nodes summed.
-
-    Per resource ``min(requested, allocatable) * 100 / allocatable``, requested being everything the
-    nodes run (earlier pods and the proposed ones, consumed on the tree), weighted mean, integers
-    (``most_allocated.go``'s ``mostRequestedScore``; web ``topology-aware-scheduling.md``).
-    """
-    total = weights = 0
-    for name, weight in SCORED_RESOURCES:
-        capacity: Amount = 0
-        used: Amount = 0
-        for node in members:
-            have = nodes.nodes[node].allocatable.get(name, Fraction(0))
-            capacity += have
-            used += have - nodes.free(node).get(name, 0)
-        if capacity <= 0:
-            continue
-        total += int(min(used, capacity) * MAX_SCORE // capacity) * weight
-        weights += weight
-    return total // weights if weights else 0
 
 
 def _best(feasible: Sequence[_Candidate]) -> tuple[_Candidate, int]:
