@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
-import yaml
 
 from workloadmap import labels
 from workloadmap.catalog import NON_WORKLOAD_KINDS, Catalog
@@ -50,23 +49,10 @@ def _pairs(values: Optional[List[str]], option: str) -> dict[str, str]:
     return pairs
 
 
-def _literal_strings(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    """Multi-line strings (scripts, configs) as literal blocks, as people write them."""
-    style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-_Dumper.add_representer(str, _literal_strings)
-
-
 def _dump_objects(objects: list[Any], output_format: AlterFormat | None) -> str:
     if output_format is AlterFormat.json:
         return output.dump(output.as_list(objects), "json")
-    return yaml.dump_all(objects, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
+    return output.dump_manifests(objects)
 
 
 def _resource(obj: Mapping[str, Any]) -> str:

@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
-import yaml
 
 from workloadmap.errors import TopologyError
 
@@ -206,9 +205,7 @@ def generate(
     if output_format is DumpFormat.json:
         text = json.dumps(nodelist, indent=2) + "\n"
     else:
-        # The C emitter writes what yaml.safe_dump writes, only fast enough for 100,000 nodes.
-        dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-        text = yaml.dump(nodelist, Dumper=dumper, sort_keys=False, default_flow_style=False)
+        text = output.dump(nodelist, "yaml")  # the C emitter, fast enough for 100,000 nodes
     if output_file is None:
         output.write(text)
         return
