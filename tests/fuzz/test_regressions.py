@@ -9,9 +9,12 @@ must name the file, the document and the field, and never be an internal error.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from helpers import BAD_FIXTURES_DIR
+from helpers.goyaml import read_back
 from workloadmap.catalog import load_definitions
 from workloadmap.errors import DefinitionError, InputError
 from workloadmap.interpreter import inspect_file
@@ -36,6 +39,11 @@ INSPECT_CASES = [
     ("job-gpu-not-a-quantity.yaml", f"document #1 (Job/fuzzed), {QUANTITY_FIELD}: invalid quantity [1, 2]: expected a number or a quantity string, got list"),  # noqa: E501
     ("trainjob-resources-not-a-mapping.yaml", f"document #1 (TrainJob/orphan), {TRAINJOB_POD}.containers[0].resources: expected a mapping, got str"),  # noqa: E501
     ("trainjob-gpu-nan.yaml", f"document #1 (TrainJob/nan-gpus), {TRAINJOB_POD}.containers[0].resources.requests.nvidia.com/gpu: invalid quantity nan"),  # noqa: E501
+    # Issue 26: base 60 is text for kubectl (go-yaml), refused where it is counted, as the API server refuses it.
+    ("job-parallelism-base-60.yaml", f"document #1 (Job/fuzzed), {JOB_REPLICAS}: replicas of component job must be a whole number, got '1:30'"),  # noqa: E501
+    ("job-gpu-base-60.yaml", f"document #1 (Job/fuzzed), {QUANTITY_FIELD}: invalid quantity '1:00'"),
+    ("job-int-tag-base-60.yaml", "document #1: invalid YAML at line 7 column 16: a base-60 integer '1:30' (YAML 1.1; kubectl reads it as text): refused"),  # noqa: E501
+    ("job-labels-on-and-true.yaml", "document #1: invalid YAML at line 8 column 5: the keys 'on' and 'true' are the same key 'true' for kubectl (YAML 1.1 booleans and numbers); keep one"),  # noqa: E501
 ]  # fmt: skip
 
 
@@ -117,3 +125,17 @@ def test_topology_list_items_not_a_list_names_the_field(tmp_path):
     with pytest.raises(TopologyError) as caught:
         load_cluster(path)
     assert str(caught.value) == f"{path}, document #1, field items: expected a list"
+
+
+def test_keys_on_and_1_are_the_keys_kubectl_reads(wmap):
+    """`on` and `1` were one Python key (True == 1): -o json printed a key twice, YAML dropped one (issue 26)."""
+    path = BAD_FIXTURES_DIR / "job-labels-on-and-1.yaml"
+    result = wmap("alter", str(path), "--label", "team=a", "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    pairs: list[list[tuple[str, object]]] = []
+    json.loads(result.stdout, object_pairs_hook=lambda items: pairs.append(items) or dict(items))
+    assert all(len({key for key, _ in items}) == len(items) for items in pairs)  # no key printed twice
+    labels = json.loads(result.stdout)["metadata"]["labels"]
+    assert labels == {"true": "first", "1": "second", "team": "a"}
+    [read] = read_back(wmap("alter", str(path), "--label", "team=a").stdout, "v2")
+    assert read["metadata"]["labels"] == labels
