@@ -93,11 +93,23 @@ def test_keys_are_read_as_kubectl_reads_them():
             assert found is None, text  # null and float keys: quoted, or kubectl changes them
 
 
+class _PythonEmitterDumper(yaml.SafeDumper):
+    """PyYAML's own emitter (the writers' fallback without libyaml), with the one rule."""
+
+
+_PythonEmitterDumper.add_representer(
+    str, lambda dumper, value: dumper.represent_scalar(
+        "tag:yaml.org,2002:str", value, style=scalar_style(value, literal_blocks=True))
+)  # fmt: skip
+
+
 def test_nel_is_never_written_where_a_reader_turns_it_into_a_line_break():
+    """PyYAML's emitter put NEL raw into a literal block, where YAML 1.1 readers read a line break."""
     assert scalar_style("a\nb\x85c", literal_blocks=True) == '"'
-    text = dump_manifests([{"script": "a\nb\x85c"}])
-    assert read_back(text, "v2") == [{"script": "a\nb\x85c"}]
-    assert yaml.safe_load(text) == {"script": "a\nb\x85c"}
+    data = {"script": "a\nb\x85c", "one": "a\x85"}
+    for text in (dump_manifests([data]), yaml.dump(data, Dumper=_PythonEmitterDumper, allow_unicode=True)):
+        assert read_back(text, "v2") == [data] == read_back(text, "v3")
+        assert yaml.safe_load(text) == data
 
 
 VALUES = [*FINDINGS, "a\nb\x85c", "line\nbreak\n", "\u2028x", "plain", "", " lead", "trail ", "#x", "- x", "x: y"]

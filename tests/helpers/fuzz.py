@@ -9,7 +9,8 @@ counts whose products pass every budget, segments of one pod, and names that for
 
 The same engine makes adversarial clusters for ``place`` and ``topology show`` (:func:`make_cluster_case`:
 nodes in two racks, missing labels, zero, negative and absurd GPU counts, a workload asking for 10^6
-GPUs) and hostile definitions for ``catalog validate|lint`` (:func:`make_definition_case`).
+GPUs) and hostile definitions for ``catalog validate|lint`` (:func:`make_definition_case`), and texts
+YAML readers type differently for the read-back check of ``alter`` output (:data:`READ_BACK_MUTATIONS`).
 
 :func:`fuzz_plan` reads the run's size from the environment: a bounded CI run by default, a long
 run with ``WMAP_FUZZ_CASES`` (and ``WMAP_FUZZ_SEED`` to start elsewhere), see ``docs/security.md``.
@@ -190,6 +191,38 @@ def _hostile_name(rng: random.Random, body: Any) -> tuple[Any, str]:
     metadata[key] = rng.choice(HOSTILE_NAMES)
     return body, f"hostile {key}"
 
+
+# Issue 26: texts YAML readers type differently (go-yaml v2, v3, YAML 1.1), characters they change
+# (NEL), and what a YAML writer must quote for structure; each a label value, a key, an annotation.
+YAML_WORDS = [
+    "y", "n", "Y", "N", "on", "Off", "yes", "NO", "true", "~", "null", "", "1e3", "1E3", "2e-3", ".5E3", "0o17", "08",
+    "017", "0x1F", "0B1", "1_000", "+1", "-0b1", "1:30", "1:30.5", "2001-1-2", "2001-12-14", "<<", "=", ".inf", ".nan",
+    "a\x85b", "a\nb\x85", "\x85", "line\nbreak\n", "\u2028x", "x\u2029", "tab\tx", " lead", "trail ", "#x", "x #y",
+    ": x", "- x", "? x", "'", '"', "\\", "%x", "@x", "`x", "!x", "&x", "*x", "|", ">", "[x]", "{x}", "…", "x\r\ny",
+]  # fmt: skip
+
+
+def _yaml_words(rng: random.Random, body: Any) -> tuple[Any, str]:
+    """Typed-looking texts as string values, keys of labels and annotations, and a replaced string scalar."""
+    if not isinstance(body, dict):
+        return body, "none"
+    words = rng.sample(YAML_WORDS, k=rng.choice([1, 3, 8]))
+    metadata = body.setdefault("metadata", {})
+    if isinstance(metadata, dict):
+        for field in ("labels", "annotations"):
+            if not isinstance(metadata.get(field, {}), dict):
+                continue
+            entries = metadata.setdefault(field, {})
+            for word in words:
+                entries[word if rng.random() < 0.5 else f"k{len(entries)}"] = word
+    strings = [path for path, value in _paths(body) if path and isinstance(value, str)]
+    for path in rng.sample(strings, k=min(len(strings), rng.choice([0, 1, 2]))):
+        _set(body, path, rng.choice(words))
+    return body, f"yaml words {words}"
+
+
+READ_BACK_MUTATIONS: list[Callable[[random.Random, Any], tuple[Any, str]]] = [_yaml_words, _yaml_words, _replace_scalar]
+"""Mutations for the read-back check of alter/suspend/resume output (issue 26)."""
 
 FAIL_SAFE_MUTATIONS: list[Callable[[random.Random, Any], tuple[Any, str]]] = [_explode_count, _segment, _hostile_name]
 """Issue 16's classes: products of counts beyond every budget, segments of one pod, names that forge output."""
