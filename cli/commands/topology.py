@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the topology stage loads inside the commands that use it
 
 from ..printing import output
 from ..printing.escape import escaped, needs_escaping, shown
+from ..printing.files import refuse_input_as_output, write_atomically
 from ..printing.formats import Output, chosen_output, output_option, write_template
 from ..printing.output import DumpFormat
 from ..printing.terminal import progress
@@ -81,6 +82,8 @@ def show(
     from workloadmap.topology import detect_schemes, load_cluster
 
     chosen = chosen_output("topology show", output_format)
+    if html is not None:
+        refuse_input_as_output(html, [source, pods, topology_object, node_topology], "--html")
     with progress(f"reading topology {source}"):
         cluster = load_cluster(
             source,
@@ -210,7 +213,7 @@ def generate(
         output.write(text)
         return
     try:
-        output_file.write_text(text, encoding="utf-8")
+        write_atomically(output_file, text)
     except OSError as error:
         output.error(f"{output_file}: cannot write: {error.strerror or error}")
         raise typer.Exit(1) from None
