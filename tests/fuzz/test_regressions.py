@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from helpers import BAD_FIXTURES_DIR
+from helpers import BAD_FIXTURES_DIR, FIXTURES_DIR
 from helpers.goyaml import read_back
 from workloadmap.catalog import load_definitions
 from workloadmap.errors import DefinitionError, InputError
@@ -139,3 +139,38 @@ def test_keys_on_and_1_are_the_keys_kubectl_reads(wmap):
     assert labels == {"true": "first", "1": "second", "team": "a"}
     [read] = read_back(wmap("alter", str(path), "--label", "team=a").stdout, "v2")
     assert read["metadata"]["labels"] == labels
+
+
+NEVER_FORMS = "minMember {} is more than its 2 pods: the gang can never form, so no scheduler starts it"
+
+
+@pytest.mark.parametrize(
+    ("name", "min_member"), [("volcano-minavailable-above-pods.yaml", 10), ("pytorchjob-minavailable-above-pods.yaml", 9)]
+)
+@pytest.mark.parametrize("policy", ["kueue", "kai"])
+def test_a_gang_that_can_never_form_does_not_fit(wmap, name, min_member, policy):
+    """minMember above the pods was warned about, yet place said fits, --fail-unfit exited 0 and --emit emitted."""
+    path = str(BAD_FIXTURES_DIR / name)
+    report = json.loads(wmap("place", path, "--policy", policy, "-o", "json").stdout)
+    [group] = report["podGroups"]
+    assert (group["verdict"], group["fits"], group["reason"]) == ("DoesNotFit", False, NEVER_FORMS.format(min_member))
+    assert report["verdict"] == "DoesNotFit" and group.get("assignment") is None
+    assert wmap("place", path, "--policy", policy, "--fail-unfit").exit_code == 3
+    emitted = wmap("place", path, "--policy", policy, "--emit", "volcano")
+    assert emitted.exit_code == 3 and emitted.stdout == ""
+
+
+def test_a_node_name_that_is_not_a_node_name_is_refused_never_counted(wmap):
+    """A twin of node-001-01 named "node-001-01 " gave five 8-GPU pods room on four 8-GPU nodes."""
+    from workloadmap.errors import TopologyError
+    from workloadmap.topology import load_cluster
+
+    path = BAD_FIXTURES_DIR / "nodelist-name-trailing-space.yaml"
+    with pytest.raises(TopologyError) as caught:
+        load_cluster(path)
+    assert str(caught.value) == (
+        f"{path}, document Node/node-001-01, field metadata.name: 'node-001-01 ' is not a valid node name: not a "
+        "DNS-1123 subdomain (lowercase letters, digits and '-' or '.', alphanumeric at both ends)"
+    )
+    result = wmap("place", str(FIXTURES_DIR / "job-parallel.yaml"), "-t", str(path))
+    assert result.exit_code == 1 and "is not a valid node name" in result.stderr

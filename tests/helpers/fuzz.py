@@ -360,14 +360,53 @@ def _gpu_count(rng: random.Random, nodelist: Any) -> str:
     return f"GPUs -> {str(value)[:20]!r}"
 
 
-CLUSTER_MUTATIONS: list[Callable[[random.Random, Any], str]] = [_node_in_two_racks, _drop_labels, _gpu_count]
+INVALID_NODE_NAMES = ["{} ", " {}", "{}\t", "{}.", "{}-", "{}".upper(), "{}\u200b", "ｎ{}", "{}/x", ""]
+
+
+def _invalid_node_name(rng: random.Random, nodelist: Any) -> str:
+    """A twin of a node under a name the API server never stores (a trailing space, upper case, look-alikes)."""
+    nodes = _nodes(nodelist)
+    if not nodes:
+        return "none"
+    twin = copy.deepcopy(rng.choice(nodes))
+    metadata = twin.setdefault("metadata", {})
+    if not isinstance(metadata, dict) or not isinstance(metadata.get("name"), str) or not metadata["name"]:
+        return "none"
+    metadata["name"] = rng.choice(INVALID_NODE_NAMES).format(metadata["name"]) or "UPPER"
+    nodelist["items"].append(twin)
+    return f"invalid node name {metadata['name']!r}"
+
+
+CLUSTER_MUTATIONS: list[Callable[[random.Random, Any], str]] = [
+    _node_in_two_racks, _drop_labels, _gpu_count, _invalid_node_name,
+]  # fmt: skip
 
 DEMANDS: list[Any] = [1_000_000, "1000000", 10**6 * 8, "0", 0, -1, "1.5", "1e999", HUGE_DIGITS, "abc", None]
 
 
-def _demand(rng: random.Random, workload: Any) -> str:
+MIN_KEYS = ("minAvailable", "minMember", "minReplicas")
+
+
+def _gang_minimum(rng: random.Random, workload: Any) -> str:
+    """A gang minimum (Volcano minAvailable, schedulingPolicy.minAvailable ...) far above the pods."""
+    found = [path for path, _ in _paths(workload) if path and path[-1] in MIN_KEYS]
+    spec = workload.get("spec") if isinstance(workload, dict) else None
+    if not found and isinstance(spec, dict):
+        if str(workload.get("apiVersion", "")).startswith("kubeflow.org/"):
+            run_policy = spec.setdefault("runPolicy", {})
+            if isinstance(run_policy, dict):
+                run_policy["schedulingPolicy"] = {"minAvailable": 1000}  # the training operator's gang minimum
+                return "schedulingPolicy.minAvailable 1000"
+    if not found:
+        return "none"
+    for path in found:
+        _set(workload, path, rng.choice([99, 1000]))
+    return f"gang minimum raised at {found}"
+
+
+def _demand(rng: random.Random, workload: Any, value: Any = None) -> str:
     """A GPU request on every container of the workload (10^6 GPUs, negative, fractional ...)."""
-    value = rng.choice(DEMANDS)
+    value = rng.choice(DEMANDS) if value is None else value
     for path, node in list(_paths(workload)):
         if path and path[-1] == "resources" and isinstance(node, dict):
             for field in ("requests", "limits"):
@@ -402,7 +441,10 @@ def make_cluster_case(
         applied.extend(generic)
     source, workload = workloads[rng.randrange(len(workloads))]
     workload = _tree_copy(workload)
-    if rng.random() < 0.6:
+    if rng.random() < 0.3:
+        # A gang that can never form, on pods small enough to fit: only its minimum can make it unfit.
+        applied += [_gang_minimum(rng, workload), _demand(rng, workload, 0)]
+    elif rng.random() < 0.6:
         applied.append(_demand(rng, workload))
     applied.append(f"workload {source}")
     limit = sys.getrecursionlimit()

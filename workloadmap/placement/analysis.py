@@ -39,7 +39,7 @@ from .policy import (
 from .report import GroupPlacement, LevelFit, SliceFit, Verdict
 from .search import explain
 
-__all__ = ["Analysis", "all_shapes"]
+__all__ = ["Analysis", "all_shapes", "never_forms"]
 
 _ZERO = Fraction(0)
 
@@ -149,6 +149,8 @@ class Analysis:
         for level, what, origin in ((required, "required", source), (preferred, "preferred", preferred_source)):
             if level is not None and level not in self.levels and reason is None:
                 reason = f"{what} level {level!r} ({origin}) is not a level of topology {self.cluster.name!r}"
+        if gang.gang and gang.min_member > gang.pods:
+            reason = _never_forms_reason(gang.min_member, gang.pods)
         verdict = self.verdict(index, gang, evaluation, levels, required) if reason is None else Verdict.DOES_NOT_FIT
         fits = verdict is Verdict.FITS
         if verdict is Verdict.UNKNOWN:
@@ -274,6 +276,9 @@ class Analysis:
             subgroups.append(sub_report)
         order = {sub.name: i for i, sub in enumerate(group.sub_groups)}
         report.sub_groups = sorted(subgroups, key=lambda sub: order[sub.name])
+        refusal = never_forms(report)
+        if refusal is not None and report.fits:  # a SubGroup that never forms keeps its whole PodGroup out
+            report.fits, report.verdict, report.reason, report.candidates = False, Verdict.DOES_NOT_FIT, refusal, []
         return report
 
     def slices(self) -> list[SliceFit]:
@@ -310,6 +315,25 @@ class Analysis:
             shapes = merge_shapes([(component.pod_resources, 1)])
             reports.append(self.group(_Gang(path, 1, component.pods, shapes, [pod_set], root=True, gang=False)))
         return reports
+
+
+def _never_forms_reason(min_member: int, pods: int) -> str:
+    counted = f"{pods} pod" if pods == 1 else f"{pods} pods"
+    return f"minMember {min_member} is more than its {counted}: the gang can never form, so no scheduler starts it"
+
+
+def never_forms(group: GroupPlacement) -> str | None:
+    """Why a PodGroup (or one of its SubGroups) can never form: its minMember is above its pods; else None.
+
+    A gang scheduler waits for minMember pods before it binds any (KAI, Volcano, the coscheduling
+    plugin alike), so such a gang is never started, whatever room the cluster has: it does not
+    fit, and every scheduler's rule must leave it unplaced.
+    """
+    for gang in (group, *group.sub_groups):
+        if gang.gang and gang.min_member > gang.pods:
+            own = _never_forms_reason(gang.min_member, gang.pods)
+            return own if gang is group else f"its SubGroup {gang.name}: {own}"
+    return None
 
 
 def _verdict(fits: bool, undecided: bool) -> Verdict:

@@ -23,7 +23,7 @@ from ..labels import KUEUE_PODSET_PREFIX
 from ..scheduling import PodScheduling
 from ..topology import Cluster
 from ..tree import PodGroup, PodSet, WorkloadRef, WorkloadTree
-from .analysis import Analysis
+from .analysis import Analysis, never_forms
 from .index import ClusterIndex
 from .kai_tas import KaiGroup, KaiTasks, allocate_group, allocate_pods
 from .kueue_model import KueuePodSet
@@ -212,6 +212,8 @@ class Session:
         _note_split_gangs(report, units)
         for unit in units:
             check_deadline(f"placing {tree.workload} {unit.name}")
+            if self._refused(unit, by_name):
+                continue
             mark = self.nodes.mark()
             got: dict[str, dict[int, int]] = {}
             levels: dict[str, str | None] = {}
@@ -252,6 +254,18 @@ class Session:
                 group.fits, group.reason = True, None
                 group.assignment = self.assignment(got.get(owner, {}), levels.get(owner))
 
+    def _refused(self, unit: KueueUnit, by_name: dict[str, GroupPlacement]) -> bool:
+        """Leave a Workload unplaced, taking nothing, when one of its PodGroups can never form."""
+        owners = [by_name[owner] for owner in dict.fromkeys(owner for owner, _ in unit.pod_sets)]
+        never = next((group for group in owners if never_forms(group) is not None), None)
+        if never is None:
+            return False
+        for group in owners:
+            self._decided.add(id(group))
+            group.fits, group.assignment = False, None
+            group.reason = never_forms(group) or f"Kueue admits {unit.name} whole and PodGroup {never.name} never forms"
+        return True
+
     # -- KAI ------------------------------------------------------------------------------------
 
     def _kai(self, tree: WorkloadTree, report: PlacementReport) -> None:
@@ -277,6 +291,10 @@ class Session:
         for tree_group in tree.pod_groups:
             check_deadline(f"placing {tree.workload} {tree_group.name}")
             placed_group = by_name[tree_group.name]
+            refusal = never_forms(placed_group)
+            if refusal is not None:  # KAI waits for minMember pods that never come
+                placed_group.fits, placed_group.assignment, placed_group.reason = False, None, refusal
+                continue
             wrong = [
                 group
                 for group in (placed_group, *placed_group.sub_groups)
