@@ -119,3 +119,12 @@ def test_base_60_is_text_as_kubectl_reads_it_and_refused_with_an_explicit_tag():
         with pytest.raises(InputError, match="base-60"):
             parse_yaml(text)
 
+
+def test_a_lone_surrogate_escape_is_refused_and_a_pair_is_one_character():
+    from workloadmap.errors import InputError
+    from workloadmap.loader import parse_json
+
+    assert parse_json('{"a": "\\ud83d\\ude00"}') == {"a": "\U0001f600"}
+    for text in ('{"a": "x\\ud800"}', '{"\\udfff": 1}', '[{"a": ["\\uDC00"]}]'):
+        with pytest.raises(InputError, match="lone surrogate"):
+            parse_json(text)

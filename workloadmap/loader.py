@@ -254,6 +254,29 @@ def _yaml_problem(error: yaml.YAMLError, line_offset: int) -> str:
     return f"invalid YAML: {problem}"
 
 
+# A \uD800-\uDFFF escape: JSON pairs two of them into one character, YAML does not; what stays alone is
+# not Unicode text (no encoder writes it, go-yaml refuses the escape), so the values holding one are refused.
+_SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def _refuse_surrogates(body: Any) -> None:
+    """Refuse a string or key of ``body`` holding a lone surrogate (called when the text has such an escape)."""
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            found = _SURROGATES.search(node)
+            if found:
+                code = ord(found.group())
+                raise InputError(f"a string holds a lone surrogate (\\u{code:04x}), not Unicode text (refused)")
+        elif isinstance(node, dict):
+            stack.extend(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
 def parse_yaml(text: str, *, line_offset: int = 0) -> Parsed:
     """Parse one YAML document (no ``---`` splitting here).
 
@@ -271,6 +294,8 @@ def parse_yaml(text: str, *, line_offset: int = 0) -> Parsed:
         raise InputError("document nested too deeply (refused)") from None
     finally:
         loader.dispose()
+    if _SURROGATE_ESCAPE.search(text):
+        _refuse_surrogates(body)
     return Parsed(body, loader.duplicates)
 
 
@@ -300,6 +325,8 @@ def parse_json(text: str) -> Any:
         raise InputError("document nested too deeply (refused)") from None
     except json.JSONDecodeError as error:
         raise InputError(f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+    if _SURROGATE_ESCAPE.search(text):
+        _refuse_surrogates(body)
     return body
 
 
@@ -323,6 +350,8 @@ def raw_decode_json(text: str, position: int) -> tuple[Any, int]:
         raise InputError(str(error)) from None
     except RecursionError:
         raise InputError("document nested too deeply (refused)") from None
+    if _SURROGATE_ESCAPE.search(text, position, end):
+        _refuse_surrogates(value)
     return value, end
 
 

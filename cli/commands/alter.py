@@ -20,7 +20,7 @@ import typer
 from workloadmap import labels
 from workloadmap.catalog import NON_WORKLOAD_KINDS, Catalog
 from workloadmap.documents import Document, load_objects
-from workloadmap.errors import WorkloadMapError
+from workloadmap.errors import InputError, WorkloadMapError
 from workloadmap.interpreter import ChainedObjects, ObjectIndex
 
 from ..printing import output
@@ -146,6 +146,8 @@ def run(
             printed.append(document.body)
             continue
         try:
+            if not isinstance(document.body, Mapping):  # a List item that is no object: `items: [5]`
+                raise InputError(f"expected a Kubernetes object (a mapping), got {type(document.body).__name__}")
             alteration = alter(document.body, changes, component=component, catalog=catalog, related=objects)
         except Exception as error:  # each document is reported on its own, bugs included
             located = located_error(error, file=document.file, document=document.label)

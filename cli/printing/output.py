@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from workloadmap.errors import WorkloadMapError
 from workloadmap.yaml_typing import scalar_style
 
 from . import terminal
@@ -205,14 +206,36 @@ def warn(message: str) -> None:
 
 def _stderr(message: str) -> None:
     stream = sys.stderr
-    _safe_write(stream, terminal.paint_prefix(message, stream) + "\n")
-    stream.flush()
+    if stream is None:  # closed (`2>&-`): there is nowhere to say it
+        return
+    try:
+        _safe_write(stream, terminal.paint_prefix(message, stream) + "\n")
+        stream.flush()
+    except OSError:
+        pass  # a full or broken stderr: the exit code still tells
+
+
+class OutputError(WorkloadMapError):
+    """Standard output cannot be written: closed (``>&-``), a full disk (``> /dev/full``), an I/O error."""
 
 
 def write(text: str) -> None:
-    """Text on stdout, flushed (so a reader sees each block as it is written); machine output goes here."""
-    _safe_write(sys.stdout, text)
-    sys.stdout.flush()
+    """Text on stdout, flushed (so a reader sees each block as it is written); machine output goes here.
+
+    Raises:
+        OutputError: standard output is closed or cannot take the text (one line, exit 1; a reader
+            that went away, ``| head``, stays a ``BrokenPipeError``, which ends the command quietly).
+    """
+    stream = sys.stdout
+    if stream is None:
+        raise OutputError("cannot write the output: standard output is closed")
+    try:
+        _safe_write(stream, text)
+        stream.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise OutputError(f"cannot write the output to standard output: {error.strerror or error}") from None
 
 
 def human(text: str, *, fit: bool = True) -> None:

@@ -20,7 +20,10 @@ from workloadmap.topology import PRESETS, generate_nodelist
 
 PLAN = fuzz_plan(ci_cases=240)
 BATCHES = PLAN.batches(3)
-CLUSTER_FILES = ["topology/nodes-topograph.yaml", "live/nvl72-nodes.yaml", "placement/gpu-racks-tainted.yaml"]
+CLUSTER_FILES = [
+    "topology/nodes-topograph.yaml", "live/nvl72-nodes.yaml", "placement/gpu-racks-tainted.yaml",
+    "topology/topology.yaml",  # a Slurm topology.yaml: its block_sizes and hostlists under the generic mutations
+]  # fmt: skip
 
 
 def clusters() -> list:
@@ -29,7 +32,8 @@ def clusters() -> list:
 
 
 def workloads() -> list:
-    return [(source, body) for source, body in corpus_documents(FIXTURES_DIR) if "/" not in source or "volcano/" in source]
+    found = corpus_documents(FIXTURES_DIR)
+    return [(source, body) for source, body in found if "/" not in source or source.startswith("volcano/")]
 
 
 def check_run(result, allowed: tuple[int, ...]) -> str | None:
@@ -70,10 +74,13 @@ def test_adversarial_clusters_fail_cleanly(seeds, wmap, tmp_path):
         workload.write_text(case.workload_text)
         runs = [
             (("topology", "show", str(nodes), "-o", "json" if seed % 2 else "tree"), (0, 1)),
-            (("place", str(workload), "-t", str(nodes), "--policy", case.policy, "--fail-unfit", "-o", "json"), (0, 1, 3)),
+            (
+                ("place", str(workload), "-t", str(nodes), "--policy", case.policy, "--fail-unfit", "-o", "json"),
+                (0, 1, 3),
+            ),
         ]
-        if seed % 3 == 0:
-            emit = ("place", str(workload), "-t", str(nodes), "--emit", "kai", "--emit", "volcano")
+        if seed % 3 == 0 or any(what.startswith("metadata.") for what in case.mutations):
+            emit = ("place", str(workload), "-t", str(nodes), "--emit", "kai", "--emit", "volcano", "--emit", "kueue")
             runs.append((emit, (0, 1, 3, 5)))  # 3 and 5: --emit refuses gangs that do not (or may not) fit
         invalid_name = any(what.startswith("invalid node name") for what in case.mutations)
         for args, allowed in runs:

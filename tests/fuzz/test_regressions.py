@@ -145,7 +145,8 @@ NEVER_FORMS = "minMember {} is more than its 2 pods: the gang can never form, so
 
 
 @pytest.mark.parametrize(
-    ("name", "min_member"), [("volcano-minavailable-above-pods.yaml", 10), ("pytorchjob-minavailable-above-pods.yaml", 9)]
+    ("name", "min_member"),
+    [("volcano-minavailable-above-pods.yaml", 10), ("pytorchjob-minavailable-above-pods.yaml", 9)],
 )
 @pytest.mark.parametrize("policy", ["kueue", "kai"])
 def test_a_gang_that_can_never_form_does_not_fit(wmap, name, min_member, policy):
@@ -174,3 +175,72 @@ def test_a_node_name_that_is_not_a_node_name_is_refused_never_counted(wmap):
     )
     result = wmap("place", str(FIXTURES_DIR / "job-parallel.yaml"), "-t", str(path))
     assert result.exit_code == 1 and "is not a valid node name" in result.stderr
+
+
+# Issue 26: crashes ("internal error") where a located error belongs.
+
+
+@pytest.mark.parametrize("command", [["alter", "--label", "team=a"], ["suspend"], ["resume"]])
+def test_list_items_that_are_not_objects_are_located_errors(wmap, command):
+    path = BAD_FIXTURES_DIR / "list-items-not-objects.yaml"
+    result = wmap(command[0], str(path), *command[1:])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.splitlines()[:2] == [
+        f"error: {path}, document #1 item 1: expected a Kubernetes object (a mapping), got int",
+        f"error: {path}, document #1 item 2: expected a Kubernetes object (a mapping), got list",
+    ]
+
+
+def test_a_lone_surrogate_is_refused_where_it_is_read(wmap):
+    """A JSON \\ud800 reached the YAML emitter, which cannot encode it (UnicodeEncodeError)."""
+    path = BAD_FIXTURES_DIR / "job-lone-surrogate.json"
+    for args in (["inspect", str(path), "-o", "yaml"], ["alter", str(path), "--label", "x=y"]):
+        result = wmap(*args)
+        assert result.exit_code == 1
+        assert result.stderr.splitlines()[0] == (
+            f"error: {path}, document #1: a string holds a lone surrogate (\\ud800), not Unicode text (refused)"
+        )
+
+
+@pytest.mark.parametrize(
+    ("name", "target", "field"),
+    [
+        ("jobset-annotations-not-a-mapping.yaml", "kai", "metadata.annotations"),
+        ("jobset-annotations-not-a-mapping.yaml", "kai-annotations", "metadata.annotations"),
+        (
+            "jobset-template-annotations-not-a-mapping.yaml",
+            "kueue",
+            "spec.replicatedJobs[0].template.spec.template.metadata.annotations",
+        ),
+    ],  # fmt: skip
+)
+def test_annotations_of_the_wrong_type_are_located_errors(wmap, name, target, field):
+    path = BAD_FIXTURES_DIR / name
+    result = wmap("place", str(path), "--emit", target)
+    assert result.exit_code == 1 and "internal error" not in result.stderr
+    assert f"error: JobSet/llm-train: {path}, field {field}: expected a mapping of strings, got list" in result.stderr
+
+
+def test_slurm_block_sizes_inf_is_a_located_error():
+    from workloadmap.errors import TopologyError
+    from workloadmap.topology import load_cluster
+
+    path = BAD_FIXTURES_DIR / "slurm-block-sizes-inf.yaml"
+    with pytest.raises(TopologyError) as caught:
+        load_cluster(path)
+    assert str(caught.value) == (
+        f"{path}, document topology nvlink, field [0].block.block_sizes: block size inf is not an integer between 1 "
+        "and 65536"
+    )
+
+
+def test_a_karta_with_an_empty_path_is_refused_by_validate_and_by_inspect(wmap, tmp_path):
+    path = BAD_FIXTURES_DIR / "karta-empty-path.yaml"
+    field = "spec.structureDefinition.childComponents[1].scaleDefinition.minReplicasPath"
+    message = (
+        f"{path}, document example-com-trainer-v1, field {field}: an empty jq expression; leave the field out instead"
+    )
+    result = wmap("catalog", "validate", str(path))
+    assert result.exit_code == 1 and message in result.stderr
+    result = wmap("inspect", str(FIXTURES_DIR / "karta" / "trainer.yaml"), "--catalog", str(path))
+    assert result.exit_code == 1 and result.stderr.strip() == f"error: {message}"

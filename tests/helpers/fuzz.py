@@ -35,7 +35,7 @@ HUGE_DIGITS = "9" * 5000
 SCALARS: list[Any] = [
     None, True, False, 0, -1, -3, 2.5, 1e308, -1e308, float("inf"), "", " ", "abc", "3", "-2", "1.5",
     "²", "٣", "１２", HUGE_DIGITS, "1" + "0" * 30, "1e999", "1e-999", "9" * 30 + "Ei", "-5Gi", "0.0001m",
-    "nan", "Infinity", [], {}, [1, 2], {"a": 1}, "x" * 10000,
+    "nan", "Infinity", [], {}, [1, 2], {"a": 1}, "x" * 10000, "x\ud800",
 ]  # fmt: skip
 TAGGED = [
     "!!int abc", "!!float abc", "!!timestamp not-a-time", "!!binary ???", "!!bool maybe", "!!null x",
@@ -173,7 +173,7 @@ def _segment(rng: random.Random, body: Any) -> tuple[Any, str]:
     """KAI segment annotations of size 1 (or 2) on the object and every pod template's metadata."""
     size = rng.choice(["1", "2"])
     targets = [body] + [value for _, value in _paths(body) if isinstance(value, dict) and "spec" in value]
-    for target in targets:
+    for target in (target for target in targets if isinstance(target, dict)):  # a Slurm topology.yaml is a list
         metadata = target.setdefault("metadata", {}) if isinstance(target.get("metadata", {}), dict) else None
         if metadata is not None:
             annotations = metadata.setdefault("annotations", {})
@@ -377,8 +377,20 @@ def _invalid_node_name(rng: random.Random, nodelist: Any) -> str:
     return f"invalid node name {metadata['name']!r}"
 
 
+def _block_sizes(rng: random.Random, topology: Any) -> str:
+    """Slurm topology.yaml block sizes that are no whole numbers (.inf, NaN, 2.5, 1e300, booleans)."""
+    blocks = [node for _, node in _paths(topology) if isinstance(node, dict) and "block_sizes" in node]
+    if not blocks:
+        return "none"
+    value = rng.choice([float("inf"), float("nan"), 2.5, 1e300, True, -2, "4", "٤", [2], None])
+    target = rng.choice(blocks)
+    sizes = target["block_sizes"] if isinstance(target["block_sizes"], list) else [2]
+    target["block_sizes"] = [*sizes[:1], value]
+    return f"block_sizes -> {target['block_sizes']!r}"
+
+
 CLUSTER_MUTATIONS: list[Callable[[random.Random, Any], str]] = [
-    _node_in_two_racks, _drop_labels, _gpu_count, _invalid_node_name,
+    _node_in_two_racks, _drop_labels, _gpu_count, _invalid_node_name, _block_sizes,
 ]  # fmt: skip
 
 DEMANDS: list[Any] = [1_000_000, "1000000", 10**6 * 8, "0", 0, -1, "1.5", "1e999", HUGE_DIGITS, "abc", None]
@@ -402,6 +414,20 @@ def _gang_minimum(rng: random.Random, workload: Any) -> str:
     for path in found:
         _set(workload, path, rng.choice([99, 1000]))
     return f"gang minimum raised at {found}"
+
+
+def _metadata_confusion(rng: random.Random, workload: Any) -> str:
+    """Labels or annotations (of the object or of every pod template) of the wrong type: a list, a string, a number."""
+    value = copy.deepcopy(rng.choice([["a", "b"], "text", 5, [{"k": "v"}], True]))
+    field = rng.choice(["annotations", "labels"])
+    targets = [workload] + [node for path, node in _paths(workload) if path and path[-1] == "template"]
+    chosen = rng.sample(targets, k=min(len(targets), rng.choice([1, 2])))
+    for target in chosen:
+        if isinstance(target, dict):
+            metadata = target.setdefault("metadata", {})
+            if isinstance(metadata, dict):
+                metadata[field] = copy.deepcopy(value)
+    return f"metadata.{field} -> {value!r} on {len(chosen)} objects"
 
 
 def _demand(rng: random.Random, workload: Any, value: Any = None) -> str:
@@ -446,6 +472,8 @@ def make_cluster_case(
         applied += [_gang_minimum(rng, workload), _demand(rng, workload, 0)]
     elif rng.random() < 0.6:
         applied.append(_demand(rng, workload))
+    if rng.random() < 0.25:
+        applied.append(_metadata_confusion(rng, workload))
     applied.append(f"workload {source}")
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))
