@@ -92,16 +92,19 @@ def redirect(path: str, location: str) -> Hostile:
     return answer
 
 
-def status_message(path: str, message: str) -> Hostile:
-    """Answer ``path`` with a 500 ``Status`` whose message is ``message`` (escape sequences included)."""
+_REASONS = {403: "Forbidden", 404: "NotFound", 410: "Expired", 500: "InternalError", 503: "ServiceUnavailable"}
+
+
+def status_message(path: str, message: str, *, code: int = 500) -> Hostile:
+    """Answer ``path`` with a ``Status`` of ``code`` (500) whose message is ``message`` (escapes, credentials ...)."""
 
     def answer(handler: BaseHTTPRequestHandler, asked: str, query: dict[str, str]) -> bool:
         if asked != path:
             return False
-        body = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "InternalError",
-                "message": message, "code": 500}  # fmt: skip
+        body = {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": _REASONS.get(code, "Unknown"),
+                "message": message, "code": code}  # fmt: skip
         data = json.dumps(body).encode()
-        _headers(handler, 500, len(data))
+        _headers(handler, code, len(data))
         handler.wfile.write(data)
         return True
 

@@ -83,6 +83,9 @@ class ClusterClient:
         self.context: str = connection.context
         self.default_namespace: str = connection.default_namespace
         self.host: str = connection.host
+        self.credentials_withheld: bool = connection.credentials_withheld
+        """The kubeconfig user has credentials, not sent: the server is not reached over TLS (as kubectl does)."""
+        self._secrets: tuple[str, ...] = connection.secrets
         self._group_versions: list[tuple[str, list[str]]] | None = None
         self._resource_lists: dict[tuple[str, str], list[ApiResource]] = {}
         self._resolved: dict[str, ApiResource] = {}
@@ -172,7 +175,22 @@ class ClusterClient:
             if not isinstance(body, dict):
                 raise ClusterError(f"the answer to GET {path} is not a JSON object")
             return body
-        raise status_error(status, body, path, host=self.host, context=self.context, what=what, namespace=namespace)
+        raise self.status_error(status, body, path, what=what, namespace=namespace)
+
+    def status_error(
+        self, status: int, body: Any, path: str, *, what: str | None = None, namespace: str | None = None
+    ) -> ClusterApiError:
+        """The error for an error answer: kubectl's words, credentials redacted, and why none were sent when so."""
+        error = status_error(
+            status, body, path, host=self.host, context=self.context, what=what, namespace=namespace,
+            secrets=self._secrets,
+        )  # fmt: skip
+        if status in (401, 403) and self.credentials_withheld:
+            error.message += (
+                f"; the credentials of context {self.context} were not sent: {self.host} is not reached over TLS "
+                "(kubectl sends credentials over TLS only)"
+            )
+        return error
 
     # -- discovery -------------------------------------------------------------------------------
 
@@ -204,7 +222,7 @@ class ClusterClient:
             status, body = self._request(path)
             resources: list[ApiResource] = []
             if status in (401, 403):
-                raise status_error(status, body, path, host=self.host, context=self.context, what=None, namespace=None)
+                raise self.status_error(status, body, path)
             if 200 <= status < 300 and isinstance(body, dict):
                 for entry in body.get("resources") or []:
                     if not isinstance(entry, dict):

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..errors import ClusterApiError, ClusterError
 from .client import ClusterClient
-from .failures import status_error
+from .failures import one_line, redact
 from .resources import ApiResource
 
 __all__ = ["WatchEvent", "ListWatch", "watch_all", "ADDED", "MODIFIED", "DELETED", "SYNCED"]
@@ -195,15 +195,7 @@ class ListWatch:
                     decoded = json.loads(body) if body else None
                 except ValueError:
                     decoded = None
-                raise status_error(
-                    status,
-                    decoded,
-                    path,
-                    host=self.client.host,
-                    context=self.client.context,
-                    what=None,
-                    namespace=self.namespace,
-                )
+                raise self.client.status_error(status, decoded, path, namespace=self.namespace)
             for line in self._lines(raw):
                 event = self._decode(line)
                 if event is not None:
@@ -241,7 +233,7 @@ class ListWatch:
         if kind == _ERROR:
             if obj.get("code") == 410:
                 raise _Expired()
-            message = " ".join(str(obj.get("message") or "").split())[:300]
+            message = one_line(redact(obj.get("message") or "", self.client._secrets))
             raise ClusterError(f"the watch of {self.resource.qualified_name} failed: {message or obj.get('reason')}")
         version = _version(obj)
         if version:
