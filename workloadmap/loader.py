@@ -35,6 +35,8 @@ __all__ = [
     "raw_decode_json",
     "check_structure",
     "paused_gc",
+    "has_surrogate_escape",
+    "refuse_lone_surrogates",
 ]
 
 MAX_INT_DIGITS = 4300
@@ -257,11 +259,23 @@ def _yaml_problem(error: yaml.YAMLError, line_offset: int) -> str:
 # A \uD800-\uDFFF escape: JSON pairs two of them into one character, YAML does not; what stays alone is
 # not Unicode text (no encoder writes it, go-yaml refuses the escape), so the values holding one are refused.
 _SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\(?:u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}")
 _SURROGATES = re.compile("[\ud800-\udfff]")
 
 
-def _refuse_surrogates(body: Any) -> None:
-    """Refuse a string or key of ``body`` holding a lone surrogate (called when the text has such an escape)."""
+def has_surrogate_escape(text: str | bytes) -> bool:
+    """Whether ``text`` (JSON or YAML) holds a surrogate escape (U+D800 to U+DFFF), the only way to a lone one."""
+    if isinstance(text, bytes):
+        return _SURROGATE_ESCAPE_BYTES.search(text) is not None
+    return _SURROGATE_ESCAPE.search(text) is not None
+
+
+def refuse_lone_surrogates(body: Any) -> None:
+    """Refuse a string or key of ``body`` holding a lone surrogate (call it when the text has such an escape).
+
+    Raises:
+        InputError: the first such string, with its surrogate.
+    """
     stack = [body]
     while stack:
         node = stack.pop()
@@ -295,7 +309,7 @@ def parse_yaml(text: str, *, line_offset: int = 0) -> Parsed:
     finally:
         loader.dispose()
     if _SURROGATE_ESCAPE.search(text):
-        _refuse_surrogates(body)
+        refuse_lone_surrogates(body)
     return Parsed(body, loader.duplicates)
 
 
@@ -326,7 +340,7 @@ def parse_json(text: str) -> Any:
     except json.JSONDecodeError as error:
         raise InputError(f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
     if _SURROGATE_ESCAPE.search(text):
-        _refuse_surrogates(body)
+        refuse_lone_surrogates(body)
     return body
 
 
@@ -351,7 +365,7 @@ def raw_decode_json(text: str, position: int) -> tuple[Any, int]:
     except RecursionError:
         raise InputError("document nested too deeply (refused)") from None
     if _SURROGATE_ESCAPE.search(text, position, end):
-        _refuse_surrogates(value)
+        refuse_lone_surrogates(value)
     return value, end
 
 

@@ -38,6 +38,7 @@ from .common import (
     load_catalog,
     located_error,
     parse_duration,
+    worst_exit_code,
 )
 from .inspect import write_trees
 from .live import add_cluster_kartas, client_for, reference
@@ -361,7 +362,10 @@ def _watch(
                 initial.append(event.object)
                 continue
             rows_maker.refresh()  # pods and owners moved on: read them again for the new row
-            rows = rows_maker.rows([event.object], pods=needs_pods, collected=collected)
+            # A tree per event, dropped once printed: memory follows the objects watched, not the events.
+            changed = Collected()
+            rows = rows_maker.rows([event.object], pods=needs_pods, collected=changed)
+            collected.codes[:] = [worst_exit_code([*collected.codes, *changed.codes])]
             for row in _keep(rows, phases):
                 key = _key(row)
                 if event.type == DELETED:

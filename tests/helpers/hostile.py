@@ -109,3 +109,92 @@ def status_message(path: str, message: str, *, code: int = 500) -> Hostile:
         return True
 
     return answer
+
+
+def answer_with(path: str, body: Any, *, code: int = 200, watch: bool | None = None) -> Hostile:
+    """Answer ``path`` with ``body`` as JSON (anything: ``items: 5``, a Pod for a JobSet ...).
+
+    ``watch`` picks watch requests only (True), plain requests only (False), or both (None).
+    """
+    answered = [0]
+
+    def answer(handler: BaseHTTPRequestHandler, asked: str, query: dict[str, str]) -> bool:
+        if asked != path or (watch is not None and (query.get("watch") in ("1", "true")) != watch):
+            return False
+        answered[0] += 1
+        data = json.dumps(body).encode()
+        _headers(handler, code, len(data))
+        handler.wfile.write(data)
+        return True
+
+    answer.answered = answered  # type: ignore[attr-defined]
+    return answer
+
+
+def compressed(path: str, decoded_bytes: int) -> Hostile:
+    """Answer ``path`` gzip-encoded, unasked: a few hundred KB that decode to ``decoded_bytes`` of JSON."""
+    import gzip
+
+    head = b'{"kind": "NodeList", "apiVersion": "v1", "metadata": {}, "items": [], "pad": "'
+    filler = head + b"x" * decoded_bytes + b'"}'
+    data = gzip.compress(filler, compresslevel=9)
+
+    def answer(handler: BaseHTTPRequestHandler, asked: str, query: dict[str, str]) -> bool:
+        if asked != path:
+            return False
+        _headers(handler, 200, len(data), {"Content-Encoding": "gzip"})
+        handler.wfile.write(data)
+        return True
+
+    return answer
+
+
+def watch_stream(path: str, lines: list[bytes], *, hold: float = 0.0) -> Hostile:
+    """Answer watches of ``path`` with raw ``lines`` (chunked), then stay silent ``hold`` seconds, ignoring
+    ``timeoutSeconds`` (an idle stream the server never ends). Other requests go to the fake server.
+    """
+    watches = [0]
+
+    def answer(handler: BaseHTTPRequestHandler, asked: str, query: dict[str, str]) -> bool:
+        if asked != path or query.get("watch") not in ("1", "true"):
+            return False
+        watches[0] += 1
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        handler.close_connection = True
+        try:
+            for line in lines:
+                data = line + b"\n"
+                handler.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                handler.wfile.flush()
+            end = time.monotonic() + hold
+            while time.monotonic() < end:
+                time.sleep(0.05)
+            handler.wfile.write(b"0\r\n\r\n")
+        except OSError:  # the client gave up
+            pass
+        return True
+
+    answer.watches = watches  # type: ignore[attr-defined]
+    return answer
+
+
+def always_gone(path: str, kind: str, api_version: str) -> Hostile:
+    """Answer every watch of ``path`` with one MODIFIED event, then ``410 Gone``: the relist loop's trigger."""
+    watches = [0]
+
+    def answer(handler: BaseHTTPRequestHandler, asked: str, query: dict[str, str]) -> bool:
+        if asked != path or query.get("watch") not in ("1", "true"):
+            return False
+        watches[0] += 1
+        version = str(1000 + watches[0])
+        event = {"type": "MODIFIED", "object": {"kind": kind, "apiVersion": api_version,
+                 "metadata": {"name": "churn", "namespace": "default", "resourceVersion": version}}}  # fmt: skip
+        gone = {"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1", "code": 410, "reason": "Expired",
+                "message": "too old resource version"}}  # fmt: skip
+        return watch_stream(path, [json.dumps(event).encode(), json.dumps(gone).encode()])(handler, asked, query)
+
+    answer.watches = watches  # type: ignore[attr-defined]
+    return answer

@@ -118,7 +118,9 @@ FAILING_PLUGINS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("behaviour", "expected"), FAILING_PLUGINS, ids=["exit-1", "bad-json", "api", "empty", "blank"])
+@pytest.mark.parametrize(
+    ("behaviour", "expected"), FAILING_PLUGINS, ids=["exit-1", "bad-json", "api", "empty", "blank"]
+)
 def test_a_failing_exec_plugin_fails_closed_in_one_line(tls_server, tmp_path, behaviour, expected):
     user, _ = plugin(tmp_path, **behaviour)
     with pytest.raises(ClusterError) as caught:
