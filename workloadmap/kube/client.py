@@ -404,6 +404,26 @@ class ClusterClient:
             items.extend(page_items)
         return items, version
 
+    def list_pages(
+        self,
+        resource: ApiResource,
+        namespace: str | None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        chunk_size: int | None = None,
+    ) -> Iterator[builtins.list[dict]]:
+        """The objects of :meth:`list_with_version`, a page at a time.
+
+        A caller that handles each page and lets it go holds one page, not the whole list (200,000
+        objects printed by name).
+        """
+        count = 0
+        for page_items, _ in self._pages(resource, namespace, label_selector, field_selector, chunk_size):
+            count += len(page_items)
+            self._check_items(resource, count)
+            yield page_items
+
     def _pages(
         self,
         resource: ApiResource,
