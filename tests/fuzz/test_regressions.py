@@ -244,3 +244,29 @@ def test_a_karta_with_an_empty_path_is_refused_by_validate_and_by_inspect(wmap, 
     assert result.exit_code == 1 and message in result.stderr
     result = wmap("inspect", str(FIXTURES_DIR / "karta" / "trainer.yaml"), "--catalog", str(path))
     assert result.exit_code == 1 and result.stderr.strip() == f"error: {message}"
+
+
+# Issue 26: kubeconfigs the Python client read differently from kubectl.
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        (
+            "kubeconfig-insecure-skip-tls-verify-string.yaml",
+            "insecure-skip-tls-verify is 'false', not a boolean; kubectl refuses it too (write true or false)",
+        ),
+        (
+            "kubeconfig-auth-provider-gcp.yaml",
+            "uses the gcp auth-provider, which kubectl removed in 1.26 (wmap never runs its command)",
+        ),
+    ],  # fmt: skip
+)
+def test_kubeconfigs_kubectl_refuses_are_refused(name, expected, tmp_path, monkeypatch):
+    from workloadmap.errors import ClusterError
+    from workloadmap.kube import ClusterClient
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ClusterError) as caught:
+        ClusterClient(BAD_FIXTURES_DIR / name)
+    assert expected in str(caught.value) and "\n" not in str(caught.value)

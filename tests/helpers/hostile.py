@@ -198,3 +198,57 @@ def always_gone(path: str, kind: str, api_version: str) -> Hostile:
 
     answer.watches = watches  # type: ignore[attr-defined]
     return answer
+
+
+JUNK: list[Any] = [5, -1, "x", "", [1], [{"a": 1}], {"a": 1}, None, True, 1e308, "\x1b[2J\x07", "A" * 5000]
+"""Values of the wrong type (and hostile text) for a field the client reads."""
+CONFUSED_FIELDS = ("items", "metadata", "versions", "groups", "resources", "kind", "apiVersion", "continue",
+                   "resourceVersion", "name", "namespace", "spec", "status", "object", "type")  # fmt: skip
+
+
+def _confuse(rng: Any, body: Any) -> str:
+    """Replace one field the client reads (at the top, in ``metadata`` or in the first item) with junk."""
+    places = [body] if isinstance(body, dict) else []
+    for key in ("metadata", "object"):
+        if isinstance(body, dict) and isinstance(body.get(key), dict):
+            places.append(body[key])
+    items = body.get("items") if isinstance(body, dict) else None
+    if isinstance(items, list) and items and isinstance(items[0], dict):
+        places += [items[0], items[0].get("metadata") if isinstance(items[0].get("metadata"), dict) else items[0]]
+    choices = [(place, key) for place in places for key in place if key in CONFUSED_FIELDS]
+    if not choices:
+        return "none"
+    place, key = rng.choice(choices)
+    value = rng.choice([*JUNK, "Secret", "v1", "Pod"])
+    place[key] = value
+    return f"{key} -> {str(value)[:20]!r}"
+
+
+def confused_answers(server: Any, rng: Any, *, rate: float = 0.5) -> Hostile:
+    """The fake server's own answers, each (with probability ``rate``) with one field of the wrong type.
+
+    Watch events get the same treatment, one line in ``rate``. ``answer.changes`` lists what was done.
+    """
+    changes: list[str] = []
+
+    def answer(handler: BaseHTTPRequestHandler, asked: str, query: dict[str, str]) -> bool:
+        from urllib.parse import unquote
+
+        if rng.random() >= rate:
+            return False
+        parts = [unquote(part) for part in asked.strip("/").split("/")]
+        code, body = server._route(parts, query)
+        if code < 0:  # a watch: one confused event, then the stream ends
+            obj = {"kind": "JobSet", "apiVersion": "jobset.x-k8s.io/v1alpha2",
+                   "metadata": {"name": "w", "namespace": "default", "resourceVersion": "99999"}}  # fmt: skip
+            event: dict[str, Any] = {"type": "MODIFIED", "object": obj}
+            changes.append(f"watch {_confuse(rng, event)}")
+            return watch_stream(asked, [json.dumps(event).encode()])(handler, asked, query)
+        changes.append(f"{asked} {_confuse(rng, body)}")
+        data = json.dumps(body).encode()
+        _headers(handler, code, len(data))
+        handler.wfile.write(data)
+        return True
+
+    answer.changes = changes  # type: ignore[attr-defined]
+    return answer
