@@ -84,6 +84,8 @@ def scalar_style(text: str, *, literal_blocks: bool = False) -> str | None:
     ``literal_blocks``, a literal block for multi-line text (scripts and configs, as people write
     them); else None, the writer's own choice (PyYAML still quotes what its own rules require).
     """
+    if text and text[0] not in _TYPED_FIRST and _CHANGED_UNESCAPED not in text:  # most strings: one look
+        return "|" if literal_blocks and "\n" in text else None
     if _CHANGED_UNESCAPED in text:
         return '"'
     if literal_blocks and "\n" in text:
