@@ -11,7 +11,7 @@ holds the results; ``picture`` the data a picture of a placement shows.
 """
 
 from .kueue_model import KueueRequest, SliceLayer
-from .kueue_requests import kueue_requests
+from .kueue_requests import kueue_pod_sets, kueue_requests
 from .packing import DEFAULT_BUDGET, UNLIMITED, node_capacity, pack_pods, pods_fit
 from .picture import DomainView, GangView, NodeView, PlacementMap, placement_map
 from .placer import Placement, place, place_on, place_together, rank_clusters
@@ -54,6 +54,7 @@ __all__ = [
     "KueueRequest",
     "SliceLayer",
     "kueue_requests",
+    "kueue_pod_sets",
     "LevelFit",
     "SliceFit",
     "TopologyRef",
