@@ -1,0 +1,78 @@
+"""Human renderings of ``wmap admit`` and ``wmap capacity``: kubectl-style tables."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..printing.output import table
+
+if TYPE_CHECKING:  # the admission stage loads only with the commands that use it
+    from workloadmap.admission import AdmissionReport, CapacityReport, WorkloadAdmission
+
+
+def _workload_name(item: WorkloadAdmission) -> str:
+    name = f"{item.workload.namespace}/{item.workload.kind}/{item.workload.name}"
+    return f"{name}[{item.group}]" if item.group else name
+
+
+def _queue(item: WorkloadAdmission) -> str | None:
+    if item.scheduler == "kai":
+        return item.queue
+    if item.local_queue and item.cluster_queue:
+        return f"{item.local_queue}/{item.cluster_queue}"
+    return item.local_queue
+
+
+def _flavors(flavors: dict[str, str], borrowing: bool) -> str | None:
+    text = ",".join(f"{resource}={flavor}" for resource, flavor in flavors.items())
+    return f"{text}(borrows)" if text and borrowing else text or None
+
+
+def render_admission_table(report: AdmissionReport, *, wide: bool = False) -> str:
+    """`wmap admit`: one line per workload (Kueue Workload or KAI PodGroup), then one per PodSet.
+
+    The workload line holds the queue (``LocalQueue/ClusterQueue``, or the KAI queue), the
+    verdict and the reason: Kueue's (or KAI's) reason code and message; a PodSet line its pods,
+    its mode and the flavor of each resource (KAI: the gang's quota state). ``wide`` adds the
+    priority and the preemption candidates.
+    """
+    rows: list[list[Any]] = []
+    for item in report.items:
+        pods = sum(pod_set.count for pod_set in item.pod_sets)
+        message = "; ".join(item.reasons)
+        reason = f"{item.reason}: {message}" if item.reason and message else item.reason or message
+        row: list[Any] = [_workload_name(item), pods, _queue(item), item.verdict.value, item.quota]
+        if wide:
+            candidates = ",".join(f"{c.namespace}/{c.name}" for c in item.preemption_candidates)
+            row += [item.priority, candidates]
+        rows.append([*row, reason])
+        for pod_set in item.pod_sets:
+            line: list[Any] = [f"podset/{pod_set.name}", pod_set.count, None, pod_set.mode or None]
+            line.append(_flavors(pod_set.flavors, pod_set.borrowing))
+            rows.append([*line, *([None, None] if wide else []), None])
+    headers = ["NAME", "PODS", "QUEUE", "VERDICT", "FLAVORS"] + (["PRIORITY", "CANDIDATES"] if wide else [])
+    return table([*headers, "REASON"], rows, free_text_last=True, fit=not wide, wrap_last=not wide)
+
+
+def render_capacity(reports: Sequence[CapacityReport]) -> str:
+    """`wmap capacity`: the copies in all and by quota, then one line per domain of the gangs' level."""
+    lines = []
+    for report in reports:
+        more = "+" if report.lower_bound else ""
+        head = f"{report.workload.kind}/{report.workload.name}: {report.copies}{more} more copies fit {report.topology}"
+        if report.quota_copies is not None:
+            quota_more = "+" if report.quota_lower_bound else ""
+            head += f"; the quota admits {report.quota_copies}{quota_more}; both: {report.admitted}"
+        lines.append(head)
+        if report.quota_reason and report.quota_copies is not None and not report.quota_lower_bound:
+            lines.append(f"  quota: {report.quota_reason}")
+        if report.level is not None and report.domains:
+            rows = [[domain.domain, f"{domain.copies}{'+' if domain.lower_bound else ''}"] for domain in report.domains]
+            shown = table([report.level.upper(), "COPIES"], rows, indent=2)
+            lines.extend(f"  {line}" for line in shown.splitlines())
+        for note in report.notes:
+            lines.append(f"  note: {note}")
+        if report.lower_bound:
+            lines.append("  (+: a lower bound: the count stopped at an unknown fit or at the limit)")
+    return "\n".join(lines)
