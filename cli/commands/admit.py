@@ -119,8 +119,8 @@ def _collect(workload: List[str], catalog_dirs: Any, related: Any, gpu_resource:
 
 
 def _write(data: Any, chosen: Output, human: Any) -> None:
-    """The -o view: json/yaml (a ``List``), a template on that, or the human table ``human()`` renders."""
-    document = output.as_list([item.to_dict() for item in data])
+    """The -o view: json/yaml (always a ``List``, the contract), a template on that, or ``human()``'s table."""
+    document = {"kind": "List", "apiVersion": "v1", "items": [item.to_dict() for item in data]}
     if chosen.machine:
         output.write(output.dump(document, chosen.kind))
     elif chosen.templated:

@@ -15,9 +15,8 @@ import yaml
 from typer.testing import CliRunner
 
 from helpers import DATA_DIR
-from workloadmap.cli.main import app
-
 from helpers.admission import admitted_workload, job, jobset, priority_class, write_documents, write_list
+from workloadmap.cli.main import app
 
 DATA = yaml.safe_load((DATA_DIR / "admission" / "kueue_cases.yaml").read_text())
 CASES = DATA["cases"]

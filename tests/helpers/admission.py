@@ -129,7 +129,8 @@ def priority_class(spec: dict[str, Any]) -> dict[str, Any]:
 
 def write_list(path: Path, items: list[dict[str, Any]]) -> Path:
     """``items`` as ``kubectl get -o yaml`` prints several kinds: one ``List``."""
-    path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}))
+    document = {"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""}, "items": items}
+    path.write_text(yaml.safe_dump(document))
     return path
 
 
