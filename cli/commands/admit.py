@@ -118,7 +118,7 @@ def _collect(workload: List[str], catalog_dirs: Any, related: Any, gpu_resource:
     return collected
 
 
-def _write(data: Any, chosen: Output, human: Any) -> None:
+def _write(data: Any, chosen: Output, human: Any, *, fit: bool) -> None:
     """The -o view: json/yaml (always a ``List``, the contract), a template on that, or ``human()``'s table."""
     document = {"kind": "List", "apiVersion": "v1", "items": [item.to_dict() for item in data]}
     if chosen.machine:
@@ -126,7 +126,7 @@ def _write(data: Any, chosen: Output, human: Any) -> None:
     elif chosen.templated:
         write_template(chosen, document)
     else:
-        output.human(human(), fit=chosen.kind != "wide")
+        output.human(human(), fit=fit)
 
 
 def _admit_all(
@@ -200,7 +200,7 @@ def admit_command(
     report = _admit_all(collected, state, cluster, pod_objects, scheduler)
     for note in dict.fromkeys(report.notes):
         output.warn(f"note: {note}")
-    _write(report.items, chosen, lambda: render_admission_table(escaped(report), wide=chosen.kind == "wide"))
+    _write(report.items, chosen, lambda: render_admission_table(escaped(report), wide=chosen.kind == "wide"), fit=False)
     if collected.exit_code:
         raise typer.Exit(collected.exit_code)
     verdict = report.verdict
@@ -263,6 +263,6 @@ def capacity_command(
     state, cluster, pod_objects = _inputs(queues, topology, pods, live, kubeconfig, context)
     assert cluster is not None  # from -t, else from the live cluster
     reports = _capacity_all(collected, state, cluster, pod_objects, policy, max_copies)
-    _write(reports, chosen, lambda: render_capacity(escaped(reports)))
+    _write(reports, chosen, lambda: render_capacity(escaped(reports)), fit=True)
     if collected.exit_code:
         raise typer.Exit(collected.exit_code)

@@ -12,46 +12,52 @@ if TYPE_CHECKING:  # the admission stage loads only with the commands that use i
 
 
 def _workload_name(item: WorkloadAdmission) -> str:
-    name = f"{item.workload.namespace}/{item.workload.kind}/{item.workload.name}"
+    name = f"{item.workload.kind}/{item.workload.name}"
     return f"{name}[{item.group}]" if item.group else name
 
 
 def _queue(item: WorkloadAdmission) -> str | None:
     if item.scheduler == "kai":
         return item.queue
-    if item.local_queue and item.cluster_queue:
-        return f"{item.local_queue}/{item.cluster_queue}"
-    return item.local_queue
+    return item.cluster_queue or item.local_queue
 
 
 def _flavors(flavors: dict[str, str], borrowing: bool) -> str | None:
-    text = ",".join(f"{resource}={flavor}" for resource, flavor in flavors.items())
-    return f"{text}(borrows)" if text and borrowing else text or None
+    """``h100`` when every resource has that flavor, else ``two:cpu,b_one:memory``; ``+borrows`` when it borrows."""
+    by_flavor: dict[str, list[str]] = {}
+    for resource, flavor in flavors.items():
+        by_flavor.setdefault(flavor, []).append(resource)
+    if len(by_flavor) == 1:
+        text = next(iter(by_flavor))
+    else:
+        text = ",".join(f"{flavor}:{'+'.join(resources)}" for flavor, resources in by_flavor.items())
+    return f"{text}+borrows" if text and borrowing else text or None
 
 
 def render_admission_table(report: AdmissionReport, *, wide: bool = False) -> str:
     """`wmap admit`: one line per workload (Kueue Workload or KAI PodGroup), then one per PodSet.
 
-    The workload line holds the queue (``LocalQueue/ClusterQueue``, or the KAI queue), the
-    verdict and the reason: Kueue's (or KAI's) reason code and message; a PodSet line its pods,
-    its mode and the flavor of each resource (KAI: the gang's quota state). ``wide`` adds the
-    priority and the preemption candidates.
+    The workload line holds its ClusterQueue (or KAI queue), the verdict and the reason: Kueue's
+    (or KAI's) reason code and message; a PodSet line its pods, its mode and its flavor (one
+    name when every resource has it, else ``flavor:resource`` pairs; ``+borrows``). KAI's gangs
+    say ``withinQuota`` or ``overQuota`` instead. ``wide`` adds the LocalQueue, the priority and
+    the preemption candidates.
     """
     rows: list[list[Any]] = []
+    extra = 3 if wide else 0
     for item in report.items:
         pods = sum(pod_set.count for pod_set in item.pod_sets)
         message = "; ".join(item.reasons)
         reason = f"{item.reason}: {message}" if item.reason and message else item.reason or message
-        row: list[Any] = [_workload_name(item), pods, _queue(item), item.verdict.value, item.quota]
+        row: list[Any] = [_workload_name(item), pods, item.verdict.value, _queue(item)]
         if wide:
             candidates = ",".join(f"{c.namespace}/{c.name}" for c in item.preemption_candidates)
-            row += [item.priority, candidates]
+            row += [item.local_queue, item.priority, candidates]
         rows.append([*row, reason])
         for pod_set in item.pod_sets:
-            line: list[Any] = [f"podset/{pod_set.name}", pod_set.count, None, pod_set.mode or None]
-            line.append(_flavors(pod_set.flavors, pod_set.borrowing))
-            rows.append([*line, *([None, None] if wide else []), None])
-    headers = ["NAME", "PODS", "QUEUE", "VERDICT", "FLAVORS"] + (["PRIORITY", "CANDIDATES"] if wide else [])
+            where = item.quota if item.scheduler == "kai" else _flavors(pod_set.flavors, pod_set.borrowing)
+            rows.append([f"podset/{pod_set.name}", pod_set.count, pod_set.mode or None, where, *[None] * extra, None])
+    headers = ["NAME", "PODS", "VERDICT", "QUEUE/FLAVOR"] + (["LOCALQUEUE", "PRIORITY", "CANDIDATES"] if wide else [])
     return table([*headers, "REASON"], rows, free_text_last=True, fit=not wide, wrap_last=not wide)
 
 
@@ -75,4 +81,4 @@ def render_capacity(reports: Sequence[CapacityReport]) -> str:
             lines.append(f"  note: {note}")
         if report.lower_bound:
             lines.append("  (+: a lower bound: the count stopped at an unknown fit or at the limit)")
-    return "\n".join(lines)
+    return "\n".join(lines) + "\n"

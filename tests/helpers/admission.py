@@ -166,3 +166,49 @@ def kai_job(spec: dict[str, Any]) -> dict[str, Any]:
     obj = job({**spec, "schedulerName": "kai-scheduler", "labels": {"kai.scheduler/queue": spec["queue"]}})
     obj["metadata"]["labels"].pop("kueue.x-k8s.io/queue-name")
     return obj
+
+
+def cluster_queue(name: str, quotas: dict[str, dict[str, Any]], **spec: Any) -> dict[str, Any]:
+    """A ClusterQueue with one resource group: ``{flavor: {resource: nominal}}`` (``namespaceSelector: {}``)."""
+    resources = sorted({resource for quota in quotas.values() for resource in quota})
+    flavors = [
+        {"name": flavor, "resources": [{"name": r, "nominalQuota": str(quota[r])} for r in resources]}
+        for flavor, quota in quotas.items()
+    ]
+    body = {"namespaceSelector": {}, "resourceGroups": [{"coveredResources": resources, "flavors": flavors}], **spec}
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ClusterQueue", "metadata": {"name": name}, "spec": body}
+
+
+def local_queue(name: str, cluster_queue_name: str, namespace: str = "default", **spec: Any) -> dict[str, Any]:
+    """A LocalQueue."""
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "LocalQueue",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"clusterQueue": cluster_queue_name, **spec},
+    }
+
+
+def flavor(name: str, **spec: Any) -> dict[str, Any]:
+    """A ResourceFlavor."""
+    return {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": name}, "spec": spec}
+
+
+def admit_json(tmp_path: Path, objects: list[dict[str, Any]], workloads: list[dict[str, Any]], *args: str) -> Any:
+    """Run ``wmap admit WORKLOADS --queues DUMP -o json`` (and ``args``): (result, items by name)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from workloadmap.cli.main import app
+
+    dump = write_list(tmp_path / "queues.yaml", objects)
+    files = write_documents(tmp_path / "workloads.yaml", workloads)
+    result = CliRunner().invoke(app, ["admit", str(files), "--queues", str(dump), "-o", "json", *args])
+    assert "Traceback" not in result.output
+    if result.exit_code != 0:
+        return result, {}
+    items: dict[str, Any] = {}
+    for item in json.loads(result.stdout)["items"]:
+        items.setdefault(item["workload"]["name"], item)
+    return result, items

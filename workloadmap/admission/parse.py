@@ -293,7 +293,7 @@ def _pod_set(reader: Reader, raw: Any, path: Path, reclaimable: Mapping[str, int
     entry = reader.mapping(raw, path)
     name = reader.text(entry.get("name"), (*path, "name")) or "main"
     count = reader.integer(entry.get("count"), (*path, "count"), default=1)
-    spec = reader.mapping(reader.mapping(entry.get("template"), (*path, "template")), (*path, "template", "spec"))
+    spec = reader.child(reader.mapping(entry.get("template"), (*path, "template")), (*path, "template", "spec"))
     where = ".".join(str(part) for part in (*path, "template", "spec"))
     try:
         demand = pod_demand(spec, where)
