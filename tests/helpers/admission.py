@@ -212,3 +212,23 @@ def admit_json(tmp_path: Path, objects: list[dict[str, Any]], workloads: list[di
     for item in json.loads(result.stdout)["items"]:
         items.setdefault(item["workload"]["name"], item)
     return result, items
+
+
+def queue_resources() -> list[Any]:
+    """The resource types Kueue and KAI serve, as the stand-in API server's discovery lists them."""
+    from helpers.apiserver import FakeResource
+
+    group = "kueue.x-k8s.io"
+    return [
+        FakeResource(group, "v1beta2", "clusterqueues", "clusterqueue", "ClusterQueue", False, ("cq",)),
+        FakeResource(group, "v1beta2", "localqueues", "localqueue", "LocalQueue", True, ("queue", "queues", "lq")),
+        FakeResource(group, "v1beta2", "resourceflavors", "resourceflavor", "ResourceFlavor", False, ("flavor", "rf")),
+        FakeResource(group, "v1beta2", "cohorts", "cohort", "Cohort", False, ("co",)),
+        FakeResource(group, "v1beta2", "topologies", "topology", "Topology", False),
+        FakeResource(
+            group, "v1beta2", "workloadpriorityclasses", "workloadpriorityclass", "WorkloadPriorityClass", False
+        ),
+        FakeResource(group, "v1beta2", "workloads", "workload", "Workload", True, ("wl",)),
+        FakeResource("scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", False, ("pc",)),
+        FakeResource("scheduling.run.ai", "v2", "queues", "queue", "Queue", False),
+    ]
