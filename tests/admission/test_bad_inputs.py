@@ -60,7 +60,8 @@ BAD = {
     ),
     "a Workload usage that is not a quantity": (
         [*BASE, _queue_with(), {
-            "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload", "metadata": {"name": "w", "namespace": "default"},
+            "apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "Workload",
+            "metadata": {"name": "w", "namespace": "default"},
             "spec": {"podSets": []},
             "status": {"admission": {"clusterQueue": "cq", "podSetAssignments": [
                 {"name": "main", "flavors": {"cpu": "default"}, "resourceUsage": {"cpu": "many"}}]},
