@@ -27,7 +27,7 @@ from .assigner import FIT, NO_FIT, PREEMPT_MODE, TOPOLOGY_PLACEMENT_FAILED, Assi
 from .dump import QueueState
 from .entries import Entry, entries, precheck, timestamp
 from .objects import ANY, STRICT_FIFO, ClusterQueue, FlavorResource, QueuedWorkload
-from .preemption import Preemptee, Preemptor, Target
+from .preemption import Admitted, Preemptee, Preemptor, Target
 from .quota import QuotaTree
 from .report import AdmissionReport, AdmissionVerdict, Candidate, PodSetAdmission, WorkloadAdmission, WorkloadKey
 from .tas import TasPlacer
@@ -59,7 +59,7 @@ class _Admission:
     def __init__(self, state: QueueState, placer: TasPlacer | None) -> None:
         self.state = state
         self.tree = QuotaTree(state.cluster_queues, state.cohorts)
-        self.admitted: dict[str, list[QueuedWorkload]] = {}
+        self.admitted = Admitted()
         self.times: dict[str, tuple[float, float]] = {}
         self.blocked: dict[str, str] = {}
         self.placer = placer
@@ -68,9 +68,10 @@ class _Admission:
 
     def hold(self, workload: QueuedWorkload) -> None:
         """An admitted Workload: its usage joins its ClusterQueue."""
-        self.admitted.setdefault(workload.cluster_queue or "", []).append(workload)
+        self.admitted.add(workload)
         self.times[workload.key] = (timestamp(workload.created), timestamp(workload.reserved_at))
         self.tree.add(workload.cluster_queue or "", workload.usage)
+        self.preemptor.changed()
 
     def status_remainder(self) -> None:
         """Reservations a ClusterQueue's status reports beyond its Workloads in the dump (a partial dump)."""
@@ -78,12 +79,13 @@ class _Admission:
             if not cq.status_reserved:
                 continue
             held: dict[FlavorResource, int] = {}
-            for workload in self.admitted.get(name, []):
+            for workload in self.admitted.by_queue.get(name, []):
                 for fr, value in workload.usage.items():
                     held[fr] = held.get(fr, 0) + value
             extra = {fr: value - held.get(fr, 0) for fr, value in cq.status_reserved.items() if value > held.get(fr, 0)}
             if extra:
                 self.tree.add(name, extra)
+                self.preemptor.changed()
                 self.notes.append(
                     f"ClusterQueue {name}: its status reserves more than its Workloads in the dump hold; the rest is "
                     "counted as used (and cannot be preempted)"
@@ -153,6 +155,7 @@ class _Admission:
         if not targets:
             if cq.preemption.reclaim_within_cohort != ANY:
                 self.tree.add(cq.name, _to_reserve(self.tree, cq, assignment))
+                self.preemptor.changed()
             return Decision(
                 AdmissionVerdict.PENDING,
                 entry.queue_name,
@@ -174,6 +177,7 @@ class _Admission:
                 AdmissionVerdict.PENDING, entry.queue_name, cq.name, WAITING_FOR_QUOTA, messages, assignment
             )
         self.tree.add(cq.name, assignment.usage)
+        self.preemptor.changed()
         messages = [f"{message}. Pending the preemption of {len(targets)} workload(s)"]
         return Decision(
             AdmissionVerdict.PENDING, entry.queue_name, cq.name, WAITING_FOR_PREEMPTED, messages, assignment, targets,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from ..scheduling import PodScheduling, Requirement, Taint, Toleration
 
@@ -271,7 +272,7 @@ class QueuedWorkload:
     evicted: bool = False
     where: tuple[str, str] = ("", "")
 
-    @property
+    @cached_property
     def key(self) -> str:
         """``namespace/name``."""
         return f"{self.namespace}/{self.name}"

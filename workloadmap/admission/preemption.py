@@ -19,13 +19,13 @@ the cohort, with the borrowing level left after the preemptions.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 
 from .objects import ANY, LOWER_OR_NEWER_EQUAL, LOWER_PRIORITY, NEVER, ClusterQueue, FlavorResource, QueuedWorkload
 from .quota import Node, QuotaTree
 
-__all__ = ["Preemptor", "Target", "Preemptee", "NO_CANDIDATES", "PREEMPT", "RECLAIM"]
+__all__ = ["Preemptor", "Target", "Preemptee", "Admitted", "NO_CANDIDATES", "PREEMPT", "RECLAIM"]
 
 NO_CANDIDATES, PREEMPT, RECLAIM = "NoCandidates", "Preempt", "Reclaim"
 IN_CLUSTER_QUEUE = "InClusterQueue"
@@ -64,6 +64,34 @@ class _Candidate:
     variant: int
 
 
+class Admitted:
+    """The admitted Workloads of each ClusterQueue, indexed by the flavor-resources they use.
+
+    Preemption looks only at Workloads using a flavor-resource it must free
+    (``WorkloadUsesResources``); the index finds them without scanning every Workload.
+    """
+
+    def __init__(self) -> None:
+        self.by_queue: dict[str, list[QueuedWorkload]] = {}
+        self._by_resource: dict[str, dict[FlavorResource, list[QueuedWorkload]]] = {}
+
+    def add(self, workload: QueuedWorkload) -> None:
+        """A Workload now holding quota in its ClusterQueue."""
+        queue = workload.cluster_queue or ""
+        self.by_queue.setdefault(queue, []).append(workload)
+        index = self._by_resource.setdefault(queue, {})
+        for fr in {(flavor, resource) for assigned in workload.flavors for resource, flavor in assigned.items()}:
+            index.setdefault(fr, []).append(workload)
+
+    def using(self, queue: str, frs: set[FlavorResource]) -> list[QueuedWorkload]:
+        """The queue's Workloads that use any of ``frs``, in the order they were admitted."""
+        index = self._by_resource.get(queue, {})
+        found = [workload for fr in frs for workload in index.get(fr, ())]
+        if len(frs) > 1:
+            found = list({id(workload): workload for workload in found}.values())
+        return found
+
+
 def satisfies(policy: str, preemptor: Preemptee, candidate: QueuedWorkload, queued_at: float) -> bool:
     """``SatisfiesPreemptionPolicy``."""
     lower = preemptor.priority > candidate.priority
@@ -86,20 +114,27 @@ class Preemptor:
     def __init__(
         self,
         tree: QuotaTree,
-        admitted: Mapping[str, list[QueuedWorkload]],
+        admitted: Admitted,
         times: Mapping[str, tuple[float, float]],
     ) -> None:
         self.tree = tree
         self.admitted = admitted
         self.times = times
+        self.epoch = 0
+        self._memo: dict[tuple, list[Target]] = {}
+        self._ranks: dict[int, tuple] = {}  # a Workload's place in the candidates' order, once it is admitted
+
+    def changed(self) -> None:
+        """The quota tree's usage or the admitted Workloads changed: earlier searches no longer hold."""
+        self.epoch += 1
+        self._memo.clear()
 
     # -- candidates -----------------------------------------------------------------------------
 
     def _variant(
         self, cq: ClusterQueue, who: Preemptee, candidate: QueuedWorkload, frs: set[FlavorResource], advantage: bool
     ) -> int:
-        if not candidate.uses(frs):
-            return 0
+        """``classifyPreemptionVariant`` for a candidate already known to use ``frs``."""
         same = candidate.cluster_queue == cq.name
         policy = cq.preemption.within_cluster_queue if same else cq.preemption.reclaim_within_cohort
         if not satisfies(policy, who, candidate, self.times.get(candidate.key, (0.0, 0.0))[0]):
@@ -119,7 +154,7 @@ class Preemptor:
         self, cq: ClusterQueue, queue: str, lca: Node | None, who: Preemptee, frs: set[FlavorResource], advantage: bool
     ) -> list[_Candidate]:
         found = []
-        for workload in self.admitted.get(queue, []):
+        for workload in self.admitted.using(queue, frs):
             variant = self._variant(cq, who, workload, frs, advantage)
             if variant:
                 found.append(_Candidate(workload, lca, variant))
@@ -155,9 +190,13 @@ class Preemptor:
         return hierarchy, priority
 
     def _order(self, cq: ClusterQueue, candidate: _Candidate) -> tuple:
+        """``CandidatesOrdering``: evicted first, other queues first, lower priority, most recently admitted, UID."""
         workload = candidate.workload
-        reserved = self.times.get(workload.key, (0.0, float("inf")))[1]
-        return (not workload.evicted, workload.cluster_queue == cq.name, workload.priority, -reserved, workload.uid)
+        rank = self._ranks.get(id(workload))
+        if rank is None:
+            reserved = self.times.get(workload.key, (0.0, float("inf")))[1]
+            rank = self._ranks[id(workload)] = (workload.priority, -reserved, workload.uid)
+        return (not workload.evicted, workload.cluster_queue == cq.name, *rank)
 
     def _candidates(
         self, cq: ClusterQueue, who: Preemptee, frs: set[FlavorResource], requests: Mapping[FlavorResource, int]
@@ -198,12 +237,26 @@ class Preemptor:
                 return False
         return True
 
-    def _remove(self, workload: QueuedWorkload) -> None:
-        self.tree.remove(workload.cluster_queue or "", workload.usage)
+    def _parts(self, workload: QueuedWorkload, keys: Collection[FlavorResource]) -> tuple[Node | None, list]:
+        """The workload's queue node and its usage of ``keys``: only those decide whether a request fits."""
+        node = self.tree.queues.get(workload.cluster_queue or "")
+        return node, [(fr, value) for fr, value in workload.usage.items() if value and fr in keys]
 
-    def _restore(self, targets: list[Target]) -> None:
+    def _remove(self, workload: QueuedWorkload, keys: Collection[FlavorResource]) -> None:
+        node, parts = self._parts(workload, keys)
+        if node is not None:
+            for fr, value in parts:
+                node.remove_usage(fr, value)
+
+    def _add(self, workload: QueuedWorkload, keys: Collection[FlavorResource]) -> None:
+        node, parts = self._parts(workload, keys)
+        if node is not None:
+            for fr, value in parts:
+                node.add_usage(fr, value)
+
+    def _restore(self, targets: list[Target], keys: Collection[FlavorResource]) -> None:
         for target in targets:
-            self.tree.add(target.workload.cluster_queue or "", target.workload.usage)
+            self._add(target.workload, keys)
 
     def _attempts(self, cq: ClusterQueue, frs: set[FlavorResource], no_other: bool, no_hierarchy: bool) -> list[bool]:
         forbidden = cq.preemption.borrow_within_cohort == NEVER
@@ -220,20 +273,38 @@ class Preemptor:
     def targets(
         self, cq: ClusterQueue, who: Preemptee, frs: set[FlavorResource], requests: Mapping[FlavorResource, int]
     ) -> list[Target]:
-        """``classicalPreemptions``: the Workloads to evict so that ``requests`` fit; empty when none do."""
+        """``classicalPreemptions``: the Workloads to evict so that ``requests`` fit; empty when none do.
+
+        A search leaves the usage as it found it, so the same question on the same state (the same
+        queue, resources, amounts and preemptor's priority, nothing admitted since) has the same
+        answer: it is asked once (Workloads that wait one after another ask it again and again).
+        """
         if cq.name not in self.tree.queues or not frs:
             return []
+        newer = LOWER_OR_NEWER_EQUAL in (cq.preemption.within_cluster_queue, cq.preemption.reclaim_within_cohort)
+        key = (cq.name, frozenset(frs), tuple(sorted(requests.items())), who.priority, who.queued_at if newer else 0)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._memo[key] = self._search(cq, who, frs, requests)
+        return list(found)
+
+    def _search(
+        self, cq: ClusterQueue, who: Preemptee, frs: set[FlavorResource], requests: Mapping[FlavorResource, int]
+    ) -> list[Target]:
         candidates, no_other, no_hierarchy = self._candidates(cq, who, frs, requests)
+        if not candidates:
+            return []
+        keys = set(requests) | frs  # the usage of other flavor-resources decides nothing below
         for borrow in self._attempts(cq, frs, no_other, no_hierarchy):
             chosen: list[Target] = []
             for candidate in self._iterate(cq, candidates, borrow, frs):
-                self._remove(candidate.workload)
+                self._remove(candidate.workload, keys)
                 chosen.append(Target(candidate.workload, _REASONS[candidate.variant]))
                 if self._fits(cq, requests, borrow):
-                    chosen = self._fill_back(cq, chosen, requests, borrow)
-                    self._restore(chosen)
+                    chosen = self._fill_back(cq, chosen, requests, borrow, keys)
+                    self._restore(chosen, keys)
                     return chosen
-            self._restore(chosen)
+            self._restore(chosen, keys)
         return []
 
     def _iterate(
@@ -244,16 +315,22 @@ class Preemptor:
                 yield candidate
 
     def _fill_back(
-        self, cq: ClusterQueue, chosen: list[Target], requests: Mapping[FlavorResource, int], borrow: bool
+        self,
+        cq: ClusterQueue,
+        chosen: list[Target],
+        requests: Mapping[FlavorResource, int],
+        borrow: bool,
+        keys: Collection[FlavorResource],
     ) -> list[Target]:
+        """``fillBackWorkloads``: put back, from the second-to-last, every target the request does not need."""
         for index in range(len(chosen) - 2, -1, -1):
             workload = chosen[index].workload
-            self.tree.add(workload.cluster_queue or "", workload.usage)
+            self._add(workload, keys)
             if self._fits(cq, requests, borrow):
                 chosen[index] = chosen[-1]
                 chosen.pop()
             else:
-                self._remove(workload)
+                self._remove(workload, keys)
         return chosen
 
     def simulate(self, cq: ClusterQueue, who: Preemptee, fr: FlavorResource, quantity: int) -> tuple[str, int]:
@@ -263,9 +340,9 @@ class Preemptor:
         if not found:
             return NO_CANDIDATES, node.borrow_height(fr, quantity)[0]
         for target in found:
-            self._remove(target.workload)
+            self._remove(target.workload, {fr})
         borrow = node.borrow_height(fr, quantity)[0]
-        self._restore(found)
+        self._restore(found, {fr})
         if any(target.workload.cluster_queue == cq.name for target in found):
             return PREEMPT, borrow
         return RECLAIM, borrow

@@ -40,17 +40,16 @@ class Node:
     children: list[Node] = field(default_factory=list)
     subtree: dict[FlavorResource, int] = field(default_factory=dict)
     usage: dict[FlavorResource, int] = field(default_factory=dict)
+    locals: dict[FlavorResource, int] = field(default_factory=dict)  # localQuota, fixed once the subtree is summed
 
     def local(self, fr: FlavorResource) -> int:
-        """``localQuota``: the part of the subtree quota never lent to the parent."""
-        quota = self.quotas.get(fr)
-        if quota is None or quota.lending_limit is None:
-            return 0
-        return max(0, self.subtree.get(fr, 0) - quota.lending_limit)
+        """``localQuota``: the subtree quota never lent to the parent (``max(0, subtree − lendingLimit)``)."""
+        return self.locals.get(fr, 0)
 
     def local_available(self, fr: FlavorResource) -> int:
         """``LocalAvailable``: local quota not yet used."""
-        return max(0, self.local(fr) - self.usage.get(fr, 0))
+        local = self.locals.get(fr, 0)
+        return max(0, local - self.usage.get(fr, 0)) if local else 0
 
     def available(self, fr: FlavorResource) -> int:
         """What a request can take now (may be negative after overadmission)."""
@@ -82,22 +81,38 @@ class Node:
 
     def within_nominal(self, resources: set[FlavorResource]) -> bool:
         """``IsWithinNominalInResources``: usage within the subtree quota for every one of these."""
-        return all(self.usage.get(fr, 0) <= self.subtree.get(fr, 0) for fr in resources)
+        usage, subtree = self.usage, self.subtree
+        for fr in resources:
+            if usage.get(fr, 0) > subtree.get(fr, 0):
+                return False
+        return True
 
     def add_usage(self, fr: FlavorResource, value: int) -> None:
         """``addUsage``: what exceeds the local quota bubbles to the parent."""
-        local_available = self.local_available(fr)
-        self.usage[fr] = self.usage.get(fr, 0) + value
-        if self.parent is not None and value > local_available:
-            self.parent.add_usage(fr, value - local_available)
+        node: Node | None = self
+        while node is not None:
+            usage = node.usage
+            before = usage.get(fr, 0)
+            local = node.locals.get(fr, 0)
+            local_available = local - before if local > before else 0
+            usage[fr] = before + value
+            if value <= local_available:
+                return
+            value -= local_available
+            node = node.parent
 
     def remove_usage(self, fr: FlavorResource, value: int) -> None:
         """``removeUsage``: the mirror of :meth:`add_usage`."""
-        stored_in_parent = self.usage.get(fr, 0) - self.local(fr)
-        self.usage[fr] = self.usage.get(fr, 0) - value
-        if stored_in_parent <= 0 or self.parent is None:
-            return
-        self.parent.remove_usage(fr, min(value, stored_in_parent))
+        node: Node | None = self
+        while node is not None:
+            usage = node.usage
+            before = usage.get(fr, 0)
+            stored_in_parent = before - node.locals.get(fr, 0)
+            usage[fr] = before - value
+            if stored_in_parent <= 0:
+                return
+            value = min(value, stored_in_parent)
+            node = node.parent
 
     def ancestors(self) -> Iterator[Node]:
         """The parent, its parent ... up to the root (``PathParentToRoot``)."""
@@ -238,9 +253,14 @@ class QuotaTree:
 
 
 def _sum_subtree(node: Node) -> None:
-    """``updateCohortResourceNode``: subtree quotas from the leaves up."""
+    """``updateCohortResourceNode``: subtree quotas from the leaves up, then each node's local part."""
     node.subtree = {fr: quota.nominal for fr, quota in node.quotas.items()}
     for child in node.children:
         _sum_subtree(child)
         for fr, value in child.subtree.items():
             node.subtree[fr] = node.subtree.get(fr, 0) + value - child.local(fr)
+    node.locals = {
+        fr: max(0, node.subtree.get(fr, 0) - quota.lending_limit)
+        for fr, quota in node.quotas.items()
+        if quota.lending_limit is not None
+    }
