@@ -37,28 +37,27 @@ def _flavors(flavors: dict[str, str], borrowing: bool) -> str | None:
 def render_admission_table(report: AdmissionReport, *, wide: bool = False) -> str:
     """`wmap admit`: one line per workload (Kueue Workload or KAI PodGroup), then one per PodSet.
 
-    The workload line holds its ClusterQueue (or KAI queue), the verdict and the reason: Kueue's
-    (or KAI's) reason code and message; a PodSet line its pods, its mode and its flavor (one
-    name when every resource has it, else ``flavor:resource`` pairs; ``+borrows``). KAI's gangs
-    say ``withinQuota`` or ``overQuota`` instead. ``wide`` adds the LocalQueue, the priority and
-    the preemption candidates.
+    The workload line holds its ClusterQueue (or KAI queue), the verdict and the message (Kueue's
+    or KAI's); a PodSet line its pods, its mode and its flavor (one name when every resource has
+    it, else ``flavor:resource`` pairs; ``+borrows``). KAI's gangs say ``withinQuota`` or
+    ``overQuota`` instead. ``wide`` adds the reason code, the LocalQueue, the priority and the
+    preemption candidates.
     """
     rows: list[list[Any]] = []
-    extra = 3 if wide else 0
+    extra = 4 if wide else 0
     for item in report.items:
         pods = sum(pod_set.count for pod_set in item.pod_sets)
-        message = "; ".join(item.reasons)
-        reason = f"{item.reason}: {message}" if item.reason and message else item.reason or message
         row: list[Any] = [_workload_name(item), pods, item.verdict.value, _queue(item)]
         if wide:
             candidates = ",".join(f"{c.namespace}/{c.name}" for c in item.preemption_candidates)
-            row += [item.local_queue, item.priority, candidates]
-        rows.append([*row, reason])
+            row += [item.reason, item.local_queue, item.priority, candidates]
+        rows.append([*row, "; ".join(item.reasons)])
         for pod_set in item.pod_sets:
             where = item.quota if item.scheduler == "kai" else _flavors(pod_set.flavors, pod_set.borrowing)
             rows.append([f"podset/{pod_set.name}", pod_set.count, pod_set.mode or None, where, *[None] * extra, None])
-    headers = ["NAME", "PODS", "VERDICT", "QUEUE/FLAVOR"] + (["LOCALQUEUE", "PRIORITY", "CANDIDATES"] if wide else [])
-    return table([*headers, "REASON"], rows, free_text_last=True, fit=not wide, wrap_last=not wide)
+    headers = ["NAME", "PODS", "VERDICT", "QUEUE/FLAVOR"]
+    headers += ["REASON", "LOCALQUEUE", "PRIORITY", "CANDIDATES"] if wide else []
+    return table([*headers, "MESSAGE"], rows, free_text_last=True, fit=not wide, wrap_last=not wide)
 
 
 def render_capacity(reports: Sequence[CapacityReport]) -> str:

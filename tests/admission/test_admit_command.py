@@ -36,7 +36,7 @@ def test_a_file_prints_one_line_per_workload_and_per_pod_set():
     result = _run("admit", str(WORKLOADS / "eval.yaml"), "--queues", QUEUES)
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["NAME", "PODS", "VERDICT", "QUEUE/FLAVOR", "REASON"]
+    assert lines[0].split() == ["NAME", "PODS", "VERDICT", "QUEUE/FLAVOR", "MESSAGE"]
     # team-a: 16 h100 GPUs nominal; team-b's big-run holds 24, borrowing 8 of team-a's: 8 are left for the 4 asked.
     assert lines[1].split()[:4] == ["Job/eval", "2", "admitted", "team-a"]
     assert lines[2].split()[:4] == ["podset/main", "2", "Fit", "h100"]
