@@ -66,10 +66,11 @@ class _Admission:
         self.notes: list[str] = []
         self.preemptor = Preemptor(self.tree, self.admitted, self.times)
 
-    def hold(self, workload: QueuedWorkload) -> None:
-        """An admitted Workload: its usage joins its ClusterQueue."""
-        self.admitted.add(workload)
-        self.times[workload.key] = (timestamp(workload.created), timestamp(workload.reserved_at))
+    def hold(self, workload: QueuedWorkload, queued_at: float | None = None) -> None:
+        """An admitted Workload: its usage joins its ClusterQueue (one admitted now: reserved at ``inf``, now)."""
+        created = timestamp(workload.created) if queued_at is None else queued_at
+        self.times[workload.key] = (created, timestamp(workload.reserved_at))
+        self.admitted.add(workload, self.times[workload.key][1])
         self.tree.add(workload.cluster_queue or "", workload.usage)
         self.preemptor.changed()
 
@@ -196,8 +197,7 @@ class _Admission:
             namespace=entry.namespace, name=entry.name, uid=entry.uid, priority=entry.priority or 0,
             cluster_queue=cq.name, usage=dict(assignment.usage), flavors=flavors,
         )  # fmt: skip
-        self.hold(workload)
-        self.times[workload.key] = (entry.queued_at, float("inf"))
+        self.hold(workload, entry.queued_at)
         if self.placer is not None and entry.submission is not None:
             self.placer.take(entry.submission, assignment, self.state)
         messages = [f"Quota reserved in ClusterQueue {cq.name}"]

@@ -74,10 +74,17 @@ class Admitted:
     def __init__(self) -> None:
         self.by_queue: dict[str, list[QueuedWorkload]] = {}
         self._by_resource: dict[str, dict[FlavorResource, list[QueuedWorkload]]] = {}
+        self.ranks: dict[int, tuple] = {}
 
-    def add(self, workload: QueuedWorkload) -> None:
-        """A Workload now holding quota in its ClusterQueue."""
+    def add(self, workload: QueuedWorkload, reserved_at: float) -> None:
+        """A Workload now holding quota in its ClusterQueue, its quota reserved at ``reserved_at``.
+
+        Its place in ``CandidatesOrdering`` among Workloads of its kind (all in the preemptor's
+        queue, or all in others) is fixed from now: evicted first, lower priority, the most
+        recently admitted, then the UID.
+        """
         queue = workload.cluster_queue or ""
+        self.ranks[id(workload)] = (not workload.evicted, workload.priority, -reserved_at, workload.uid)
         self.by_queue.setdefault(queue, []).append(workload)
         index = self._by_resource.setdefault(queue, {})
         for fr in {(flavor, resource) for assigned in workload.flavors for resource, flavor in assigned.items()}:
@@ -122,7 +129,6 @@ class Preemptor:
         self.times = times
         self.epoch = 0
         self._memo: dict[tuple, list[Target]] = {}
-        self._ranks: dict[int, tuple] = {}  # a Workload's place in the candidates' order, once it is admitted
 
     def changed(self) -> None:
         """The quota tree's usage or the admitted Workloads changed: earlier searches no longer hold."""
@@ -189,15 +195,6 @@ class Preemptor:
             previous = root
         return hierarchy, priority
 
-    def _order(self, cq: ClusterQueue, candidate: _Candidate) -> tuple:
-        """``CandidatesOrdering``: evicted first, other queues first, lower priority, most recently admitted, UID."""
-        workload = candidate.workload
-        rank = self._ranks.get(id(workload))
-        if rank is None:
-            reserved = self.times.get(workload.key, (0.0, float("inf")))[1]
-            rank = self._ranks[id(workload)] = (workload.priority, -reserved, workload.uid)
-        return (not workload.evicted, workload.cluster_queue == cq.name, *rank)
-
     def _candidates(
         self, cq: ClusterQueue, who: Preemptee, frs: set[FlavorResource], requests: Mapping[FlavorResource, int]
     ) -> tuple[list[_Candidate], bool, bool]:
@@ -205,7 +202,8 @@ class Preemptor:
             [] if cq.preemption.within_cluster_queue == NEVER else self._from_queue(cq, cq.name, None, who, frs, False)
         )
         hierarchy, priority = self._hierarchy(cq, who, frs, requests)
-        lists = [sorted(found, key=lambda c: self._order(cq, c)) for found in (hierarchy, priority, same)]
+        ranks = self.admitted.ranks  # within each list the queue test of CandidatesOrdering is the same for all
+        lists = [sorted(found, key=lambda c: ranks[id(c.workload)]) for found in (hierarchy, priority, same)]
         ordered = [c for found in lists for c in found if c.workload.evicted]
         ordered += [c for found in lists for c in found if not c.workload.evicted]
         return ordered, not hierarchy and not priority, not hierarchy
