@@ -6,7 +6,7 @@ The pipeline, one subpackage per stage::
                                    topology -> placement -> exporters
     lint checks definitions; alter changes pods through the catalog; kube reads a live cluster
     (GET/LIST/WATCH only); live: a workload's running pods attributed to its components, events,
-    placement audit
+    placement audit; admission: Kueue's and KAI's quota verdicts over placement
 
 The everyday calls::
 
@@ -18,11 +18,22 @@ The everyday calls::
     objects = workloadmap.export("kai", tree, report)
     changed = workloadmap.alter(obj, workloadmap.Changes(scheduler_name="kai-scheduler")).object
     described = workloadmap.describe(obj, live)             # live = LiveObjects(pods, owners, events, nodes)
+    queues = workloadmap.load_queues(["queues.yaml"])       # a kubectl dump of Kueue's (or KAI's) queues
+    verdicts = workloadmap.preview_admission([(tree, obj)], queues)
 """
 
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .admission import (  # type: ignore[no-redef]
+        AdmissionReport,
+        AdmissionVerdict,
+        CapacityReport,
+        QueueState,
+        capacity,
+        load_queues,
+    )
+    from .admission import preview as preview_admission  # type: ignore[no-redef]
     from .alter import Alteration, Changes, NodeRequirement, Toleration, alter
     from .budgets import Budgets, Deadline
     from .catalog import Catalog, load_definition, load_definitions, parse_definition
@@ -140,6 +151,14 @@ __all__ = [
     "place_together",
     "JointPlacement",
     "Verdict",
+    # admission
+    "preview_admission",
+    "load_queues",
+    "capacity",
+    "QueueState",
+    "AdmissionReport",
+    "AdmissionVerdict",
+    "CapacityReport",
     # budgets and deadlines
     "Budgets",
     "Deadline",
@@ -187,6 +206,9 @@ __all__ = [
 # The public names are imported when first used (PEP 562): `wmap inspect` needs the interpreter, not
 # placement, alter, live or Karta, and importing them all would double its start-up time.
 _LAZY = {
+    **dict.fromkeys(
+        ("AdmissionReport", "AdmissionVerdict", "CapacityReport", "QueueState", "capacity", "load_queues"), ".admission"
+    ),
     **dict.fromkeys(("Alteration", "Changes", "NodeRequirement", "Toleration", "alter"), ".alter"),
     **dict.fromkeys(("Budgets", "Deadline"), ".budgets"),
     **dict.fromkeys(("Catalog", "load_definition", "load_definitions", "parse_definition"), ".catalog"),
@@ -257,13 +279,18 @@ _LAZY = {
 }
 
 
+# Public names that differ from the stage's own (``admission.preview`` is ``preview_admission`` here).
+_RENAMED = {"preview_admission": "preview"}
+_LAZY["preview_admission"] = ".admission"
+
+
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'workloadmap' has no attribute {name!r}")
     from importlib import import_module
 
-    value = getattr(import_module(module, __name__), name)
+    value = getattr(import_module(module, __name__), _RENAMED.get(name, name))
     globals()[name] = value
     return value
 

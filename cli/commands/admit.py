@@ -39,7 +39,7 @@ EXIT_UNKNOWN = 5
 _EXIT_CODES = {"pending": EXIT_PENDING, "inadmissible": EXIT_PENDING, "unknown": EXIT_UNKNOWN}
 VIEWS = ("table", "wide", "json", "yaml", "templates")
 CAPACITY_VIEWS = ("table", "json", "yaml", "templates")
-SCHEDULERS = ("auto", "kueue", "kai")
+SCHEDULERS = ("auto", "kueue", "kai")  # workloadmap.admission.SCHEDULERS; the stage loads with the command
 QUEUES_HELP = (
     "Queue objects: what `kubectl get clusterqueues,localqueues,resourceflavors,cohorts,topologies,"
     "workloadpriorityclasses,workloads,namespaces -A -o yaml` prints (KAI: `kubectl get queues -o yaml`); "
@@ -132,36 +132,15 @@ def _write(data: Any, chosen: Output, human: Any, *, fit: bool) -> None:
 def _admit_all(
     collected: Collected, state: QueueState, cluster: Cluster | None, pods: Any, scheduler: str
 ) -> AdmissionReport:
-    """Kueue's verdict for the workloads Kueue takes, KAI's for the others; each failing workload on stderr."""
-    from workloadmap.admission import AdmissionReport, TasPlacer, admit, admit_kai, submissions, uses_kai
+    """Every workload's verdict; one whose request Kueue would reject is reported on stderr and left out."""
+    from workloadmap.admission import preview
 
-    levels = [level for topology in state.topologies.values() for level in topology.levels]
-    kueue, kai = [], []
-    for position, (tree, body) in enumerate(collected.trees):
-        if scheduler == "kai" or (scheduler == "auto" and uses_kai(tree, body)):
-            kai.append(tree)
-            continue
-        try:
-            kueue.extend(submissions(tree, body, levels, position))
-        except Exception as error:  # one workload's failure must not hide the others'
-            located = located_error(error, file=tree.source)
-            output.error(f"{tree.workload}: {located}")
-            collected.codes.append(located.exit_code)
-    report = AdmissionReport()
-    if kueue:
-        if not state.has_kueue:
-            report.notes.append("the queue objects hold no ClusterQueue or LocalQueue")
-        placer = TasPlacer(cluster) if cluster is not None else None
-        found = admit(kueue, state, placer=placer)
-        report.items += found.items
-        report.notes += found.notes
-    if kai:
-        if not state.kai_queues:
-            report.notes.append("the queue objects hold no KAI Queue")
-        found = admit_kai(kai, state, cluster=cluster, pods=pods)
-        report.items += found.items
-        report.notes += found.notes
-    return report
+    def reject(tree: Any, error: WorkloadMapError) -> None:
+        located = located_error(error, file=tree.source)
+        output.error(f"{tree.workload}: {located}")
+        collected.codes.append(located.exit_code)
+
+    return preview(collected.trees, state, cluster=cluster, pods=pods, scheduler=scheduler, on_error=reject)
 
 
 def admit_command(

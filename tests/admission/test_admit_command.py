@@ -144,3 +144,10 @@ def test_kai_explicitly_for_a_workload_that_names_no_scheduler():
     item = _items(result)["eval"]
     # No kai.scheduler/queue label: KAI's default-queue, which these queues lack.
     assert (item["verdict"], item["reasons"]) == ("inadmissible", ["Queue 'default-queue' does not exist"])
+
+
+def test_the_command_line_names_the_library_s_schedulers():
+    from workloadmap.admission import SCHEDULERS
+    from workloadmap.cli.commands import admit
+
+    assert admit.SCHEDULERS == SCHEDULERS

@@ -6,9 +6,9 @@
 tree's quota math (``resource_node.go``); ``preemption`` classical preemption's candidates and
 oracle; ``assigner`` the flavor assigner; ``entries`` the queue order and the pre-checks;
 ``admit`` the scheduling of Workloads in turn; ``tas`` topology-aware flavors through wmap's
-placement; ``kai`` KAI's queue quota checks (the proportion plugin); ``capacity`` how many more
-copies of a workload fit; ``live`` reads the queue objects from a cluster (GET and LIST only);
-``report`` the results.
+placement; ``kai`` KAI's queue quota checks (the proportion plugin); ``preview`` one call for
+workloads of both schedulers; ``capacity`` how many more copies of a workload fit; ``live``
+reads the queue objects from a cluster (GET and LIST only); ``report`` the results.
 """
 
 from .admit import admit
@@ -17,6 +17,7 @@ from .dump import QueueState, read_queue_objects
 from .kai import admit_kai
 from .live import read_live_queues
 from .load import load_queues
+from .preview import SCHEDULERS, preview
 from .report import (
     AdmissionReport,
     AdmissionVerdict,
@@ -29,6 +30,8 @@ from .tas import TasPlacer
 from .workloads import Submission, submissions, uses_kai
 
 __all__ = [
+    "preview",
+    "SCHEDULERS",
     "admit",
     "admit_kai",
     "capacity",
