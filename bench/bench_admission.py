@@ -12,11 +12,12 @@ within the queue and reclaim in the cohort), one LocalQueue per ClusterQueue, th
 classes, and ``--admitted`` admitted Workloads holding quota. The pending workloads are batch
 Jobs (1 to 8 pods, some with GPUs) spread over the LocalQueues, in one multi-document file.
 
-The in-process pair times (in CPU seconds, best of ``--repeat``), in turn, the whole preview (reading the dump, inspecting the Jobs,
-building their PodSets, admitting them in Kueue's order) and its floor: reading the same dump
-with PyYAML's C loader. The whole-process figures come from running the commands the way a user
-does (``wmap admit DIR/jobs.yaml --queues DIR/queues.yaml -o json`` against ``python -c`` loading
-both files with the C loader), timed from outside; see docs/performance.md.
+The in-process pair times (in CPU seconds, best of ``--repeat``), in turn, the whole preview
+(reading the dump, inspecting the Jobs, building their PodSets, admitting them in Kueue's order)
+and its floor: reading the same dump with PyYAML's C loader. The whole-process figures come
+from running the commands the way a user does (``wmap admit DIR/jobs.yaml --queues
+DIR/queues.yaml -o json`` against ``python -c`` loading both files with the C loader), timed
+from outside; see docs/performance.md.
 """
 
 from __future__ import annotations
