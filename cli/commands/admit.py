@@ -95,6 +95,9 @@ def _inputs(
         with client_for(kubeconfig, context) as client:
             if live[0]:
                 state = read_live_queues(client)
+                for kind in state.ignored:
+                    if kind.endswith("(forbidden)"):
+                        output.warn(f"note: may not list {kind.removesuffix(' (forbidden)')}: left out of the preview")
             if live[1]:
                 nodes, listed = client.nodes(), client.pods()
                 name = client.context or "cluster"

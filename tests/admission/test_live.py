@@ -84,3 +84,18 @@ def test_the_live_help_example(fake_cluster, monkeypatch):  # noqa: F811
     result = runner.invoke(app, words[1:], env={"KUBECONFIG": str(fake_cluster.kubeconfig)})
     assert result.exit_code == 0, result.output
     assert "admitted" in result.stdout
+
+
+def test_kinds_the_user_may_not_list(fake_cluster):  # noqa: F811
+    _serve(fake_cluster.server)
+    fake_cluster.server.forbidden_lists.add("namespaces")
+    result = _admit(fake_cluster.kubeconfig, str(FIXTURES / "workloads" / "eval.yaml"))
+    assert result.exit_code == 0, result.output
+    assert "note: may not list namespaces: left out of the preview" in result.stderr
+    (item,) = json.loads(result.stdout)["items"]
+    # team-a's namespaceSelector needs the namespace's labels, which could not be read.
+    assert item["verdict"] == "unknown" and "namespace team-a is not among the queue objects" in item["reasons"][0]
+    fake_cluster.server.forbidden_lists.add("kueue.x-k8s.io/clusterqueues")
+    result = _admit(fake_cluster.kubeconfig, str(FIXTURES / "workloads" / "eval.yaml"))
+    assert result.exit_code == 1
+    assert len(result.stderr.strip().splitlines()) == 1 and "forbidden" in result.stderr
