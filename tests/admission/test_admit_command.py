@@ -151,3 +151,34 @@ def test_the_command_line_names_the_library_s_schedulers():
     from workloadmap.cli.commands import admit
 
     assert admit.SCHEDULERS == SCHEDULERS
+
+
+def test_kai_gang_that_passes_quota_must_fit_the_free_nodes(tmp_path):
+    import yaml
+
+    from workloadmap import load_cluster
+
+    nodes = [node.name for node in load_cluster("preset:nvl72-4rack").nodes]
+
+    def pods_using(gpus: int):
+        pods = [
+            {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"busy-{index}", "namespace": "other"},
+             "spec": {"nodeName": name, "containers": [{"name": "c", "image": "x",
+                      "resources": {"limits": {"nvidia.com/gpu": str(gpus)}}}]},
+             "status": {"phase": "Running"}}
+            for index, name in enumerate(nodes)
+        ]  # fmt: skip
+        path = tmp_path / f"pods-{gpus}.yaml"
+        path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "PodList", "items": pods}))
+        return str(path)
+
+    small = tmp_path / "small.yaml"  # the same gang with 2 GPUs a pod: 8 GPUs, team-a's deserved 16 reached
+    small.write_text((FIXTURES / "kai" / "train.yaml").read_text().replace("nvidia.com/gpu: 4", "nvidia.com/gpu: 2"))
+    args = ["--queues", str(FIXTURES / "kai-queues.yaml"), "-t", "preset:nvl72-4rack", "-o", "json"]
+    # Every node keeps 2 of its 4 GPUs: the running pods are counted once, so 2-GPU pods fit.
+    half = _items(_run("admit", str(small), *args, "--pods", pods_using(2)))["kai-train"]
+    assert (half["verdict"], half["quota"]) == ("admitted", "withinQuota")
+    # Every GPU taken: quota would let it run, the nodes do not.
+    full = _items(_run("admit", str(small), *args, "--pods", pods_using(4)))["kai-train"]
+    assert (full["verdict"], full["quota"]) == ("pending", "withinQuota")
+    assert full["reasons"][-1].startswith("the free nodes do not hold the gang now")

@@ -224,11 +224,12 @@ def _figures(queue: KaiQueue, usage: _Usage, request: Mapping[str, float]) -> li
 
 
 def _physical(
-    tree: WorkloadTree, cluster: Cluster | None, pods: Sequence[Mapping[str, Any]], before: list[WorkloadTree]
+    tree: WorkloadTree, cluster: Cluster | None, before: list[WorkloadTree]
 ) -> dict[str, tuple[Verdict, str | None]]:
+    """Each PodGroup's fit on the free nodes (the cluster's nodes already count its running pods)."""
     if cluster is None:
         return {}
-    report = place(tree, cluster, policy="kai", pods=pods or None, before=before)
+    report = place(tree, cluster, policy="kai", before=before)
     return {group.name: (group.verdict, group.reason) for group in report.pod_groups}
 
 
@@ -283,8 +284,10 @@ def admit_kai(
     """KAI's queue verdict for every gang of the workloads, taken in the order given.
 
     Each gang admitted (within or over quota) adds its request to its queues' allocation before
-    the next is checked. With ``cluster``, a gang that passes quota must also fit the free nodes
-    (wmap's KAI placement); KAI's reclaim and preemption to make room are not modelled.
+    the next is checked. With ``cluster`` (whose nodes already count the running pods), a gang
+    that passes quota must also fit the free nodes (wmap's KAI placement); KAI's reclaim and
+    preemption to make room are not modelled. ``pods`` give the queues' allocation where the
+    Queue objects carry no status.
     """
     report = AdmissionReport()
     usage = _usage(state, pods, trees[0].gpu_resources if trees else ())
@@ -300,7 +303,7 @@ def admit_kai(
             )  # fmt: skip
             report.items.append(item)
             continue
-        fits = _physical(tree, cluster, pods, admitted)
+        fits = _physical(tree, cluster, admitted)
         placed = False
         for group in tree.pod_groups:
             item = _decide_group(state, usage, tree, group, fits.get(group.name))
