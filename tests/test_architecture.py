@@ -42,6 +42,7 @@ RANK = {
     "lint": 8,
     "alter": 8,
     "placement": 9,
+    "admission": 9.5,  # Kueue and KAI admission: quota over placement's PodSets and TAS placement
     "exporters": 10,
     "live": 10,
     "__init__": 11,
@@ -70,6 +71,7 @@ SUBPACKAGES = [
     "karta",
     "live",
     "numa",
+    "admission",
 ]
 
 
