@@ -41,7 +41,7 @@ from fractions import Fraction
 from ..budgets import check_deadline
 from ..scheduling import PodScheduling
 from ..tree import Component, PodGroup, PodSet, WorkloadTree
-from .analysis import GangFit, WorkloadAnalysis
+from .analysis import GangFit, WorkloadAnalysis, never_forms
 from .nodes import NodeTree
 from .packing import Amount, capacity_of
 from .policy import component_paths, find_path, group_pod_sets
@@ -90,6 +90,10 @@ def assign_kube_scheduler(
     scorer = _Scorer(nodes)
     for fit in analysis.pod_groups:
         check_deadline(f"placing {tree.workload} {fit.name}")
+        refusal = never_forms(fit)
+        if refusal is not None:  # GangScheduling's PreEnqueue waits for minCount pods that never come
+            decisions[fit.name] = Decision(reason=refusal)
+            continue
         group = groups.get(fit.name)
         if group is not None:
             pods = _group_pods(group, paths)
