@@ -34,8 +34,9 @@ per PodGroup. Pods without a gang are ``basic`` groups of the whole component.
 from __future__ import annotations
 
 import heapq
+import weakref
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..budgets import check_deadline
@@ -43,7 +44,7 @@ from ..scheduling import PodScheduling
 from ..tree import Component, PodGroup, PodSet, WorkloadTree
 from .analysis import GangFit, WorkloadAnalysis, never_forms
 from .nodes import NodeTree
-from .packing import Amount, capacity_of
+from .packing import Amount, capacity_of, subtract
 from .policy import component_paths, find_path, group_pod_sets
 from .report import Assignment, NodePods
 from .rules import Decision, Decisions, RuleOptions, requested
@@ -87,7 +88,7 @@ def assign_kube_scheduler(
     notes: list[str] = []
     decisions: dict[str, Decision] = {}
     groups = {group.name: group for group in tree.pod_groups}
-    scorer = _Scorer(nodes)
+    scorer = _scorer(nodes)
     for fit in analysis.pod_groups:
         check_deadline(f"placing {tree.workload} {fit.name}")
         refusal = never_forms(fit)
@@ -197,26 +198,17 @@ class _Scorer:
         if cached in self._least:
             return self._least[cached]
         allocatable = self._allocatable[allocatable_id]
-        free = nodes.types[type_id]
-        score: int | None = None
-        if capacity_of(free, request) >= 1:
-            total = weights = 0
-            for (name, weight), capacity in zip(SCORED_RESOURCES, allocatable, strict=True):
-                if capacity <= 0:
-                    continue
-                left = free.get(name, 0) - request.get(name, 0)
-                total += max(0, int(left * MAX_SCORE // capacity)) * weight
-                weights += weight
-            score = total // weights if weights else 0
+        score = _least_score(nodes.types[type_id], allocatable, request)
         self._least[cached] = score
         return score
 
-    def most_allocated(self, members: tuple[int, ...]) -> int:
+    def most_allocated(self, members: tuple[int, ...], touched: Mapping[int, Mapping[str, Amount]]) -> int:
         """``NodeResourcesFit``'s placement score: ``MostAllocated`` over the placement's nodes summed.
 
         Per resource ``min(requested, allocatable) * 100 / allocatable``, requested being everything the
-        nodes run (earlier pods and the proposed ones, consumed on the tree), weighted mean, integers
-        (``most_allocated.go``'s ``mostRequestedScore``; web ``topology-aware-scheduling.md``).
+        nodes run (earlier pods, and the proposed ones: ``touched`` holds the free resources of the nodes
+        they went to), weighted mean, integers (``most_allocated.go``'s ``mostRequestedScore``; web
+        ``topology-aware-scheduling.md``).
         """
         nodes = self.nodes
         capacity = self._capacity.get(members)
@@ -228,13 +220,15 @@ class _Scorer:
             capacity = self._capacity[members] = tuple(sums)
         per_type: dict[int, int] = {}
         for node in members:
-            type_id = nodes.node_type[node]
-            per_type[type_id] = per_type.get(type_id, 0) + 1
+            if node not in touched:
+                type_id = nodes.node_type[node]
+                per_type[type_id] = per_type.get(type_id, 0) + 1
         total = weights = 0
         for (name, weight), have in zip(SCORED_RESOURCES, capacity, strict=True):
             if have <= 0:
                 continue
             free = sum(nodes.types[type_id].get(name, 0) * count for type_id, count in per_type.items())
+            free += sum(left.get(name, 0) for left in touched.values())
             used = have - free
             total += int(min(used, have) * MAX_SCORE // have) * weight
             weights += weight
@@ -257,6 +251,18 @@ class _Scorer:
         return total
 
 
+_SCORERS: weakref.WeakKeyDictionary[NodeTree, _Scorer] = weakref.WeakKeyDictionary()
+"""One scorer per node tree: type ids, nodes and request ids stay valid for the tree's life (workloads placed
+in turn on one cluster share the scores of the nodes they did not change)."""
+
+
+def _scorer(nodes: NodeTree) -> _Scorer:
+    found = _SCORERS.get(nodes)
+    if found is None:
+        found = _SCORERS[nodes] = _Scorer(nodes)
+    return found
+
+
 def _schedule_group(
     nodes: NodeTree, scorer: _Scorer, fit: GangFit, pods: Sequence[_Pods], min_count: int, notes: list[str]
 ) -> Decision:
@@ -275,20 +281,16 @@ def _schedule_group(
             if closest is None or room > closest[0]:
                 closest = (room, members)
             continue
-        mark = nodes.mark()
-        _, scheduled, remaining = _try(nodes, scorer, members, pods, min_count)
-        if scheduled >= min_count:
-            # Scored while its pods are consumed: NodeResourcesFit reads the proposed pods' requests.
-            feasible.append(_Candidate(value, members, scheduled, scorer.most_allocated(members)))
-        elif best_shortfall is None or scheduled > best_shortfall[0]:
-            best_shortfall = (scheduled, remaining)
-        nodes.rollback(mark)
+        trial = _try(nodes, scorer, members, pods, min_count)
+        if trial.scheduled >= min_count:
+            # NodeResourcesFit reads the proposed pods' requests: the trial's free resources.
+            feasible.append(_Candidate(value, members, trial.scheduled, scorer.most_allocated(members, trial.free)))
+        elif best_shortfall is None or trial.scheduled > best_shortfall[0]:
+            best_shortfall = (trial.scheduled, trial.remaining)
     if not feasible:
         if best_shortfall is None and closest is not None:
-            mark = nodes.mark()
-            _, scheduled, remaining = _try(nodes, scorer, closest[1], pods, min_count)
-            nodes.rollback(mark)
-            best_shortfall = (scheduled, remaining)
+            trial = _try(nodes, scorer, closest[1], pods, min_count)
+            best_shortfall = (trial.scheduled, trial.remaining)
         return Decision(reason=_refusal(key, len(placements), min_count, best_shortfall), crowded=crowded)
     chosen, tied = _best(feasible)
     if tied:
@@ -296,10 +298,15 @@ def _schedule_group(
             f"{fit.name}: {tied + 1} placements score alike; kube-scheduler picks one of them at random, wmap"
             " the first in node order"
         )
-    where, scheduled, _ = _try(nodes, scorer, chosen.members, pods, min_count)
-    if scheduled < total:
+    trial = _try(nodes, scorer, chosen.members, pods, min_count)
+    where: dict[int, int] = {}
+    for entry, placed in zip(pods, trial.placed, strict=True):
+        for node, count in placed.items():
+            nodes.consume(node, entry.request, count, entry.scheduling)
+            where[node] = where.get(node, 0) + count
+    if trial.scheduled < total:
         notes.append(
-            f"{fit.name}: {total - scheduled} of its {total} pods find no node in the chosen placement and stay"
+            f"{fit.name}: {total - trial.scheduled} of its {total} pods find no node in the chosen placement and stay"
             f" pending (minCount {min_count} is met)"
         )
     return Decision(_assignment(nodes, key, chosen, where), crowded=crowded)
@@ -316,58 +323,84 @@ def _refusal(key: str | None, count: int, min_count: int, shortfall: tuple[int, 
     return f"no placement by {key} is feasible ({count} tried); in the best, {words}"
 
 
-def _try(
-    nodes: NodeTree, scorer: _Scorer, members: Sequence[int], pods: Sequence[_Pods], min_count: int
-) -> tuple[dict[int, int], int, int]:
-    """The pods scheduled one by one in a placement (consumed), until ``PlacementFeasible`` rejects it.
+@dataclass
+class _Trial:
+    """The pods of a group scheduled one by one in a placement, on copies of the nodes' free resources.
 
-    Returns where the pods went, how many were scheduled, and how many were left when it stopped.
+    Attributes:
+        placed: per pod set, the pods per node.
+        free: the free resources of the nodes the pods went to, after them.
+        scheduled: pods scheduled.
+        remaining: pods not tried when ``PlacementFeasible`` stopped it (0 when every pod was tried).
     """
-    where: dict[int, int] = {}
-    scheduled = 0
-    remaining = sum(entry.count for entry in pods)
+
+    placed: list[dict[int, int]] = field(default_factory=list)
+    free: dict[int, dict[str, Amount]] = field(default_factory=dict)
+    scheduled: int = 0
+    remaining: int = 0
+
+
+def _try(nodes: NodeTree, scorer: _Scorer, members: Sequence[int], pods: Sequence[_Pods], min_count: int) -> _Trial:
+    """The pods scheduled one by one in a placement, until ``PlacementFeasible`` rejects it.
+
+    Nothing is consumed on the tree: each placement is tried on copies of the free resources of the
+    nodes its pods land on (kube-scheduler assumes them in a snapshot), the chosen one is consumed by
+    the caller.
+    """
+    trial = _Trial(remaining=sum(entry.count for entry in pods))
     for entry in pods:
+        placed: dict[int, int] = {}
+        trial.placed.append(placed)
         flags, _ = nodes.eligible(entry.scheduling)
         request = entry.request
         key = scorer.request_id(request)
         heap: list[tuple[int, int]] = []
         for node in members:
             if flags[node]:
-                fits = scorer.least_allocated(node, request, key)
+                fits = _score(scorer, trial, node, request, key)
                 if fits is not None:
                     heap.append((-fits, node))
         heapq.heapify(heap)
         for _ in range(entry.count):
-            remaining -= 1
-            chosen = _pop_best(scorer, heap, request, key)
+            trial.remaining -= 1
+            chosen = heapq.heappop(heap)[1] if heap else None
             if chosen is not None:
-                nodes.consume(chosen, request, 1, entry.scheduling)
-                where[chosen] = where.get(chosen, 0) + 1
-                scheduled += 1
-                score = scorer.least_allocated(chosen, request, key)
+                left = trial.free.get(chosen)
+                trial.free[chosen] = subtract(left if left is not None else nodes.free(chosen), request, 1)
+                placed[chosen] = placed.get(chosen, 0) + 1
+                trial.scheduled += 1
+                score = _score(scorer, trial, chosen, request, key)
                 if score is not None:  # the node holds another pod: back in line with its new score
                     heapq.heappush(heap, (-score, chosen))
-            elif scheduled + remaining < min_count:
-                return where, scheduled, remaining  # Unschedulable: minCount cannot be satisfied
-    return where, scheduled, remaining
+            elif trial.scheduled + trial.remaining < min_count:
+                return trial  # Unschedulable: minCount cannot be satisfied
+    return trial
 
 
-def _pop_best(scorer: _Scorer, heap: list[tuple[int, int]], request: dict[str, Amount], key: int) -> int | None:
-    """The node with the highest score that holds the pod, the first in node order on a tie.
+def _score(scorer: _Scorer, trial: _Trial, node: int, request: dict[str, Amount], key: int) -> int | None:
+    """The pod's score on the node as the trial left it (cached while no pod of the trial is on it)."""
+    left = trial.free.get(node)
+    if left is None:
+        return scorer.least_allocated(node, request, key)
+    return _least_score(left, scorer.allocatable(node), request)
 
-    Scores change only on the node a pod lands on, which goes back into the heap with its new score;
-    the check on the way out is a safeguard (an entry whose node no longer holds the pod is dropped).
+
+def _least_score(free: Mapping[str, Amount], allocatable: Sequence[Amount], request: dict[str, Amount]) -> int | None:
+    """``NodeResourcesFit``'s ``LeastAllocated`` pod score on a node with ``free``, or None when the pod does not fit.
+
+    ``leastRequestedScore`` (``noderesources/least_allocated.go``): per resource,
+    ``(allocatable - requested) * 100 / allocatable`` with the pod counted, weighted mean, integers.
     """
-    while heap:
-        negative, node = heapq.heappop(heap)
-        score = scorer.least_allocated(node, request, key)
-        if score is None:
+    if capacity_of(free, request) < 1:
+        return None
+    total = weights = 0
+    for (name, weight), capacity in zip(SCORED_RESOURCES, allocatable, strict=True):
+        if capacity <= 0:
             continue
-        if -negative != score:
-            heapq.heappush(heap, (-score, node))
-            continue
-        return node
-    return None
+        left = free.get(name, 0) - request.get(name, 0)
+        total += max(0, int(left * MAX_SCORE // capacity)) * weight
+        weights += weight
+    return total // weights if weights else 0
 
 
 def _best(feasible: Sequence[_Candidate]) -> tuple[_Candidate, int]:
