@@ -76,10 +76,15 @@ def test_v1alpha2_names_its_template_by_podgrouptemplateref():
     }
 
 
-def test_v1alpha1_lists_pod_groups_and_says_how_pods_join():
-    (workload,), notes = _emit(_plain_job(), api_version="v1alpha1")
+def test_v1alpha1_lists_pod_groups_and_joins_by_workload_ref():
+    # 1.35: no PodGroup objects; pods name the Workload and its group (workload-reference.md's spec.workloadRef).
+    (workload, job), notes = _emit(_plain_job(), api_version="v1alpha1")
     assert workload["spec"]["podGroups"] == [{"name": "training", "policy": {"gang": {"minCount": 4}}}]
-    assert any("spec.workloadRef" in note for note in notes)
+    assert job["spec"]["template"]["spec"]["workloadRef"] == {"name": "training", "podGroup": "training"}
+    assert any("v1alpha1 has no topology constraints" in note for note in notes)
+    # Read back: the Job joined to the emitted Workload takes its gang.
+    (group,) = inspect(job, related=ObjectIndex([workload])).pod_groups
+    assert group.min_member == 4
 
 
 def test_an_unknown_version_is_refused():
@@ -133,3 +138,18 @@ def test_wmap_alter_joins_pod_templates_to_a_podgroup(tmp_path):
     assert result.exit_code == 0, result.output
     (job,) = yaml.safe_load_all(result.stdout)
     assert job["spec"]["template"]["spec"]["schedulingGroup"] == {"podGroupName": "training-worker-0"}
+
+
+def test_wmap_alter_joins_pod_templates_to_a_v1alpha1_workload(tmp_path):
+    from typer.testing import CliRunner
+
+    from workloadmap.cli.main import app
+
+    manifest = tmp_path / "job.yaml"
+    manifest.write_text(yaml.safe_dump(_plain_job()))
+    result = CliRunner().invoke(app, ["alter", str(manifest), "--workload-ref", "training-job-workload/workers"])
+    assert result.exit_code == 0, result.output
+    (job,) = yaml.safe_load_all(result.stdout)
+    assert job["spec"]["template"]["spec"]["workloadRef"] == {"name": "training-job-workload", "podGroup": "workers"}
+    bad = CliRunner().invoke(app, ["alter", str(manifest), "--workload-ref", "no-slash"])
+    assert bad.exit_code == 2 and "WORKLOAD/PODGROUP" in bad.output

@@ -68,6 +68,12 @@ class Alteration(JsonForm):
 
 _PodWrite = Callable[[Writer, PodSlot, Path, Changes, str], None]
 
+
+def _workload_ref(pair: tuple[str, str] | None) -> dict[str, str]:
+    workload, pod_group = pair or ("", "")
+    return {"name": workload, "podGroup": pod_group}
+
+
 # One writer per pod field: how a change is merged into what is there.
 _POD_WRITERS: dict[str, _PodWrite] = {
     "labels": lambda w, s, p, c, at: w.merge_map(p, s.effective("labels"), c.pod_labels, "pod label", at),
@@ -87,6 +93,9 @@ _POD_WRITERS: dict[str, _PodWrite] = {
     ),
     "schedulingGroup": lambda w, s, p, c, at: w.merge_map(
         p, s.effective("schedulingGroup"), {"podGroupName": c.scheduling_group or ""}, "schedulingGroup", at
+    ),
+    "workloadRef": lambda w, s, p, c, at: w.merge_map(
+        p, s.effective("workloadRef"), _workload_ref(c.workload_ref), "workloadRef", at
     ),
 }
 

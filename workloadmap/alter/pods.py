@@ -173,6 +173,11 @@ _EFFECTS: dict[str, Callable[[Any, Changes], bool]] = {
     "schedulingGroup": lambda value, changes: (
         isinstance(value, Mapping) and value.get("podGroupName") == changes.scheduling_group
     ),
+    "workloadRef": lambda value, changes: (
+        isinstance(value, Mapping)
+        and changes.workload_ref is not None
+        and (value.get("name"), value.get("podGroup")) == changes.workload_ref
+    ),
 }
 
 

@@ -12,8 +12,8 @@ For each PodGroup of the tree, kube-scheduler's native objects (kubernetes/api `
 * the workload with every pod template of a gang joined to its PodGroup
   (``spec.schedulingGroup.podGroupName``), written through :func:`~workloadmap.alter.alter`.
 
-v1alpha1 (1.35) has no PodGroup objects: its Workload lists ``spec.podGroups`` and pods join with
-``spec.workloadRef``, which the note gives; it has no topology constraints either.
+v1alpha1 (1.35) has no PodGroup objects: its Workload lists ``spec.podGroups`` and the pod templates
+join with ``spec.workloadRef {name, podGroup}``; it has no topology constraints either.
 
 The topology key is the gang's required level, else the level of the domain the placement chose
 (not the hostname: a gang is not pinned to one node for a preference). SubGroups have no flat
@@ -139,7 +139,7 @@ def pod_group_name(group: PodGroup) -> str:
     return dns_name(group.name, limit=253)
 
 
-def _joined(request: ExportRequest) -> dict[str, Any]:
+def _joined(request: ExportRequest, version: str) -> dict[str, Any]:
     """The workload with each gang's pod templates naming its PodGroup (through ``alter``).
 
     Raises:
@@ -161,8 +161,12 @@ def _joined(request: ExportRequest) -> dict[str, Any]:
         )
     obj: Mapping[str, Any] = request.obj
     groups = {group.name: group for group in request.tree.pod_groups}
+    workload = dns_name(request.tree.workload.name, limit=253)
     for component, (name,) in owners.items():
-        changes = Changes(scheduling_group=pod_group_name(groups[name]))
+        if version == "v1alpha1":  # the Workload's pod group, by spec.workloadRef
+            changes = Changes(workload_ref=(workload, dns_name(name)))
+        else:
+            changes = Changes(scheduling_group=pod_group_name(groups[name]))
         obj = alter(obj, changes, component=component, catalog=request.catalog).object
     return applyable_copy(obj)
 
@@ -185,14 +189,11 @@ def export_workload(request: ExportRequest) -> list[dict[str, Any]]:
         request.notes.append(
             f"{tree.workload}: SubGroups have no native counterpart inside one PodGroup; only the PodGroups are written"
         )
-    if version == "v1alpha1":
-        names = ", ".join(dns_name(group.name) for group in tree.pod_groups)
+    if version == "v1alpha1" and any(_key(group) for group in placements.values()):
         request.notes.append(
-            f"{tree.workload}: v1alpha1 has no PodGroup objects and no topology constraints: join the pods with"
-            f" spec.workloadRef {{name: {objects[0]['metadata']['name']}, podGroup: <one of {names}>}}"
+            f"{tree.workload}: v1alpha1 has no topology constraints; the gangs' levels are not written"
         )
-        return objects
     if request.obj is None:
         request.notes.append(f"{tree.workload}: without the workload object its pod templates are not joined")
         return objects
-    return [*objects, _joined(request)]
+    return [*objects, _joined(request, version)]
