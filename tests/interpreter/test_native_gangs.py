@@ -165,3 +165,16 @@ def test_workload_validation_cases_are_warned(case, change, said):
     assert inspect(valid).warnings == []
     change(valid["spec"])
     assert any(said in warning for warning in inspect(valid).warnings), case
+
+
+def test_wrongly_typed_native_fields_give_warnings_or_located_errors():
+    results = inspect_file(str(NATIVE / "bad-shapes.yaml"))
+    assert len(results) == 4
+    errors = [result.error for result in results if result.error is not None]
+    assert len(errors) == 1 and "document #4 (Workload/w)" in str(errors[0])
+    assert "must be a list or a mapping, got str" in str(errors[0])
+    job = next(result.tree for result in results if result.tree and result.tree.workload.name == "j")
+    assert [(group.name, group.min_member) for group in job.pod_groups] == [("pg", 1)]
+    assert any("no whole gang.minCount" in warning for warning in job.warnings)
+    podgroup = next(result.tree for result in results if result.tree and result.tree.workload.kind == "PodGroup")
+    assert any("greater than or equal to 1" in warning for warning in podgroup.warnings)
