@@ -14,7 +14,7 @@ import copy
 import pytest
 import yaml
 
-from helpers import FIXTURES_DIR
+from helpers import BAD_FIXTURES_DIR, FIXTURES_DIR
 from workloadmap import inspect
 from workloadmap.interpreter import ObjectIndex, inspect_file
 from workloadmap.interpreter.native import NATIVE_POLICY
@@ -168,7 +168,7 @@ def test_workload_validation_cases_are_warned(case, change, said):
 
 
 def test_wrongly_typed_native_fields_give_warnings_or_located_errors():
-    results = inspect_file(str(NATIVE / "bad-shapes.yaml"))
+    results = inspect_file(str(BAD_FIXTURES_DIR / "native-shapes.yaml"))
     assert len(results) == 4
     errors = [result.error for result in results if result.error is not None]
     assert len(errors) == 1 and "document #4 (Workload/w)" in str(errors[0])
