@@ -7,19 +7,22 @@ console script (``inspect_fast.py``) both run :func:`inspect_files`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from workloadmap.documents import load_objects
 from workloadmap.interpreter import ObjectIndex, inspect_documents
+from workloadmap.selectors import Selector
 from workloadmap.tree import WorkloadTree
 
 from ..printing import output
 from ..printing.escape import escaped
 from ..printing.formats import Output
+from ..printing.sorting import sort_by as sort_by_path
 from ..printing.usage import bad_parameter
-from ..printing.views import Views, dump, human, plain, table, template
-from ..render.workloads import render_inspect_table, render_tree
-from .common import Collected, gpu_resources, load_catalog
+from ..printing.views import Text, Views, dump, plain, template
+from ..render.workloads import render_inspect_table, render_tree, with_summary
+from .common import Collected, gpu_resources, load_catalog, selected
 
 
 def resource_name(tree: WorkloadTree) -> str:
@@ -39,11 +42,23 @@ def _document(trees: list[WorkloadTree]) -> object:
     return output.as_list([tree.to_dict() for tree in trees])
 
 
+def _trees(chosen: Output, trees: list[WorkloadTree]) -> str:
+    return with_summary(trees_text(trees), trees, header=chosen.header, summary=chosen.summary, gap="\n")
+
+
+def _table(*, wide: bool) -> Text:
+    def render(chosen: Output, trees: list[WorkloadTree]) -> str:
+        text = render_inspect_table(escaped(trees), wide=wide, header=chosen.header)
+        return with_summary(text, trees, header=chosen.header, summary=chosen.summary)
+
+    return Text(render, fit=False)
+
+
 VIEWS = Views(
     {
-        "tree": human(trees_text),
-        "table": table(lambda trees: render_inspect_table(escaped(trees))),
-        "wide": table(lambda trees: render_inspect_table(escaped(trees), wide=True)),
+        "tree": Text(_trees, fit=True),
+        "table": _table(wide=False),
+        "wide": _table(wide=True),
         "name": plain(lambda trees: "".join(f"{resource_name(tree)}\n" for tree in escaped(trees))),
         "json": dump(_document),
         "yaml": dump(_document),
@@ -54,9 +69,9 @@ VIEWS = Views(
 DEFAULT_VIEW = VIEWS.default
 
 
-def inspect_output(value: str) -> Output:
+def inspect_output(value: str, *, no_headers: bool = False, summary: bool = False) -> Output:
     """The ``-o`` value of ``wmap inspect``, parsed (typer.BadParameter when it is not one, exit 2)."""
-    return VIEWS.parse(value)
+    return replace(VIEWS.parse(value), header=not no_headers, summary=summary)
 
 
 def inspect_sources(files: Sequence[str] | None, filename: Sequence[str] | None) -> list[str]:
@@ -75,6 +90,8 @@ def inspect_files(
     recursive: bool = False,
     gpu_resource: Sequence[str] | None = None,
     related: Sequence[str] | None = None,
+    selector: Selector | None = None,
+    sort_by: str | None = None,
 ) -> int:
     """Expand the workloads of ``sources``, print them as ``chosen``; the exit code (the worst document's).
 
@@ -86,7 +103,7 @@ def inspect_files(
     related_objects = ObjectIndex.from_paths(list(related or []))
     collected = Collected()
     for source in sources:
-        documents = load_objects(source, recursive=recursive)
+        documents = selected(load_objects(source, recursive=recursive), selector)
         collected.add(
             inspect_documents(
                 documents,
@@ -97,6 +114,11 @@ def inspect_files(
         )
     if not collected.codes:
         output.warn(f"note: no Kubernetes objects found in {', '.join(sources)}")
-    if collected.trees:
-        VIEWS.write(chosen, [tree for tree, _ in collected.trees])
+    trees = [tree for tree, _ in collected.trees]
+    if sort_by is not None:
+        trees = sort_by_path(trees, lambda tree: tree.to_dict(), sort_by)
+    if trees:
+        VIEWS.write(chosen, trees)
+    elif selector is not None and collected.exit_code == 0:
+        output.warn(f"No resources found matching {selector}.")
     return collected.exit_code

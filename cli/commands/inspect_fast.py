@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .common import BUDGET_FLAGS, Guard
+from ..printing.sorting import parse_sort_by
+from .common import BUDGET_FLAGS, Guard, parse_selector
 from .inspect import DEFAULT_VIEW, inspect_files, inspect_output, inspect_sources
 
 
@@ -58,6 +59,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("recursive", ("-R", "--recursive"), convert=None, default=False),
     Option("gpu_resource", ("--gpu-resource",), multiple=True),
     Option("related", ("--related", "--runtimes"), multiple=True),
+    Option("selector", ("-l", "--selector")),
+    Option("sort_by", ("--sort-by",)),
+    Option("no_headers", ("--no-headers",), convert=None, default=False),
+    Option("summary", ("--summary",), convert=None, default=False),
     # added to every command by common.guarded
     Option("timeout", ("--timeout",)),
     Option("allow_reference_kind", ("--allow-reference-kind",), multiple=True),
@@ -132,8 +137,11 @@ def fast_inspect(arguments: Sequence[str], environment: Mapping[str, str]) -> Ca
     files, values = parsed
     try:
         guard = Guard.from_options(values)
-        chosen = inspect_output(values["output_format"])
+        chosen = inspect_output(values["output_format"], no_headers=values["no_headers"], summary=values["summary"])
         sources = inspect_sources(files, values["filename"])
+        selector = parse_selector(values["selector"])
+        if values["sort_by"] is not None:
+            parse_sort_by(values["sort_by"])
     except Exception:
         # A usage error (typer.BadParameter) typer reports under the usage line, exit 2; and anything
         # else too: the typer command runs these same checks inside its guard, which reports a bug
@@ -149,6 +157,8 @@ def fast_inspect(arguments: Sequence[str], environment: Mapping[str, str]) -> Ca
                 recursive=values["recursive"],
                 gpu_resource=values["gpu_resource"],
                 related=values["related"],
+                selector=selector,
+                sort_by=values["sort_by"],
             )
         )
         sys.exit(code)

@@ -10,7 +10,16 @@ from typing import List, Optional
 
 import typer
 
-from .common import catalog_option, gpu_resource_option, related_option
+from .common import (
+    catalog_option,
+    gpu_resource_option,
+    no_headers_option,
+    parse_selector,
+    related_option,
+    selector_option,
+    sort_by_option,
+    summary_option,
+)
 from .inspect import VIEWS, inspect_files, inspect_output, inspect_sources
 
 
@@ -24,11 +33,22 @@ def inspect(
     recursive: bool = typer.Option(False, "-R", "--recursive", help="Read directories recursively."),
     gpu_resource: Optional[List[str]] = gpu_resource_option(),
     related: Optional[List[str]] = related_option(),
+    selector: Optional[str] = selector_option(),
+    sort_by: Optional[str] = sort_by_option(),
+    no_headers: bool = no_headers_option(),
+    summary: bool = summary_option(),
 ) -> None:
     """Expand workloads from files into component trees with pod, GPU and gang totals."""
-    chosen = inspect_output(output_format)
+    chosen = inspect_output(output_format, no_headers=no_headers, summary=summary)
     sources = inspect_sources(files, filename)
     code = inspect_files(
-        sources, chosen, catalog_dirs=catalog_dirs, recursive=recursive, gpu_resource=gpu_resource, related=related
+        sources,
+        chosen,
+        catalog_dirs=catalog_dirs,
+        recursive=recursive,
+        gpu_resource=gpu_resource,
+        related=related,
+        selector=parse_selector(selector),
+        sort_by=sort_by,
     )
     raise typer.Exit(code)

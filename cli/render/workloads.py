@@ -5,13 +5,14 @@ Machine output is `printing/output.py`'s; which view a command writes, its `View
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from workloadmap.tree import Component, Grouping, PodGroup, TopologyConstraint, WorkloadTree
+from workloadmap.tree import Component, Grouping, PodGroup, TopologyConstraint, WorkloadRef, WorkloadTree
 
-from ..printing.numbers import amounts, count, plural
+from ..printing.numbers import amount, amounts, count, plural
 from ..printing.output import table, tree_lines
 from ..printing.terminal import current as current_terminal
 from .collapse import MAX_SHOWN, runs
@@ -158,23 +159,128 @@ def render_tree(tree: WorkloadTree) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_inspect_table(trees: list[WorkloadTree], *, wide: bool = False) -> str:
-    """One row per pod-bearing component (``wide``: replicas, GPUs per pod, namespace, definition too)."""
+def typed_names(workloads: Sequence[WorkloadRef]) -> list[str]:
+    """Each workload in kubectl's TYPE/NAME form (``jobset/llm-train``).
+
+    The group joins the kind (``workflow.argoproj.io/x``) only where two of the kinds listed share
+    a name, as kubectl needs it to tell them apart.
+    """
+    groups: dict[str, set[str]] = {}
+    for ref in workloads:
+        groups.setdefault(ref.kind.lower(), set()).add(ref.api_version.rpartition("/")[0])
+    names = []
+    for ref in workloads:
+        kind, group = ref.kind.lower(), ref.api_version.rpartition("/")[0]
+        names.append(
+            f"{kind}.{group}/{ref.display_name}" if group and len(groups[kind]) > 1 else f"{kind}/{ref.display_name}"
+        )
+    return names
+
+
+def accelerator_columns(resources: Sequence[Mapping[str, Any]], gpu_names: Sequence[str]) -> list[tuple[str, str]]:
+    """``(resource, HEADER)`` of every accelerator the GPUS column does not count (TPUs, Neuron, MIG slices ...).
+
+    A header is the resource's name after its domain (``google.com/tpu``: TPU), or the whole name
+    when that would be ambiguous.
+    """
+    from workloadmap.resources import is_accelerator
+
+    names = sorted({name for each in resources for name, value in each.items() if value and is_accelerator(name)})
+    names = [name for name in names if name not in gpu_names]
+    tails = [name.rpartition("/")[2].upper() for name in names]
+    return [
+        (name, tail if tails.count(tail) == 1 and tail not in ("GPU", "GPUS") else name.upper())
+        for name, tail in zip(names, tails, strict=True)
+    ]
+
+
+def _total(component: Component, name: str) -> Fraction:
+    return Fraction(component.pod_resources.get(name, 0)) * component.pods
+
+
+def render_inspect_table(trees: list[WorkloadTree], *, wide: bool = False, header: bool = True) -> str:
+    """One row per pod-bearing component: its workload (TYPE/NAME) and name, phase, pods and resource totals.
+
+    Every amount is the component's total (as GPUS is); ``wide`` adds the replicas and the amounts
+    per pod, and NAMESPACE (first, as with ``kubectl get -A``) shows when the workloads come from
+    several namespaces, or with ``wide``.
+    """
+    names = typed_names([tree.workload for tree in trees])
+    components = [
+        (tree, name, c) for tree, name in zip(trees, names, strict=True) for c in tree.walk() if c.has_pod_template
+    ]
+    gpu_names = trees[0].gpu_resources if trees else ()
+    extra = accelerator_columns([component.pod_resources for _, _, component in components], gpu_names)
+    namespaces = wide or len({tree.workload.namespace for tree in trees}) > 1
     rows = []
+    for tree, name, component in components:
+        row: list[Any] = [tree.workload.namespace] if namespaces else []
+        row += [name, component.name, tree.phase.value, component.pods, count(component.gpus)]
+        row += [count(_total(component, resource)) for resource, _ in extra]
+        row += [amount("cpu", _total(component, "cpu")), amount("memory", _total(component, "memory"))]
+        if wide:
+            shape = component.pod_resources
+            row += [component.replicas, count(component.gpus_per_pod)]
+            row += [count(shape.get(resource, 0)) for resource, _ in extra]
+            row += [amount("cpu", shape.get("cpu", 0)), amount("memory", shape.get("memory", 0)), tree.definition]
+        rows.append(row)
+    headers = (["NAMESPACE"] if namespaces else []) + ["NAME", "COMPONENT", "PHASE", "PODS", "GPUS"]
+    headers += [title for _, title in extra] + ["CPU", "MEMORY"]
+    if wide:
+        headers += ["REPLICAS", "GPUS/POD"] + [f"{title}/POD" for _, title in extra]
+        headers += ["CPU/POD", "MEMORY/POD", "DEFINITION"]
+    key = (0, 1, 2) if namespaces else (0, 1)
+    optional = [headers.index(title) for title in ("MEMORY", "CPU", "PHASE")]  # what gives way, in turn
+    return table(headers, rows, key=key, optional=optional, fit=not wide, header=header)
+
+
+def _counted(trees: Sequence[WorkloadTree]) -> tuple[int, Fraction, dict[str, Fraction]]:
+    """Pods, GPUs and the other accelerators of ``trees`` together."""
+    pods, gpus, others = 0, Fraction(0), {}
+    gpu_names = trees[0].gpu_resources if trees else ()
+    columns = accelerator_columns([tree.totals.resources for tree in trees], gpu_names)
     for tree in trees:
-        workload = f"{tree.workload.kind.lower()}/{tree.workload.display_name}"
-        for component in tree.walk():
-            if not component.has_pod_template:
-                continue
-            shape = amounts(component.pod_resources)
-            row: list[Any] = [component.name, workload, tree.phase.value, component.pods, count(component.gpus)]
-            row += [shape.get("cpu", "0"), shape.get("memory", "0")]
-            if wide:
-                row += [component.replicas, count(component.gpus_per_pod), tree.workload.namespace, tree.definition]
-            rows.append(row)
-    headers = ["NAME", "WORKLOAD", "PHASE", "PODS", "GPUS", "CPU", "MEMORY"]
-    headers += ["REPLICAS", "GPUS-PER-POD", "NAMESPACE", "DEFINITION"] if wide else []
-    return table(headers, rows, fit=not wide)
+        pods += tree.totals.pods
+        gpus += tree.totals.gpus
+        for name, _ in columns:
+            others[name] = others.get(name, Fraction(0)) + Fraction(tree.totals.resources.get(name, 0))
+    return pods, gpus, others
+
+
+def render_summary_line(trees: Sequence[WorkloadTree]) -> str:
+    """``4 workloads: 19 pods, 72 GPUs`` (and other accelerators by name), the line under a listing."""
+    pods, gpus, others = _counted(trees)
+    parts = [_plural(pods, "pod"), _plural(gpus, "GPU")] + [f"{count(value)} {name}" for name, value in others.items()]
+    return f"{_plural(len(trees), 'workload')}: {', '.join(parts)}\n"
+
+
+def with_summary(text: str, trees: Sequence[WorkloadTree], *, header: bool, summary: bool, gap: str = "") -> str:
+    """A listing's text, then its summary: the line under several workloads, or with ``summary`` the table.
+
+    ``header`` False (``--no-headers``) leaves the line out; ``gap`` goes between (a blank line under trees).
+    """
+    if summary:
+        return text + "\n" + render_summary_table(trees, header=header)
+    if header and len(trees) > 1:
+        return text + gap + render_summary_line(trees)
+    return text
+
+
+def render_summary_table(trees: Sequence[WorkloadTree], *, header: bool = True) -> str:
+    """``--summary``: workloads, pods and GPUs by namespace and kind, then the line of the whole."""
+    groups: dict[tuple[str, str], list[WorkloadTree]] = {}
+    for tree in trees:
+        groups.setdefault((tree.workload.namespace or "", tree.workload.kind), []).append(tree)
+    gpu_names = trees[0].gpu_resources if trees else ()
+    extra = accelerator_columns([tree.totals.resources for tree in trees], gpu_names)
+    rows = []
+    for (namespace, kind), members in sorted(groups.items()):
+        pods, gpus, others = _counted(members)
+        rows.append(
+            [namespace, kind, len(members), pods, count(gpus)] + [count(others.get(name, 0)) for name, _ in extra]
+        )
+    headers = ["NAMESPACE", "KIND", "WORKLOADS", "PODS", "GPUS"] + [title for _, title in extra]
+    return table(headers, rows, key=(0, 1), header=header) + render_summary_line(trees)
 
 
 # -- catalog ---------------------------------------------------------------------------------
@@ -422,19 +528,36 @@ def age(created: str | None, now: datetime | None = None) -> str:
     return f"{seconds}s"
 
 
-def render_rows(rows: Sequence[Any], *, wide: bool, namespaces: bool, prefix_types: bool, header: bool = True) -> str:
-    """`wmap get` rows: NAME [NAMESPACE] PHASE PODS GPUS AGE [DEFINITION GANGS]."""
-    headers = ["NAME"] + (["NAMESPACE"] if namespaces else []) + ["PHASE", "PODS", "GPUS", "AGE"]
-    headers += ["DEFINITION", "GANGS"] if wide else []
+def render_rows(
+    rows: Sequence[Any],
+    *,
+    wide: bool,
+    namespaces: bool,
+    typed: bool,
+    header: bool = True,
+    now: datetime | None = None,
+) -> str:
+    """`wmap get` rows: [NAMESPACE] NAME PHASE PODS GPUS [other accelerators] AGE [DEFINITION GANGS].
+
+    ``namespaces`` (``-A``) puts NAMESPACE first, as kubectl does; ``typed`` names each row
+    TYPE/NAME (several types listed); AGE counts from ``now`` (a dump's newest time), else today.
+    """
+    trees = [row.tree for row in rows if row.tree is not None]
+    gpu_names = trees[0].gpu_resources if trees else ()
+    extra = accelerator_columns([tree.totals.resources for tree in trees], gpu_names)
+    names = typed_names([row.workload for row in rows]) if typed else [row.workload.display_name for row in rows]
+    headers = (["NAMESPACE"] if namespaces else []) + ["NAME", "PHASE", "PODS", "GPUS"]
+    headers += [title for _, title in extra] + ["AGE"] + (["DEFINITION", "GANGS"] if wide else [])
     lines = []
-    for row in rows:
-        name = f"{row.type_name}/{row.workload.name}" if prefix_types else row.workload.name
+    for row, name in zip(rows, names, strict=True):
         ready = "?" if row.pods_ready is None else row.pods_ready
-        cells = [name] + ([row.workload.namespace or ""] if namespaces else [])
-        cells += [row.phase.value, f"{ready}/{row.pods_desired}", count(row.gpus), age(row.created)]
+        resources = row.tree.totals.resources if row.tree is not None else {}
+        cells = ([row.workload.namespace or ""] if namespaces else []) + [name, row.phase.value]
+        cells += [f"{ready}/{row.pods_desired}", count(row.gpus)]
+        cells += [count(resources.get(resource, 0)) for resource, _ in extra] + [age(row.created, now)]
         lines.append(cells + ([row.definition, row.gangs] if wide else []))
-    text = table(headers, lines, free_text_last=wide, fit=not wide)
-    return text if header else text.split("\n", 1)[1]
+    key = (0, 1) if namespaces else (0,)
+    return table(headers, lines, key=key, free_text_last=wide, fit=not wide, header=header)
 
 
 def _pod_line(pod: Any) -> str:
