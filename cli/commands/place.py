@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, List, Optional
 
@@ -17,7 +17,8 @@ from ..printing.escape import escaped
 from ..printing.formats import Output
 from ..printing.numbers import plural as _plural
 from ..printing.terminal import progress
-from ..printing.views import View, Views, dump, human, stream, table, template
+from ..printing.views import Text, View, Views, dump, human, stream, table, template
+from ..render.reasons import Explainer
 from ..render.workloads import (
     render_joint_summary,
     render_placement,
@@ -34,6 +35,7 @@ from .common import (
     gpu_resources,
     load_catalog,
     located_error,
+    no_headers_option,
     parse_levels,
     related_option,
     source_forms,
@@ -68,10 +70,16 @@ TOPOLOGY_HELP = deferred(
 
 @dataclass(frozen=True)
 class _Placed:
-    """What the report views write: the reports, and the summary of workloads placed together."""
+    """What the report views write: the reports, the summary of workloads placed together, how to word reasons."""
 
     reports: list[PlacementReport]
     joint: JointPlacement | None = None
+    trees: list[Any] = field(default_factory=list)
+    clusters: list[Cluster] = field(default_factory=list)
+
+    def explainer(self) -> Explainer:
+        """Reasons worded for people, from the workloads' pods and the clusters' nodes (escaped as the reports)."""
+        return Explainer(escaped(self.trees), self.clusters)
 
 
 def _and_joint(view: View) -> View:
@@ -90,7 +98,16 @@ def _reports(placed: _Placed) -> Any:
 
 
 def _report_trees(placed: _Placed) -> str:
-    return "\n".join(render_placement(report) for report in escaped(placed.reports))
+    explainer = placed.explainer()
+    return "\n".join(render_placement(report, explainer) for report in escaped(placed.reports))
+
+
+def _placement_table(*, wide: bool) -> Text:
+    def render(chosen: Output, placed: _Placed) -> str:
+        reports = escaped(placed.reports)
+        return render_placement_table(reports, wide=wide, explainer=placed.explainer(), header=chosen.header)
+
+    return Text(render, fit=False)
 
 
 def _rankings(rankings: list[ClusterRanking]) -> Any:
@@ -100,8 +117,8 @@ def _rankings(rankings: list[ClusterRanking]) -> Any:
 PLACEMENTS = Views(
     {
         "tree": _and_joint(human(_report_trees)),
-        "table": _and_joint(table(lambda placed: render_placement_table(escaped(placed.reports)))),
-        "wide": _and_joint(table(lambda placed: render_placement_table(escaped(placed.reports), wide=True))),
+        "table": _and_joint(_placement_table(wide=False)),
+        "wide": _and_joint(_placement_table(wide=True)),
         "json": dump(_reports),
         "yaml": dump(_reports),
         "templates": template(_reports),
@@ -259,12 +276,13 @@ def place(
     catalog_dirs: Optional[List[Path]] = catalog_option(),
     related: Optional[List[str]] = related_option(),
     gpu_resource: Optional[List[str]] = gpu_resource_option(),
+    no_headers: bool = no_headers_option(),
 ) -> None:
     """Show where each gang of the workload fits (per topology level), or emit scheduler objects."""
     from workloadmap.placement import Verdict
 
     targets = list(emit or [])
-    chosen = _chosen(output_format, targets)
+    chosen = replace(_chosen(output_format, targets), header=not no_headers)
     if not topology:
         output.warn(f"note: no --topology given; placing on the built-in example cluster preset:{default_preset()}")
     clusters = _clusters(
@@ -372,7 +390,9 @@ def _report(placed: list[tuple[Placement, Any, Any]], chosen: Output, joint: Joi
     if rankings:
         RANKINGS.write(chosen, rankings)
     elif reports:
-        PLACEMENTS.write(chosen, _Placed(reports, joint))
+        trees = [tree for placement, _, tree in placed if placement.report is not None]
+        clusters = {id(placement.cluster): placement.cluster for placement, _, _ in placed if placement.cluster}
+        PLACEMENTS.write(chosen, _Placed(reports, joint, trees, list(clusters.values())))
 
 
 def _place_all(

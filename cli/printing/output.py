@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -85,7 +86,7 @@ def table(
         for position, index in enumerate(columns):
             value, width = row[index], widths[position]
             if index in key and len(value) > width:
-                cells.append([value[start : start + width] for start in range(0, len(value), max(width, 1))])
+                cells.append(_broken(value, width))
             elif index == last and wrap_last and number >= len(heading):
                 cells.append(_wrapped(value, width))
             else:
@@ -94,6 +95,25 @@ def table(
             parts = [parts[line] if line < len(parts) else "" for parts in cells]
             lines.append("   ".join(part.ljust(widths[position]) for position, part in enumerate(parts)).rstrip())
     return "\n".join(lines) + "\n" if lines else ""
+
+
+_BREAKS = re.compile(r"(?<=[/.\-_:])")
+
+
+def _broken(name: str, width: int) -> list[str]:
+    """A name too wide for its column on lines of ``width``, broken after ``/``, ``-``, ``.``, ``_`` or ``:`` where it can."""
+    width = max(width, 1)
+    lines = [""]
+    for piece in _BREAKS.split(name):
+        while len(piece) > width:
+            room = width - len(lines[-1])
+            lines[-1] += piece[:room]
+            piece = piece[room:]
+            lines.append("")
+        if len(lines[-1]) + len(piece) > width:
+            lines.append("")
+        lines[-1] += piece
+    return [line for line in lines if line] or [name]
 
 
 def _wrapped(text: str, width: int) -> list[str]:

@@ -17,6 +17,7 @@ from ..printing.output import table, tree_lines
 from ..printing.terminal import current as current_terminal
 from .collapse import MAX_SHOWN, runs
 from .numa import qos_text
+from .reasons import Explainer
 
 if TYPE_CHECKING:  # placement and lint load only with the commands that use them
     from workloadmap.lint import LintFinding
@@ -327,7 +328,20 @@ def _candidates(candidates: Sequence[str], shown: int = 5, separator: str = " ")
     return text + (f"{separator}+{more}{'' if separator == ',' else ' more'}" if more > 0 else "")
 
 
-def _group_label(group: GroupPlacement, name: str | None = None, assigned: str | None = None, alike: int = 1) -> str:
+def _group_label(
+    group: GroupPlacement,
+    name: str | None = None,
+    assigned: str | None = None,
+    alike: int = 1,
+    reason: str | None = None,
+    parent_placed: bool = True,
+) -> str:
+    """One gang's line: pods, verdict, levels, where it went (or could go), and why.
+
+    ``reason`` replaces the scheduler's (people-facing, :mod:`.reasons`). Candidates are listed only
+    for a gang that was not placed although its PodGroup was: once a gang is placed its assignment
+    says where, and a SubGroup of an unplaced PodGroup has none.
+    """
     status = VERDICT_WORDS[group.verdict]
     pods = f"{_plural(group.pods, 'pod')}, min {group.min_member}{'' if group.gang else ', no gang'}"
     pods = f"{alike} alike, each {pods}" if alike > 1 else pods
@@ -341,34 +355,39 @@ def _group_label(group: GroupPlacement, name: str | None = None, assigned: str |
         parts.append(f"preferred {preferred} ({fit.fitting} of {fit.domains} domains)")
     else:
         parts.append("preferred: whole cluster")
-    if group.candidates:
-        parts.append("candidates " + _candidates(group.candidates))
     if assigned is None and group.assignment is not None and group.fits:
         assigned = _assignment(group.assignment)
+    if group.candidates and not assigned and not group.fits and parent_placed:
+        parts.append("candidates " + _candidates(group.candidates))
     if assigned:
         parts.append(f"assigned {assigned}")
-    if group.reason:
-        parts.append(group.reason)
+    reason = reason if reason is not None else group.reason
+    if reason:
+        parts.append(reason)
     if group.approximate:
         undecided = sum(fit.undecided for fit in group.levels)
         parts.append(f"(search budget spent: {undecided} domains undecided, none counted as fitting)")
     return "; ".join(parts)
 
 
-def _placement_nodes(groups: Sequence[GroupPlacement]) -> list[tuple[str, list[Any]]]:
+def _placement_nodes(report: PlacementReport, explainer: Explainer) -> list[tuple[str, list[Any]]]:
     """The PodGroups as (label, children) tree nodes.
 
     Identical neighbours (but for their name and assignment) are drawn once, with the domains
     they were assigned to.
     """
 
+    def reason(group: GroupPlacement, key: str | None = None) -> str | None:
+        return explainer.reason(report, group, key)
+
     def key(group: GroupPlacement) -> Any:
         # Reasons name their own group ("its PodGroup g-3 is not placed"): alike once the name is out.
-        labels = [_group_label(group, "", "")] + [_group_label(sub) for sub in group.sub_groups]
+        labels = [_group_label(group, "", "", reason=reason(group))]
+        labels += [_group_label(sub, reason=reason(sub, f"{group.name}/{sub.name}")) for sub in group.sub_groups]
         return tuple(label.replace(group.name, "{}") for label in labels)
 
     nodes: list[tuple[str, list[Any]]] = []
-    for run in runs(groups, lambda group: group.name, key):
+    for run in runs(report.pod_groups, lambda group: group.name, key):
         assigned = None
         name = run.first.name
         if len(run.items) > 1:
@@ -376,19 +395,24 @@ def _placement_nodes(groups: Sequence[GroupPlacement]) -> list[tuple[str, list[A
             placed = [group.assignment for group in run.items if group.assignment and group.fits]
             domains = [assignment.domain or "the cluster" for assignment in placed]
             assigned = "to " + _candidates(list(dict.fromkeys(domains)), 4, ", ") if domains else ""
-        label = _group_label(run.first, name, assigned, alike=len(run.items))
-        nodes.append((label, _subgroup_nodes(run.first)))
+        label = _group_label(run.first, name, assigned, alike=len(run.items), reason=reason(run.first))
+        nodes.append(
+            (label, _subgroup_nodes(run.first, lambda sub, parent=run.first: reason(sub, f"{parent.name}/{sub.name}")))
+        )
     return nodes
 
 
-def _subgroup_nodes(group: GroupPlacement) -> list[Any]:
+def _subgroup_nodes(group: GroupPlacement, reason: Any) -> list[Any]:
     """SubGroups hang under their parent SubGroup, as KAI nests them."""
     children: dict[str | None, list[GroupPlacement]] = {}
     for sub in group.sub_groups:
         children.setdefault(sub.parent, []).append(sub)
 
     def build(parent: str | None) -> list[Any]:
-        return [(_group_label(sub), build(sub.name)) for sub in children.get(parent, [])]
+        return [
+            (_group_label(sub, reason=reason(sub), parent_placed=group.fits), build(sub.name))
+            for sub in children.get(parent, [])
+        ]
 
     return build(None)
 
@@ -410,15 +434,20 @@ def render_joint_summary(joint: JointPlacement) -> str:
     return line + "\n"
 
 
-def render_placement(report: PlacementReport) -> str:
-    """`wmap place` as a tree: the verdict, each PodGroup with its SubGroups, then the slices."""
+def render_placement(report: PlacementReport, explainer: Explainer | None = None) -> str:
+    """`wmap place` as a tree: the verdict, each PodGroup with its SubGroups, then the slices.
+
+    ``explainer`` words the reasons for people (:mod:`.reasons`); without it they are the scheduler's.
+    """
+    explainer = explainer or Explainer()
     head = f"{report.workload} on {report.topology.name}: {VERDICT_WORDS[report.verdict]}"
-    if report.reason:
-        head += f" ({report.reason})"
+    reason = explainer.head(report)
+    if reason:
+        head += f" ({reason})"
     if report.placed_before:
         head += f" [after {_plural(len(report.placed_before), 'workload')} placed before it]"
     lines = [head]
-    nodes = _placement_nodes(report.pod_groups)
+    nodes = _placement_nodes(report, explainer)
     shown = nodes[:MAX_SHOWN] if len(nodes) > MAX_SHOWN + 1 else nodes
     lines.extend(tree_lines(shown, lambda node: node[0], lambda node: node[1]))
     if len(shown) < len(nodes):
@@ -440,29 +469,42 @@ def _short(level: str | None) -> str:
     return _level(level).rpartition("/")[2]
 
 
-def render_placement_table(reports: Sequence[PlacementReport], *, wide: bool = False) -> str:
+def render_placement_table(
+    reports: Sequence[PlacementReport], *, wide: bool = False, explainer: Explainer | None = None, header: bool = True
+) -> str:
     """`wmap place -o table`: one row per PodGroup and SubGroup.
 
-    The WORKLOAD column appears for several workloads, levels by their tail; ``wide`` adds the
-    cluster, minMember and required level, with full level keys and every candidate.
+    The WORKLOAD column (TYPE/NAME) appears for several workloads, levels by their tail; WORKLOAD
+    and GROUP are never cut, CANDIDATES, PREFERRED and ASSIGNED:NODES are left out in turn at a
+    narrow width; ``wide``
+    adds the cluster, minMember and required level, with full level keys, every candidate and, after
+    the reason worded for people (:mod:`.reasons`), the scheduler's own where it differs.
     """
+    explainer = explainer or Explainer()
     several = wide or len({str(report.workload) for report in reports}) > 1
     level = _level if wide else _short
+    names = typed_names([report.workload for report in reports])
     rows = []
-    for report in reports:
+    for report, workload in zip(reports, names, strict=True):
         for group in report.pod_groups:
             entries = [(group, group.name)] + [(sub, f"{group.name}/{sub.name}") for sub in group.sub_groups]
             for entry, name in entries:
                 candidates = ",".join(entry.candidates) if wide else _candidates(entry.candidates, 1, ",")
-                row: list[Any] = ([str(report.workload)] if several else []) + ([report.topology.name] if wide else [])
+                row: list[Any] = ([workload] if several else []) + ([report.topology.name] if wide else [])
                 row += [name, entry.pods] + ([entry.min_member] if wide else []) + [VERDICT_CELLS[entry.verdict]]
                 row += [entry.required_level] if wide else []
-                row += [level(entry.preferred_level), candidates, _assigned_cell(entry), entry.reason]
+                row += [level(entry.preferred_level), candidates, _assigned_cell(entry)]
+                reason = explainer.reason(report, entry, name)
+                if wide and entry.reason and reason != entry.reason:
+                    reason = f"{reason} (scheduler: {entry.reason})"
+                row.append(reason)
                 rows.append(row)
     headers = (["WORKLOAD"] if several else []) + (["CLUSTER"] if wide else []) + ["GROUP", "PODS"]
     headers += (["MIN"] if wide else []) + ["FITS"] + (["REQUIRED"] if wide else [])
     headers += ["PREFERRED", "CANDIDATES", "ASSIGNED:NODES", "REASON"]
-    return table(headers, rows, free_text_last=True, fit=not wide)
+    key = (0, 2 if wide else 1) if several else (0,)
+    optional = [headers.index(title) for title in ("CANDIDATES", "PREFERRED", "ASSIGNED:NODES")]
+    return table(headers, rows, key=key, optional=optional, free_text_last=True, fit=not wide, header=header)
 
 
 def _assigned_cell(group: GroupPlacement) -> str | None:
