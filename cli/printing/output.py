@@ -101,7 +101,7 @@ _BREAKS = re.compile(r"(?<=[/.\-_:])")
 
 
 def _broken(name: str, width: int) -> list[str]:
-    """A name too wide for its column on lines of ``width``, broken after ``/``, ``-``, ``.``, ``_`` or ``:`` where it can."""
+    """A name too wide for its column, on lines of ``width``: broken after ``/ - . _ :`` where it can."""
     width = max(width, 1)
     lines = [""]
     for piece in _BREAKS.split(name):

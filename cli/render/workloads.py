@@ -303,10 +303,23 @@ def render_definition_table(summaries: list[dict[str, Any]], *, wide: bool = Fal
     return table(headers, rows, fit=not wide)
 
 
+def render_lint_lines(findings: list[LintFinding]) -> str:
+    """One finding per line, as compilers print them: ``FILE:LINE: SEVERITY: DEFINITION: FIELD: RULE: message``.
+
+    Never cut or wrapped: an editor or ``grep`` reads each line whole.
+    """
+    return "".join(f"{finding.compiler_line()}\n" for finding in findings)
+
+
 def render_lint_table(findings: list[LintFinding]) -> str:
     """One row per finding; the message is last and keeps its spaces."""
     rows = [[f.severity, f.definition, f.field, f.rule, f.message] for f in findings]
     return table(["SEVERITY", "DEFINITION", "FIELD", "RULE", "MESSAGE"], rows, free_text_last=True)
+
+
+def render_rules(rows: Sequence[tuple[str, str, str, str]]) -> str:
+    """``catalog lint --rules``: RULE SEVERITY NEEDS, then what each catches, wrapped under its column."""
+    return table(["RULE", "SEVERITY", "NEEDS", "CATCHES"], rows, free_text_last=True, wrap_last=True)
 
 
 # -- placement -------------------------------------------------------------------------------

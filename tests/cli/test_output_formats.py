@@ -30,7 +30,8 @@ def test_inspect_wide_adds_columns_and_never_cuts(wmap, monkeypatch):
     assert all(len(line) <= 60 for line in table.splitlines())
     assert "jobset/llm-train" in table.splitlines()[1]  # the name is never cut
     header = wide.splitlines()[0].split()
-    assert header[0] == "NAMESPACE" and header[-6:] == ["MEMORY", "REPLICAS", "GPUS/POD", "CPU/POD", "MEMORY/POD", "DEFINITION"]
+    assert header[0] == "NAMESPACE"
+    assert header[-6:] == ["MEMORY", "REPLICAS", "GPUS/POD", "CPU/POD", "MEMORY/POD", "DEFINITION"]
     assert "jobset/llm-train" in wide and "research" in wide  # whole, however narrow the terminal
 
 
