@@ -27,6 +27,7 @@ from workloadmap.documents import Document, load_objects
 from workloadmap.errors import ClusterError, NoDefinitionError, WorkloadMapError
 from workloadmap.interpreter import ObjectIndex, inspect_documents
 from workloadmap.runtime_definitions import Phase
+from workloadmap.values import mapping_at
 
 from ..printing import output
 from ..printing.escape import escaped
@@ -77,7 +78,7 @@ class _Listing:
 
 def _item(row: Any, now: datetime | None) -> dict[str, Any]:
     """One item of ``-o json``: the inspect tree, the object's metadata, and the live columns of the table."""
-    item = row.tree.to_dict()
+    item: dict[str, Any] = row.tree.to_dict()
     item["metadata"] = row.metadata
     item["live"] = {"podsReady": row.pods_ready, "podsDesired": row.pods_desired, "age": age(row.created, now)}
     return item
@@ -488,7 +489,7 @@ def _from_dumps(
     live = from_dumps(everything, node_objects)
     picked = []
     for obj in everything:
-        metadata = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+        metadata = mapping_at(obj, "metadata")
         if namespace is not None and metadata.get("namespace") != namespace:
             continue
         if chosen_selector is not None and not chosen_selector.matches(labels_of(obj)):

@@ -62,13 +62,9 @@ class UnsortableError(Exception):
 
 
 def _quantity(text: str) -> Fraction | None:
-    from workloadmap.errors import WorkloadMapError
-    from workloadmap.quantities import parse_quantity
+    from workloadmap.quantities import quantity_value
 
-    try:
-        return parse_quantity(text)
-    except WorkloadMapError:
-        return None
+    return quantity_value(text)
 
 
 def _is_number(value: Any) -> bool:

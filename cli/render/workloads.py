@@ -237,7 +237,7 @@ def render_inspect_table(trees: list[WorkloadTree], *, wide: bool = False, heade
 
 def _counted(trees: Sequence[WorkloadTree]) -> tuple[int, Fraction, dict[str, Fraction]]:
     """Pods, GPUs and the other accelerators of ``trees`` together."""
-    pods, gpus, others = 0, Fraction(0), {}
+    pods, gpus, others = 0, Fraction(0), dict[str, Fraction]()
     gpu_names = trees[0].gpu_resources if trees else ()
     columns = accelerator_columns([tree.totals.resources for tree in trees], gpu_names)
     for tree in trees:
@@ -674,10 +674,10 @@ def _describe_children(node: Any) -> list[Any]:
     return [*node.components, *node.pods, *more]
 
 
-def _events_table(events: Sequence[Any]) -> str:
+def _events_table(events: Sequence[Any], now: datetime | None = None) -> str:
     """The events in kubectl's columns; on a terminal too narrow for them the object leads its wrapped message."""
     headers = ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
-    rows = [[age(event.last_seen), event.type, event.reason, event.object, event.message] for event in events]
+    rows = [[age(event.last_seen, now), event.type, event.reason, event.object, event.message] for event in events]
     width = current_terminal().width
     whole = table(headers, rows, free_text_last=True, fit=False)
     if width is None or max(len(line) for line in whole.splitlines()) <= width - 2:
@@ -688,8 +688,11 @@ def _events_table(events: Sequence[Any]) -> str:
     )
 
 
-def render_describe(report: Any) -> str:
-    """The `wmap describe` view: the tree with pods, unattributed pods, gangs, the audit, events."""
+def render_describe(report: Any, *, now: datetime | None = None) -> str:
+    """The `wmap describe` view: the tree with pods, unattributed pods, gangs, the audit, events.
+
+    LAST SEEN counts from ``now`` (a dump's newest time), else from today.
+    """
     inspect_lines = render_tree(report.tree).splitlines()
     footer = next(index for index, line in enumerate(inspect_lines) if line.startswith("Totals: "))
     lines = inspect_lines[:1] + tree_lines(report.components, _describe_label, _describe_children)
@@ -708,6 +711,6 @@ def render_describe(report: Any) -> str:
             lines.append(f"  pods on nodes not read: {', '.join(report.placement.unknown_nodes)}")
     if report.events:
         lines.append("Events (newest first):")
-        lines.extend(f"  {line}" for line in _events_table(report.events).splitlines())
+        lines.extend(f"  {line}" for line in _events_table(report.events, now).splitlines())
     lines.extend(f"warning: {warning}" for warning in report.warnings)
     return "\n".join(lines) + "\n"

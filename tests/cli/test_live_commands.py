@@ -163,8 +163,8 @@ def test_describe_a_file_alone_has_no_pods():
         ["describe"],
         ["describe", "jobset/x", "-f", "x.yaml"],
         ["describe", "-f", "x.yaml", "--nodes", "n.yaml"],
-        ["describe", "jobset"],
-        ["describe", "--objects", "o.yaml", "jobset/x"],
+        ["describe", "jobset/x", "-l", "team=ml"],
+        ["describe", "jobsets", "-l", "team in"],
     ],
 )
 def test_describe_usage_errors_exit_2(args):
