@@ -143,6 +143,13 @@ _lazy(
 )
 _lazy(
     app,
+    "diff",
+    "commands.diff.diff_command",
+    "What changes between two versions of workloads: pods, GPUs, resources, gangs, placement.",
+    budgets=True,
+)
+_lazy(
+    app,
     "alter",
     "commands.alter.alter_command",
     "Change every pod template of a workload: scheduler, queue, labels, tolerations ...",

@@ -43,6 +43,7 @@ RANK = {
     "placement": 9,
     "exporters": 10,
     "live": 10,
+    "diff": 10,  # two versions of workloads compared, their placements too
     "__init__": 11,
 }
 

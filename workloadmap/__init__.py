@@ -6,7 +6,7 @@ The pipeline, one subpackage per stage::
                                    topology -> placement -> exporters
     lint checks definitions; alter changes pods through the catalog; kube reads a live cluster
     (GET/LIST/WATCH only); live: a workload's running pods attributed to its components, events,
-    placement audit
+    placement audit; diff: two versions of workloads compared, their placements too
 
 The everyday calls::
 
@@ -18,6 +18,7 @@ The everyday calls::
     objects = workloadmap.export("kai", tree, report)
     changed = workloadmap.alter(obj, workloadmap.Changes(scheduler_name="kai-scheduler")).object
     described = workloadmap.describe(obj, live)             # live = LiveObjects(pods, owners, events, nodes)
+    changes = workloadmap.diff_workloads(old_trees, new_trees, cluster=cluster)  # a Helm bump reviewed
 """
 
 from typing import TYPE_CHECKING, Any
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from .budgets import Budgets, Deadline
     from .catalog import Catalog, load_definition, load_definitions, parse_definition
     from .definitions import Definition, definition_json_schema
+    from .diff import DiffReport, WorkloadDiff, diff_workloads
     from .documents import Document, load_objects
     from .errors import (
         AlterError,
@@ -159,6 +161,10 @@ __all__ = [
     "LiveObjects",
     "ObjectsByUid",
     "from_dumps",
+    # diff
+    "diff_workloads",
+    "DiffReport",
+    "WorkloadDiff",
     # lint
     "lint_path",
     "lint_definition",
@@ -191,6 +197,7 @@ _LAZY = {
     **dict.fromkeys(("Budgets", "Deadline"), ".budgets"),
     **dict.fromkeys(("Catalog", "load_definition", "load_definitions", "parse_definition"), ".catalog"),
     **dict.fromkeys(("Definition", "definition_json_schema"), ".definitions"),
+    **dict.fromkeys(("DiffReport", "WorkloadDiff", "diff_workloads"), ".diff"),
     "Phase": ".runtime_definitions",
     **dict.fromkeys(("Document", "load_objects"), ".documents"),
     **dict.fromkeys(

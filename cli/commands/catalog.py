@@ -234,7 +234,7 @@ def catalog_export(
 
     catalog = load_catalog(catalog_dirs)
     chosen = [catalog.get(name) for name in names] if names else list(catalog)
-    missing = [name for name, found in zip(names or [], chosen, strict=True) if found is None]
+    missing = [name for name, found in zip(names, chosen, strict=True) if found is None] if names else []
     if missing:
         _unknown(catalog, missing[0])
     objects = []

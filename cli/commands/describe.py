@@ -98,7 +98,7 @@ def _live(objects: list[str], nodes: Optional[str]) -> tuple[LiveObjects, list[d
     from workloadmap.live import from_dumps, newest_time
 
     everything = [obj for path in objects for obj in _objects(path)]
-    node_objects = None
+    node_objects = [obj for obj in everything if obj.get("kind") == "Node"] or None  # a dump of nodes too
     if nodes is not None:
         node_objects = [item for obj in _objects(nodes) for item in (obj.get("items") or [obj])]
     return from_dumps(everything, node_objects), everything, newest_time(everything + list(node_objects or []))
@@ -179,7 +179,10 @@ def describe_command(
         "with -f the live objects around the files' workloads; with TYPE[/NAME] the workloads too.",
     ),
     nodes: Optional[str] = typer.Option(
-        None, "--nodes", metavar="NODES", help="With --objects: a NodeList, for the placement audit."
+        None,
+        "--nodes",
+        metavar="NODES",
+        help="With --objects: a NodeList, for the placement audit (default: the Nodes the dumps hold).",
     ),
     namespace: Optional[str] = typer.Option(
         None, "-n", "--namespace", metavar="NAMESPACE", help="Namespace (default: the context's; dumps: every one)."

@@ -357,7 +357,9 @@ def get(
         help="Read the workloads, their pods and owners from `kubectl get -o yaml` dumps (FILE, DIR or -; "
         "repeatable) instead of the cluster.",
     ),
-    nodes: Optional[str] = typer.Option(None, "--nodes", metavar="NODES", help="With --objects: a NodeList dump."),
+    nodes: Optional[str] = typer.Option(
+        None, "--nodes", metavar="NODES", help="With --objects: a NodeList dump (default: the Nodes the dumps hold)."
+    ),
     output_format: str = VIEWS.option("get"),
     sort_by: Optional[str] = sort_by_option(),
     no_headers: bool = no_headers_option(),
@@ -483,7 +485,7 @@ def _from_dumps(
     from workloadmap.live import from_dumps, newest_time
 
     everything = _dumped(paths)
-    node_objects = _dumped([nodes]) if nodes else None
+    node_objects = _dumped([nodes]) if nodes else [obj for obj in everything if obj.get("kind") == "Node"] or None
     wanted = _wanted(catalog, pairs, top_only)
     chosen_selector = parse_selector(options["selector"])
     live = from_dumps(everything, node_objects)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # placement loads with the commands that use it
     from workloadmap.topology import Cluster
     from workloadmap.tree import WorkloadTree
 
-__all__ = ["Explainer"]
+__all__ = ["Explainer", "kueue_words"]
 
 
 def _tail(path: str | None) -> str:
@@ -59,7 +59,7 @@ def _exclusion(what: str, nodes: str) -> str:
     return f"{nodes} {noun} {'lacks' if one else 'lack'} the free {name}"
 
 
-def _kueue_words(reason: str | None) -> str | None:
+def kueue_words(reason: str | None) -> str | None:
     """Kueue's not-fit message in words: how many pods find room, and why the nodes left out were left out."""
     match = _KUEUE_NOT_FIT.match(reason or "")
     if match is None:
@@ -135,7 +135,7 @@ class Explainer:
         if group.reason and group.reason.startswith("its PodGroup "):
             return group.reason
         cause = self._too_large(report, key or group.name)
-        return cause or _kueue_words(group.reason)
+        return cause or kueue_words(group.reason)
 
     def _too_large(self, report: PlacementReport, key: str) -> str | None:
         """``each worker pod needs 8 GPUs; the nodes have 4``: a pod no node can hold, at all or as they are used."""
