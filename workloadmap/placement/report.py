@@ -8,7 +8,7 @@ from enum import Enum
 from fractions import Fraction
 
 from ..tree import WorkloadRef
-from ..values import JsonForm
+from ..values import OMIT, JsonForm
 
 __all__ = [
     "Verdict",
@@ -171,6 +171,8 @@ class PlacementReport(JsonForm):
         placed_before: workloads placed first on the same cluster, whose pods took capacity.
         verdict: ``DoesNotFit`` when a PodGroup does not fit, else ``Unknown`` when some gang's fit is
             unknown, else ``Fits``; ``fits`` is true only for ``Fits``.
+        gpus_taken: per node, the GPUs the workload's placed pods take there (what a picture of the
+            cluster after the placement subtracts); not part of the JSON form.
     """
 
     workload: WorkloadRef
@@ -183,6 +185,7 @@ class PlacementReport(JsonForm):
     notes: list[str] = field(default_factory=list)
     placed_before: list[WorkloadRef] = field(default_factory=list)
     verdict: Verdict = Verdict.DOES_NOT_FIT
+    gpus_taken: dict[str, Fraction] = field(default_factory=dict, metadata=OMIT)
 
     def __post_init__(self) -> None:
         if self.fits:

@@ -144,6 +144,7 @@ class Session:
                 for sub in group.sub_groups:
                     sub.fits, sub.assignment = False, None
                     sub.reason = sub.reason or f"its PodGroup {group.name} is not placed"
+        report.gpus_taken = self.nodes.taken_since(mark, tree.gpu_resources)
         unfit = self._settle(report)
         if unfit:
             # How many fit and the first reason: a ranking across clusters keeps it as the cluster's reason.
