@@ -9,7 +9,6 @@ on that cluster and the verdicts compared. Exit 0, or with ``--exit-code`` 1 whe
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, List, Optional
 
@@ -24,7 +23,6 @@ from ..printing.deferred import deferred
 from ..printing.escape import escaped
 from ..printing.views import Views, dump, human, template
 from ..render.diff import render_diff
-from ..render.reasons import Explainer
 from .common import (
     Collected,
     catalog_option,
@@ -46,24 +44,13 @@ TOPOLOGY_HELP = deferred(
 )
 
 
-@dataclass(frozen=True)
-class _Diffed:
-    """What the views of ``wmap diff`` write: the differences, and the new version's trees and cluster (for reasons)."""
-
-    report: DiffReport
-    trees: list[Any] = field(default_factory=list)
-    clusters: list[Any] = field(default_factory=list)
-
-
-def _document(diffed: _Diffed) -> Any:
-    return diffed.report.to_dict()
+def _document(report: DiffReport) -> Any:
+    return report.to_dict()
 
 
 VIEWS = Views(
     {
-        "tree": human(
-            lambda diffed: render_diff(escaped(diffed.report), Explainer(escaped(diffed.trees), diffed.clusters))
-        ),
+        "tree": human(lambda report: render_diff(escaped(report))),
         "json": dump(_document),
         "yaml": dump(_document),
         "templates": template(_document),
@@ -184,6 +171,6 @@ def diff_command(
         for note in cluster.notes:
             output.warn(f"note: {cluster.name}: {note}")
     report = diff_workloads(old, new, cluster=cluster, policy=policy)
-    VIEWS.write(chosen, _Diffed(report, new, [cluster] if cluster is not None else []))
+    VIEWS.write(chosen, report)
     code = collected.exit_code
     raise typer.Exit(code if code else (1 if exit_code and report.changed else 0))

@@ -1,28 +1,50 @@
 """``wmap inspect``: expand workloads from files into component trees with pod, GPU and gang totals.
 
-Importable without typer: the typer declaration (``inspect_options.py``) and the fast path of the
-console script (``inspect_fast.py``) both run :func:`inspect_files`.
+Importable without typer. The command line is declared once here (:data:`FILES`, :data:`OPTIONS`);
+typer's declaration (``inspect_options.py``) and the console script's own reader
+(``inspect_fast.py``) are both built from it, and both run :func:`prepare`'s command.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from workloadmap.documents import load_objects
 from workloadmap.interpreter import ObjectIndex, inspect_documents
-from workloadmap.selectors import Selector
 from workloadmap.tree import WorkloadTree
 
 from ..printing import output
 from ..printing.escape import escaped
 from ..printing.formats import Output
+from ..printing.options import ArgumentSpec, OptionSpec
+from ..printing.sorting import parse_sort_by
 from ..printing.sorting import sort_by as sort_by_path
 from ..printing.usage import bad_parameter
 from ..printing.views import Text, Views, dump, plain, template
 from ..render.workloads import render_inspect_table, render_tree, with_summary
-from .common import Collected, gpu_resources, load_catalog, selected
+
+if TYPE_CHECKING:
+    from workloadmap.selectors import Selector
+
+from .common import (
+    CATALOG,
+    GPU_RESOURCE,
+    NO_HEADERS,
+    RELATED,
+    SELECTOR,
+    SORT_BY,
+    SUMMARY,
+    Collected,
+    Guard,
+    gpu_resources,
+    guard_options,
+    load_catalog,
+    parse_selector,
+    selected,
+)
 
 
 def resource_name(tree: WorkloadTree) -> str:
@@ -68,6 +90,25 @@ VIEWS = Views(
 """The views of ``wmap inspect``, on the list of trees."""
 DEFAULT_VIEW = VIEWS.default
 
+FILES = ArgumentSpec("files", "FILE...", "FILE, DIR or - (standard input).")
+"""The FILE arguments (every word that is not an option)."""
+
+_OWN = (
+    OptionSpec("filename", ("-f", "--filename"), "FILE, DIR or -; repeatable.", metavar="FILE", multiple=True),
+    VIEWS.spec("inspect"),
+    CATALOG,
+    OptionSpec("recursive", ("-R", "--recursive"), "Read directories recursively.", value=bool, default=False),
+    GPU_RESOURCE,
+    RELATED,
+    SELECTOR,
+    SORT_BY,
+    NO_HEADERS,
+    SUMMARY,
+)
+OPTIONS: tuple[OptionSpec, ...] = (*_OWN, *guard_options([FILES.name, *(o.name for o in _OWN)], budgets=True))
+"""Every option of ``wmap inspect`` but ``--help``, in the order ``--help`` lists them: its own, then
+the guard's (``--timeout``, ``--allow-reference-kind``, the budget flags)."""
+
 
 def inspect_output(value: str, *, no_headers: bool = False, summary: bool = False) -> Output:
     """The ``-o`` value of ``wmap inspect``, parsed (typer.BadParameter when it is not one, exit 2)."""
@@ -80,6 +121,35 @@ def inspect_sources(files: Sequence[str] | None, filename: Sequence[str] | None)
     if not sources:
         raise bad_parameter("give at least one FILE, DIR or - (standard input)", param_hint="FILE")
     return sources
+
+
+def prepare(files: Sequence[str] | None, values: Mapping[str, Any]) -> Callable[[], int]:
+    """The command ``wmap inspect FILES`` with option ``values`` (by name) runs, returning its exit code.
+
+    Everything a usage error can come from is checked here, before anything runs: the guard's
+    options, ``-o``, at least one source, ``-l`` and ``--sort-by``.
+
+    Raises:
+        typer.BadParameter: a usage error (exit 2, reported by typer under the usage line).
+    """
+    guard = Guard.from_options(dict(values))
+    chosen = inspect_output(values["output_format"], no_headers=values["no_headers"], summary=values["summary"])
+    sources = inspect_sources(files, values["filename"])
+    selector = parse_selector(values["selector"])
+    if values["sort_by"] is not None:
+        parse_sort_by(values["sort_by"])
+    return lambda: guard.call(
+        lambda: inspect_files(
+            sources,
+            chosen,
+            catalog_dirs=values["catalog_dirs"],
+            recursive=values["recursive"],
+            gpu_resource=values["gpu_resource"],
+            related=values["related"],
+            selector=selector,
+            sort_by=values["sort_by"],
+        )
+    )
 
 
 def inspect_files(
@@ -95,9 +165,9 @@ def inspect_files(
 ) -> int:
     """Expand the workloads of ``sources``, print them as ``chosen``; the exit code (the worst document's).
 
-    No usage error comes from here: the fast path checks the command line before it runs this
-    (:func:`inspect_output`, :func:`inspect_sources`, ``Guard.from_options``) and leaves a usage
-    error to typer, which can only report it before anything is printed.
+    No usage error comes from here: :func:`prepare` checks the command line before it runs this,
+    and the fast path leaves a usage error to typer, which can only report it before anything is
+    printed.
     """
     catalog = load_catalog(list(catalog_dirs or []))
     related_objects = ObjectIndex.from_paths(list(related or []))

@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..printing.numbers import amount, count, plural
 from ..printing.output import tree_lines
-from .reasons import Explainer, kueue_words
 from .workloads import VERDICT_WORDS, typed_names
 
 if TYPE_CHECKING:  # the diff stage loads with the command
@@ -109,7 +108,7 @@ def _verdict(value: Any) -> str:
     return "(none)" if value is None else VERDICT_WORDS[value.value]
 
 
-def _placement_gang(gang: GangDiff, placement: PlacementDiff, explainer: Explainer) -> str:
+def _placement_gang(gang: GangDiff) -> str:
     """A gang whose placement changes: its verdict (or level) old -> new, then why it does not fit now."""
     what = "SubGroup" if gang.sub_group else "PodGroup"
     verdict = next((change for change in gang.changes if change.field == "verdict"), None)
@@ -120,21 +119,10 @@ def _placement_gang(gang: GangDiff, placement: PlacementDiff, explainer: Explain
     ]
     text = f"{_MARKS[gang.status.value]} {what} {gang.name}: {_changes(shown)}"
     reason = next((change.new for change in gang.changes if change.field == "reason"), None)
-    report = placement.new_report
-    if reason and report is not None:
-        placed = {name: group for name, group in _groups(report)}
-        group = placed.get(gang.name)
-        reason = explainer.reason(report, group, gang.name) if group is not None else kueue_words(reason)
     return text + (f": {reason}" if reason else "")
 
 
-def _groups(report: Any) -> list[tuple[str, Any]]:
-    return [(g.name, g) for g in report.pod_groups] + [
-        (f"{g.name}/{sub.name}", sub) for g in report.pod_groups for sub in g.sub_groups
-    ]
-
-
-def _placement_lines(placement: PlacementDiff, changed: bool, explainer: Explainer) -> list[Any]:
+def _placement_lines(placement: PlacementDiff, changed: bool) -> list[Any]:
     """The placement's line: the verdict old -> new, or as it is; under a changed workload, each gang that moves."""
     head = f"placement on {placement.cluster} ({placement.policy}): "
     if placement.old_verdict is None or placement.new_verdict is None:
@@ -143,18 +131,15 @@ def _placement_lines(placement: PlacementDiff, changed: bool, explainer: Explain
         head += f"{_verdict(placement.old_verdict)} -> {_verdict(placement.new_verdict)}"
     else:
         head += f"{_verdict(placement.new_verdict)}, unchanged"
-    gangs: list[Any] = (
-        [(_placement_gang(gang, placement, explainer), []) for gang in placement.gangs] if changed else []
-    )
+    gangs: list[Any] = [(_placement_gang(gang), []) for gang in placement.gangs] if changed else []
     return [(head, gangs)]
 
 
-def render_diff(report: DiffReport, explainer: Explainer | None = None) -> str:
+def render_diff(report: DiffReport) -> str:
     """The differences of every workload that changed, then how many were added, removed, changed, unchanged.
 
-    ``explainer`` (the new version's trees and the cluster) words why a gang no longer fits.
+    A gang that no longer fits says why, in the placement's words.
     """
-    explainer = explainer or Explainer()
     shown = [item for item in report.workloads if item.status.value != "Unchanged"]
     names = typed_names([item.workload for item in shown])
     lines: list[str] = []
@@ -174,7 +159,7 @@ def render_diff(report: DiffReport, explainer: Explainer | None = None) -> str:
                 nodes.append((f"{_MARKS[component.status.value]} component {component.path}: {text}", []))
             nodes.extend((_gang_label(gang), []) for gang in item.gangs)
         if item.placement is not None:
-            nodes.extend(_placement_lines(item.placement, status == "Changed", explainer))
+            nodes.extend(_placement_lines(item.placement, status == "Changed"))
         lines.extend(tree_lines(nodes, lambda node: node[0], lambda node: node[1]))
     counts = report.counts()
     summary = ", ".join(f"{counts[status]} {_WORDS[status.value]}" for status in counts)

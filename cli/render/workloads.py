@@ -17,7 +17,6 @@ from ..printing.output import table, tree_lines
 from ..printing.terminal import current as current_terminal
 from .collapse import MAX_SHOWN, runs
 from .numa import qos_text
-from .reasons import Explainer
 
 if TYPE_CHECKING:  # placement and lint load only with the commands that use them
     from workloadmap.lint import LintFinding
@@ -346,14 +345,12 @@ def _group_label(
     name: str | None = None,
     assigned: str | None = None,
     alike: int = 1,
-    reason: str | None = None,
     parent_placed: bool = True,
 ) -> str:
-    """One gang's line: pods, verdict, levels, where it went (or could go), and why.
+    """One gang's line: pods, verdict, levels, where it went (or could go), and why (or the rule's note).
 
-    ``reason`` replaces the scheduler's (people-facing, :mod:`.reasons`). Candidates are listed only
-    for a gang that was not placed although its PodGroup was: once a gang is placed its assignment
-    says where, and a SubGroup of an unplaced PodGroup has none.
+    Candidates are listed only for a gang that was not placed although its PodGroup was: once a
+    gang is placed its assignment says where, and a SubGroup of an unplaced PodGroup has none.
     """
     status = VERDICT_WORDS[group.verdict]
     pods = f"{_plural(group.pods, 'pod')}, min {group.min_member}{'' if group.gang else ', no gang'}"
@@ -374,7 +371,7 @@ def _group_label(
         parts.append("candidates " + _candidates(group.candidates))
     if assigned:
         parts.append(f"assigned {assigned}")
-    reason = reason if reason is not None else group.reason
+    reason = group.reason or group.note
     if reason:
         parts.append(reason)
     if group.approximate:
@@ -383,20 +380,16 @@ def _group_label(
     return "; ".join(parts)
 
 
-def _placement_nodes(report: PlacementReport, explainer: Explainer) -> list[tuple[str, list[Any]]]:
+def _placement_nodes(report: PlacementReport) -> list[tuple[str, list[Any]]]:
     """The PodGroups as (label, children) tree nodes.
 
     Identical neighbours (but for their name and assignment) are drawn once, with the domains
     they were assigned to.
     """
 
-    def reason(group: GroupPlacement, key: str | None = None) -> str | None:
-        return explainer.reason(report, group, key)
-
     def key(group: GroupPlacement) -> Any:
         # Reasons name their own group ("its PodGroup g-3 is not placed"): alike once the name is out.
-        labels = [_group_label(group, "", "", reason=reason(group))]
-        labels += [_group_label(sub, reason=reason(sub, f"{group.name}/{sub.name}")) for sub in group.sub_groups]
+        labels = [_group_label(group, "", "")] + [_group_label(sub) for sub in group.sub_groups]
         return tuple(label.replace(group.name, "{}") for label in labels)
 
     nodes: list[tuple[str, list[Any]]] = []
@@ -408,24 +401,19 @@ def _placement_nodes(report: PlacementReport, explainer: Explainer) -> list[tupl
             placed = [group.assignment for group in run.items if group.assignment and group.fits]
             domains = [assignment.domain or "the cluster" for assignment in placed]
             assigned = "to " + _candidates(list(dict.fromkeys(domains)), 4, ", ") if domains else ""
-        label = _group_label(run.first, name, assigned, alike=len(run.items), reason=reason(run.first))
-        nodes.append(
-            (label, _subgroup_nodes(run.first, lambda sub, parent=run.first: reason(sub, f"{parent.name}/{sub.name}")))
-        )
+        label = _group_label(run.first, name, assigned, alike=len(run.items))
+        nodes.append((label, _subgroup_nodes(run.first)))
     return nodes
 
 
-def _subgroup_nodes(group: GroupPlacement, reason: Any) -> list[Any]:
+def _subgroup_nodes(group: GroupPlacement) -> list[Any]:
     """SubGroups hang under their parent SubGroup, as KAI nests them."""
     children: dict[str | None, list[GroupPlacement]] = {}
     for sub in group.sub_groups:
         children.setdefault(sub.parent, []).append(sub)
 
     def build(parent: str | None) -> list[Any]:
-        return [
-            (_group_label(sub, reason=reason(sub), parent_placed=group.fits), build(sub.name))
-            for sub in children.get(parent, [])
-        ]
+        return [(_group_label(sub, parent_placed=group.fits), build(sub.name)) for sub in children.get(parent, [])]
 
     return build(None)
 
@@ -447,20 +435,30 @@ def render_joint_summary(joint: JointPlacement) -> str:
     return line + "\n"
 
 
-def render_placement(report: PlacementReport, explainer: Explainer | None = None) -> str:
-    """`wmap place` as a tree: the verdict, each PodGroup with its SubGroups, then the slices.
+def head_reason(report: PlacementReport) -> str | None:
+    """The reason after a report's verdict: how many groups fit where the groups' lines say why, else the report's.
 
-    ``explainer`` words the reasons for people (:mod:`.reasons`); without it they are the scheduler's.
+    The report's reason repeats its first unfit group's (for a ranking across clusters, which
+    shows no group): under the verdict line the groups say it, each once.
     """
-    explainer = explainer or Explainer()
+    unfit = [group for group in report.pod_groups if group.verdict == "DoesNotFit"]
+    if unfit and len(report.pod_groups) == 1:
+        return None  # the one group's line says why
+    if unfit:
+        return f"{len(report.pod_groups) - len(unfit)} of {len(report.pod_groups)} groups fit"
+    return report.reason
+
+
+def render_placement(report: PlacementReport) -> str:
+    """`wmap place` as a tree: the verdict, each PodGroup with its SubGroups, then the slices."""
     head = f"{report.workload} on {report.topology.name}: {VERDICT_WORDS[report.verdict]}"
-    reason = explainer.head(report)
+    reason = head_reason(report)
     if reason:
         head += f" ({reason})"
     if report.placed_before:
         head += f" [after {_plural(len(report.placed_before), 'workload')} placed before it]"
     lines = [head]
-    nodes = _placement_nodes(report, explainer)
+    nodes = _placement_nodes(report)
     shown = nodes[:MAX_SHOWN] if len(nodes) > MAX_SHOWN + 1 else nodes
     lines.extend(tree_lines(shown, lambda node: node[0], lambda node: node[1]))
     if len(shown) < len(nodes):
@@ -482,18 +480,15 @@ def _short(level: str | None) -> str:
     return _level(level).rpartition("/")[2]
 
 
-def render_placement_table(
-    reports: Sequence[PlacementReport], *, wide: bool = False, explainer: Explainer | None = None, header: bool = True
-) -> str:
+def render_placement_table(reports: Sequence[PlacementReport], *, wide: bool = False, header: bool = True) -> str:
     """`wmap place -o table`: one row per PodGroup and SubGroup.
 
     The WORKLOAD column (TYPE/NAME) appears for several workloads, levels by their tail; WORKLOAD
     and GROUP are never cut, CANDIDATES, PREFERRED and ASSIGNED:NODES are left out in turn at a
     narrow width; ``wide``
     adds the cluster, minMember and required level, with full level keys, every candidate and, after
-    the reason worded for people (:mod:`.reasons`), the scheduler's own where it differs.
+    the reason (worded for people by the placement), the scheduler's own where it differs.
     """
-    explainer = explainer or Explainer()
     several = wide or len({str(report.workload) for report in reports}) > 1
     level = _level if wide else _short
     names = typed_names([report.workload for report in reports])
@@ -507,9 +502,9 @@ def render_placement_table(
                 row += [name, entry.pods] + ([entry.min_member] if wide else []) + [VERDICT_CELLS[entry.verdict]]
                 row += [entry.required_level] if wide else []
                 row += [level(entry.preferred_level), candidates, _assigned_cell(entry)]
-                reason = explainer.reason(report, entry, name)
-                if wide and entry.reason and reason != entry.reason:
-                    reason = f"{reason} (scheduler: {entry.reason})"
+                reason = entry.reason or entry.note
+                if wide and entry.scheduler_reason:
+                    reason = f"{reason} (scheduler: {entry.scheduler_reason})"
                 row.append(reason)
                 rows.append(row)
     headers = (["WORKLOAD"] if several else []) + (["CLUSTER"] if wide else []) + ["GROUP", "PODS"]

@@ -93,7 +93,7 @@ class Assignment(JsonForm):
         return sum(node.pods for node in self.nodes)
 
 
-@dataclass(kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class GroupPlacement(JsonForm):
     """Placement of one PodGroup or SubGroup.
 
@@ -109,9 +109,17 @@ class GroupPlacement(JsonForm):
         assignment: where the scheduler's choice rule puts the group's pods, when it fits.
         preferred_source: where the preferred level comes from: ``option``, ``annotation`` or
             ``fit`` (the narrowest level with a domain that holds the group).
+        reason: why the group does not fit, for people: the cause where the pods and nodes show it
+            (``each worker pod needs 8 GPUs; the nodes have 4``), else the scheduler's message in words.
+        scheduler_reason: the scheduler's own message, when ``reason`` words it otherwise.
+        note: what a reader should know of a group that was placed (Kueue's BestFit split it across
+            domains of its preferred level, where one of them could hold it whole).
 
     ``fits`` is the scheduler's verdict, after the groups placed before this one took their
     nodes; ``levels`` and ``candidates`` describe the cluster as given, for this group alone.
+    A placement is built once, from the analysis, the scheduler's decision and NUMA admission
+    (:func:`~workloadmap.placement.settle.settle`), and never changed: the class is frozen and
+    ``fits`` is derived from ``verdict``.
     """
 
     name: str
@@ -119,7 +127,7 @@ class GroupPlacement(JsonForm):
     pods: int
     gang: bool = True
     parent: str | None = None
-    fits: bool
+    fits: bool = field(init=False)
     preferred_level: str | None = None
     required_level: str | None = None
     required_source: str | None = None
@@ -130,11 +138,12 @@ class GroupPlacement(JsonForm):
     sub_groups: list[GroupPlacement] = field(default_factory=list)
     assignment: Assignment | None = None
     preferred_source: str | None = None
-    verdict: Verdict = Verdict.DOES_NOT_FIT
+    verdict: Verdict
+    scheduler_reason: str | None = None
+    note: str | None = None
 
     def __post_init__(self) -> None:
-        if self.fits:
-            self.verdict = Verdict.FITS
+        object.__setattr__(self, "fits", self.verdict is Verdict.FITS)  # derived once, at construction
 
 
 @dataclass(kw_only=True)
@@ -158,38 +167,39 @@ class SliceFit(JsonForm):
     required_source: str | None = None
 
 
-@dataclass(kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class PlacementReport(JsonForm):
     """Placement of every gang of a workload on one cluster.
 
     Attributes:
         slices: components whose replicas are several pods each, and where one replica fits (the
             auto policy requires an accelerator domain for a slice that fits one).
-        policy: the scheduler whose choice rule made the assignments: ``kueue`` or ``kai``.
+        policy: the scheduler whose choice rule made the assignments (a name of :data:`~.schedulers.POLICIES`).
         notes: what the verdict rests on that a reader may not expect (nodes left out, requests
             the chosen scheduler does not read).
         placed_before: workloads placed first on the same cluster, whose pods took capacity.
         verdict: ``DoesNotFit`` when a PodGroup does not fit, else ``Unknown`` when some gang's fit is
-            unknown, else ``Fits``; ``fits`` is true only for ``Fits``.
+            unknown, else ``Fits``; ``fits`` is true only for ``Fits`` (derived from it).
         gpus_taken: per node, the GPUs the workload's placed pods take there (what a picture of the
             cluster after the placement subtracts); not part of the JSON form.
+
+    Built once by :func:`~workloadmap.placement.settle.settle`; frozen.
     """
 
     workload: WorkloadRef
     topology: TopologyRef
-    fits: bool
+    fits: bool = field(init=False)
     reason: str | None = None
     pod_groups: list[GroupPlacement]
     slices: list[SliceFit] = field(default_factory=list)
     policy: str = "kueue"
     notes: list[str] = field(default_factory=list)
     placed_before: list[WorkloadRef] = field(default_factory=list)
-    verdict: Verdict = Verdict.DOES_NOT_FIT
+    verdict: Verdict
     gpus_taken: dict[str, Fraction] = field(default_factory=dict, metadata=OMIT)
 
     def __post_init__(self) -> None:
-        if self.fits:
-            self.verdict = Verdict.FITS
+        object.__setattr__(self, "fits", self.verdict is Verdict.FITS)  # derived once, at construction
 
     def groups(self) -> Iterator[GroupPlacement]:
         """Yield every PodGroup and SubGroup placement, parents first."""
