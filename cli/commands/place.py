@@ -236,6 +236,9 @@ def place(
     html: Optional[Path] = typer.Option(
         None, "--html", metavar="FILE", help="Also write the placement as a picture: self-contained HTML with SVG."
     ),
+    html_candidates: bool = typer.Option(
+        False, "--html-candidates", help="In the --html picture, outline each gang's other candidate domains too."
+    ),
     topology_name: Optional[str] = typer.Option(
         None, "--topology-name", metavar="NAME", help="Name of the emitted Topology objects (default: the cluster's)."
     ),
@@ -310,7 +313,7 @@ def place(
     if html is not None:
         from ..render.html import write_html_report  # drawing code loads only when a picture is asked for
 
-        write_html_report(html, placed, clusters)
+        write_html_report(html, placed, clusters, candidates=html_candidates)
     if collected.exit_code:
         raise typer.Exit(collected.exit_code)
     if fail_unfit and verdict is not Verdict.FITS:

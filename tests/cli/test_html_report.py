@@ -65,7 +65,30 @@ def test_the_page_is_self_contained_and_holds_every_domain_node_and_gang(wmap, t
     assert [row["data-gang"] for row in rows] == [f"{r['workload']['kind']}/{r['workload']['name']} {g['name']}"
                                                   for r in reports["items"] for g in r["podGroups"]]  # fmt: skip
     unfit = [row for row in rows if "unfit" in (row.get("class") or "")]
-    assert len(unfit) == 1 and "allows to fit only 4 out of 6 pod(s)" in text
+    # the reason as the report words it (Kueue's "allows to fit only 4 out of 6 pod(s)" in words)
+    assert len(unfit) == 1 and "only 4 of its 6 job pods find room" in text
+    # a ring only for each gang's chosen domain; the gangs' legend because there are gangs
+    assert not elements.having("rect", "candidate") and elements.having("rect", "chosen")
+    assert "solid outline: a gang's chosen domain" in text and "dashed: its other candidate" not in text
+
+
+def test_candidates_are_outlined_when_asked(wmap, tmp_path):
+    target = tmp_path / "candidates.html"
+    # the JobSet fits each of the 4 NVLink domains; it was put in nvl-001: the other 3 are dashed
+    assert wmap("place", JOBSET, "--html", str(target), "--html-candidates").exit_code == 0
+    elements = _Elements()
+    elements.feed(target.read_text())
+    dashed = [rect["data-domain"] for rect in elements.having("rect", "candidate")]
+    assert [domain.rpartition("/")[2] for domain in dashed] == ["nvl-002", "nvl-003", "nvl-004"]
+    assert "dashed: its other candidate" in target.read_text()
+
+
+def test_domains_say_the_gpus_free_after_the_placement(wmap, tmp_path):
+    """The JobSet's 3 pods of 4 GPUs go to one NVLink domain of 72 GPUs: it shows 60 free, the cluster 276 of 288."""
+    target = tmp_path / "after.html"
+    assert wmap("place", JOBSET, "--html", str(target)).exit_code == 0
+    text = target.read_text()
+    assert "288/288 GPUs free" not in text and "276/288 GPUs free" in text and "60/72 GPUs free" in text
 
 
 def test_topology_show_draws_the_cluster_alone(wmap, tmp_path):
@@ -75,6 +98,7 @@ def test_topology_show_draws_the_cluster_alone(wmap, tmp_path):
     elements.feed(target.read_text())
     assert len(elements.having("g", "domain")) == 1 + 1 + 2 + 4 and len(elements.having("g", "node")) == 72
     assert not elements.having("rect", "chosen") and not elements.having("tr", "gang")
+    assert "chosen domain" not in target.read_text()  # no gang: no gang legend
 
 
 def test_an_unwritable_target_is_one_error_line(wmap, tmp_path):
