@@ -2,20 +2,23 @@
 
 The browser test compares structure, not pixels: element counts against the placement's own
 data, each gang's outline inside its chosen domain's box, its pods' tiles inside that box, and a
-screenshot whose pixels are not blank where the domains are drawn.
+screenshot whose pixels are not blank where the domains are drawn. The README's picture is a
+screenshot of the README's own example, compared with a fresh one.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from helpers import FIXTURES_DIR
-from helpers.browser import layout, screenshot
+from helpers import FIXTURES_DIR, REPO_ROOT
+from helpers.browser import layout, read_png, screenshot
 
 JOBSET = str(FIXTURES_DIR / "jobset-leader-workers.yaml")
 PLACEMENT = FIXTURES_DIR / "placement"
@@ -158,3 +161,27 @@ def test_chromium_screenshot_is_not_blank_where_domains_are(wmap, tmp_path):
             assert blue > red, node["name"]  # the gang's colour (blue) fills a tile it put pods on
     right = int(seen["svg"][0]["x"] + seen["svg"][0]["width"] + 20)
     assert right < width and pixels[int(seen["svg"][0]["y"]) + 10][right] == white  # the page around it is blank
+
+
+README_PICTURE = REPO_ROOT / "docs" / "images" / "placement.png"
+README_WINDOW = (1100, 760)
+
+
+def test_the_readme_picture_is_what_the_code_draws(wmap, tmp_path):
+    """The README's picture is a screenshot of its own ``--html`` example, drawn by the code as it is.
+
+    ``WMAP_WRITE_PICTURES=1`` writes it anew (after a change to the drawing); otherwise at most 1% of
+    its pixels may differ from a fresh screenshot (font rendering), so a stale picture fails.
+    """
+    command = next(line for line in (REPO_ROOT / "README.md").read_text().splitlines() if "--html placement" in line)
+    words = shlex.split(command.removeprefix("$ wmap "))
+    words[words.index("--html") + 1] = str(tmp_path / "placement.html")
+    assert wmap(*words).exit_code == 0
+    fresh = tmp_path / "placement.png"
+    pixels = screenshot(tmp_path / "placement.html", fresh, window=README_WINDOW)
+    if os.environ.get("WMAP_WRITE_PICTURES"):
+        README_PICTURE.write_bytes(fresh.read_bytes())
+    shown = read_png(README_PICTURE.read_bytes())
+    assert (len(shown[0]), len(shown)) == README_WINDOW
+    differing = sum(a != b for row, other in zip(pixels, shown, strict=True) for a, b in zip(row, other, strict=True))
+    assert differing <= 0.01 * README_WINDOW[0] * README_WINDOW[1], f"{differing} pixels differ from a fresh drawing"
