@@ -21,13 +21,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ..quantities import format_quantity, is_binary_resource
-from ..topology import Cluster, accelerator_level
+from ..topology import Cluster, Node, accelerator_level
 from ..tree import PodSet, Resources, WorkloadTree
 from .analysis import GangFit
 from .policy import component_paths, group_pod_sets, subgroup_pod_sets
 from .report import Assignment
 
-__all__ = ["Wording", "kueue_words", "split_note", "UNPLACED_PARENT"]
+__all__ = ["Wording", "NodeCapacity", "kueue_words", "split_note", "UNPLACED_PARENT"]
 
 UNPLACED_PARENT = "its PodGroup {} is not placed"
 """The reason of a SubGroup whose PodGroup is not placed (its own reason says nothing more)."""
@@ -109,27 +109,69 @@ def _count(value: Fraction) -> str:
     return str(value.numerator) if value.denominator == 1 else f"{float(value):g}"
 
 
+class NodeCapacity:
+    """What the usable nodes of a cluster as given offer, per resource: worked out once, when first asked.
+
+    A session places many workloads on one cluster; their reasons all ask the same questions.
+    """
+
+    def __init__(self, cluster: Cluster) -> None:
+        self._cluster = cluster
+        self._known: dict[str, tuple[Fraction, Fraction, bool]] = {}
+        self._nodes: list[Node] | None = None
+
+    @property
+    def any_usable(self) -> bool:
+        """Whether some node is ready and schedulable."""
+        return bool(self._usable())
+
+    def _usable(self) -> list[Node]:
+        if self._nodes is None:
+            self._nodes = [node for node in self._cluster.nodes if node.usable]
+        return self._nodes
+
+    def of(self, name: str) -> tuple[Fraction, Fraction, bool]:
+        """(the most a usable node has of ``name``, the most one has free, whether every usable node has as much)."""
+        known = self._known.get(name)
+        if known is None:
+            nodes = self._usable()
+            zero = Fraction(0)
+            amounts = [node.allocatable.get(name, zero) for node in nodes]
+            frees = [max(zero, amount - node.used.get(name, zero)) for amount, node in zip(amounts, nodes, strict=True)]
+            most = max(amounts, default=zero)
+            known = self._known[name] = (most, max(frees, default=zero), all(a == most for a in amounts))
+        return known
+
+
 class Wording:
     """The reasons of one workload's gangs on one cluster, worded for people.
 
     Args:
         tree: the workload (its gangs' pods and what each requests).
-        cluster: the cluster as given (its nodes' allocatable and free resources).
+        capacity: what the cluster's nodes offer (as given, before any placement).
     """
 
-    def __init__(self, tree: WorkloadTree, cluster: Cluster) -> None:
+    def __init__(self, tree: WorkloadTree, capacity: NodeCapacity) -> None:
+        self._tree = tree
         self._gpu_names = tuple(tree.gpu_resources)
-        self._nodes = [node for node in cluster.nodes if node.usable]
-        self._shapes: dict[str, list[_Shape]] = {}
-        for group in tree.pod_groups:
-            self._shapes[group.name] = _shapes(group_pod_sets(group))
-            for sub in group.sub_groups:
-                self._shapes[f"{group.name}/{sub.name}"] = _shapes(subgroup_pod_sets(group, sub.name))
-        if not tree.pod_groups:
-            for path, component in component_paths(tree).items():
-                if component.has_pod_template:
-                    request = _request(component.pod_resources)
-                    self._shapes[path] = [_Shape(path, component.pods, request)]
+        self._capacity = capacity
+        self._shapes: dict[str, list[_Shape]] | None = None
+
+    def _shapes_of(self, key: str) -> list[_Shape]:
+        """The pods of gang ``key`` by component (worked out for every gang when first asked)."""
+        if self._shapes is None:
+            shapes: dict[str, list[_Shape]] = {}
+            tree = self._tree
+            for group in tree.pod_groups:
+                shapes[group.name] = _shapes(group_pod_sets(group))
+                for sub in group.sub_groups:
+                    shapes[f"{group.name}/{sub.name}"] = _shapes(subgroup_pod_sets(group, sub.name))
+            if not tree.pod_groups:
+                for path, component in component_paths(tree).items():
+                    if component.has_pod_template:
+                        shapes[path] = [_Shape(path, component.pods, _request(component.pod_resources))]
+            self._shapes = shapes
+        return self._shapes.get(key, [])
 
     def reason(self, key: str, reason: str | None) -> str | None:
         """The reason to give the gang ``key`` (``group``, ``group/sub``) for the scheduler's ``reason``.
@@ -142,32 +184,28 @@ class Wording:
 
     def _too_large(self, key: str) -> str | None:
         """``each worker pod needs 8 GPUs; the nodes have 4``: a pod no node can hold, at all or as they are used."""
-        shapes = self._shapes.get(key)
+        shapes = self._shapes_of(key)
         if not shapes:
             return None
-        nodes = self._nodes
-        if not nodes:
+        if not self._capacity.any_usable:
             return "no node is ready and schedulable"
         causes = []
         for shape in shapes:
             for name, wanted in sorted(shape.request.items()):
-                most = max(node.allocatable.get(name, Fraction(0)) for node in nodes)
-                free = max(node.free().get(name, Fraction(0)) for node in nodes)
+                most, free, uniform = self._capacity.of(name)
                 if wanted <= free:
                     continue
-                what = self._amount(name, wanted)
-                pod = f"each {_tail(shape.component)} pod needs {what}"
+                pod = f"each {_tail(shape.component)} pod needs"
                 if most == 0:
-                    causes.append(
-                        f"each {_tail(shape.component)} pod needs {_quantity(name, wanted)} {name}; no node has any"
-                    )
+                    causes.append(f"{pod} {_quantity(name, wanted)} {name}; no node has any")
                 elif wanted > most:
-                    every = {node.allocatable.get(name, Fraction(0)) for node in nodes}
                     have = self._bare(name, most)
-                    nodes_have = f"the nodes have {have}" if len(every) == 1 else f"no node has more than {have}"
-                    causes.append(f"{pod}; {nodes_have}")
+                    nodes_have = f"the nodes have {have}" if uniform else f"no node has more than {have}"
+                    causes.append(f"{pod} {self._amount(name, wanted)}; {nodes_have}")
                 else:
-                    causes.append(f"{pod}; no node has more than {self._bare(name, free)} free")
+                    causes.append(
+                        f"{pod} {self._amount(name, wanted)}; no node has more than {self._bare(name, free)} free"
+                    )
                 break
         return "; ".join(dict.fromkeys(causes)) or None
 
