@@ -71,7 +71,9 @@ def test_a_kueue_request_binds_the_whole_podset_of_a_plain_job(gpu_cluster):
         'PodSet job: topology "gpu-racks-tainted" allows to fit only 4 out of 6 pod(s). '
         "Total nodes: 17; excluded: nodeSelector: 1"
     )
-    assert group.reason == "only 4 of its 6 job pods find room (1 node does not match its nodeSelector, of 17)"
+    assert group.reason == (
+        "only 4 of its 6 job pods find room in one topology-rack (1 node does not match its nodeSelector, of 17)"
+    )
     # 4 pods do fit one rack: BestFit takes the first of the equally tight racks (path order)
     obj = manifest("job-rack-required.yaml")
     obj["spec"]["parallelism"] = obj["spec"]["completions"] = 4
@@ -132,8 +134,8 @@ def test_required_node_affinity_limits_the_nodes(gpu_cluster):
         "allows to fit only 4 out of 5 pod(s). Total nodes: 17; excluded: affinity: 8, nodeSelector: 1"
     )
     assert report.pod_groups[0].reason == (
-        "only 4 of its 5 job pods find room (8 nodes fail its node affinity, 1 node does not match its nodeSelector,"
-        " of 17)"
+        "only 4 of its 5 job pods find room in one topology-rack (8 nodes fail its node affinity, 1 node does not"
+        " match its nodeSelector, of 17)"
     )
 
 

@@ -55,6 +55,15 @@ def test_kueue_messages_in_words(kueue, words):
     assert kueue_words(kueue) == words
 
 
+def test_with_a_required_level_kueue_counts_one_domain():
+    # findTopologyAssignment with a required level reports what the best domain of that level holds
+    kueue = 'PodSet job: topology "t" allows to fit only 4 out of 6 pod(s)'
+    assert (
+        kueue_words(kueue, "cloud.provider.com/topology-rack")
+        == "only 4 of its 6 job pods find room in one topology-rack"
+    )
+
+
 def test_a_pod_larger_than_every_node_says_so_and_keeps_kueues_text():
     # 16 nodes of 8 GPUs: a pod of 16 GPUs fits none (Kueue: resource "nvidia.com/gpu" excludes all 16)
     report = place(

@@ -62,8 +62,11 @@ def _exclusion(what: str, nodes: str) -> str:
     return f"{nodes} {noun} {'lacks' if one else 'lack'} the free {name}"
 
 
-def kueue_words(reason: str | None) -> str | None:
+def kueue_words(reason: str | None, required: str | None = None) -> str | None:
     """Kueue's not-fit message in words: how many pods find room, and why the nodes left out were left out.
+
+    With a ``required`` level Kueue counts the pods the best domain of that level holds: the words
+    say "in one rack".
 
     Kueue's ``topology "x" doesn't allow to fit any of 3 pod(s). Total nodes: 72; excluded:
     resource "nvidia.com/gpu": 72`` (``findTopologyAssignment``'s message, with the exclusion
@@ -75,10 +78,11 @@ def kueue_words(reason: str | None) -> str | None:
         return reason
     what = _tail(match["podset"]) + " " + match["what"]
     wanted = int(match["wanted"])
+    where = f" in one {_tail(required)}" if required else ""
     if match["fitting"]:
-        text = f"only {match['fitting']} of its {wanted} {what}s find room"
+        text = f"only {match['fitting']} of its {wanted} {what}s find room{where}"
     else:
-        text = f"no {what} finds room" if wanted == 1 else f"none of its {wanted} {what}s finds room"
+        text = f"no {what} finds room{where}" if wanted == 1 else f"none of its {wanted} {what}s finds room{where}"
     if match["unit"]:
         text = f"Kueue admits {match['unit']} whole, and {text}"
     if match["excluded"]:
@@ -173,14 +177,15 @@ class Wording:
             self._shapes = shapes
         return self._shapes.get(key, [])
 
-    def reason(self, key: str, reason: str | None) -> str | None:
+    def reason(self, key: str, reason: str | None, required: str | None = None) -> str | None:
         """The reason to give the gang ``key`` (``group``, ``group/sub``) for the scheduler's ``reason``.
 
-        The cause where the pods and nodes show it, else Kueue's message in words; None stays None.
+        The cause where the pods and nodes show it, else Kueue's message in words (``required``: the
+        gang's required level, where Kueue counted); None stays None.
         """
         if reason is None or reason.startswith(UNPLACED_PARENT.partition("{")[0]):
             return reason
-        return self._too_large(key) or kueue_words(reason)
+        return self._too_large(key) or kueue_words(reason, required)
 
     def _too_large(self, key: str) -> str | None:
         """``each worker pod needs 8 GPUs; the nodes have 4``: a pod no node can hold, at all or as they are used."""

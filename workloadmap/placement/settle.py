@@ -147,7 +147,7 @@ class _Settle:
         note: str | None,
     ) -> GroupPlacement:
         """The gang's placement, its reason worded once (the scheduler's kept when the words differ)."""
-        worded = self.wording.reason(key, reason) if self.wording is not None else reason
+        worded = self.wording.reason(key, reason, fit.required_level) if self.wording is not None else reason
         own = reason if worded != reason else None
         if crowded and worded:
             worded += _CROWDED
