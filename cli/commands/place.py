@@ -17,7 +17,7 @@ from ..printing.formats import Output
 from ..printing.numbers import plural as _plural
 from ..printing.terminal import progress
 from ..printing.views import Text, View, Views, dump, human, stream, table, template
-from ..render.workloads import (
+from ..render.placements import (
     render_joint_summary,
     render_placement,
     render_placement_table,

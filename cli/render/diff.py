@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..printing.numbers import amount, count, plural
 from ..printing.output import tree_lines
-from .workloads import VERDICT_WORDS, typed_names
+from .placements import VERDICT_WORDS
+from .workloads import typed_names
 
 if TYPE_CHECKING:  # the diff stage loads with the command
     from workloadmap.diff import Change, DiffReport, GangDiff, PlacementDiff
