@@ -193,7 +193,8 @@ def _pod_group(join: _Join, warnings: list[str]) -> PodGroup:
     min_member = 1 if join.basic or join.min_count is None else join.min_count
     if not join.basic and join.min_count is None:
         warnings.append(
-            f"PodGroup {join.name}: no whole gang.minCount and no basic policy: the API server rejects it (minimum 1 used)"
+            f"PodGroup {join.name}: no whole gang.minCount and no basic policy: the API server rejects it"
+            " (minimum 1 used)"
         )
     elif join.min_count is not None and join.min_count > pods:
         warnings.append(
