@@ -37,6 +37,7 @@ __all__ = [
     "CompiledPart",
     "PodsDefinition",
     "PodFieldsDefinition",
+    "RunDefinition",
     "ComponentDefinition",
     "ConditionMatch",
     "StatusMatcher",
@@ -155,6 +156,20 @@ class PodFieldsDefinition(DefinitionPart):
     seed: str | None
 
 
+class RunDefinition(CompiledPart):
+    """When a component's pods run relative to its siblings' (Argo steps and DAG tasks, Tekton runAfter).
+
+    Without it every pod of a workload runs at once. ``after`` names sibling components (instances
+    under the same parent) that must finish before this one starts; ``sequential`` runs the
+    component's instances one after another, in order; ``max_concurrent`` caps the pods of one
+    instance (all its replicas and descendants) that run at the same time.
+    """
+
+    after: str | None
+    sequential: bool
+    max_concurrent: CountValue | None
+
+
 class ComponentDefinition(CompiledPart):
     """One role of a workload, and where its pods are declared."""
 
@@ -177,6 +192,7 @@ class ComponentDefinition(CompiledPart):
     components: Sequence[ComponentDefinition]
     pod_fields: PodFieldsDefinition | None
     pods: PodsDefinition | None
+    run: RunDefinition | None
 
     def walk(self) -> Iterator[ComponentDefinition]:
         """Yield this component and its descendants, depth first."""
@@ -437,6 +453,11 @@ def _component_fields(component: ComponentDefinition, path: str) -> Iterator[Exp
         value = getattr(component, field_name)
         if isinstance(value, str):
             yield path, component, field_name, value
+    if component.run is not None:
+        for field_name in ("after", "max_concurrent"):
+            value = getattr(component.run, field_name)
+            if isinstance(value, str):
+                yield f"{path}.run", component.run, field_name, value
     for index, child in enumerate(component.components):
         yield from _component_fields(child, f"{path}.components[{index}]")
 

@@ -46,8 +46,11 @@ def summary(tree):
         ("virtualmachineinstance.yaml", 0, (1, 0, [1], "gang", 1)),
         # TaskRun: one pod (steps and sidecar are its containers), 1 GPU; default grouper.
         ("tekton.yaml", 0, (1, 1, [1], "gang", 1)),
-        # PipelineRun: prepare, train (2 GPUs), notify with taskSpec = 3 pods; publish (taskRef) not counted.
-        ("tekton.yaml", 1, (3, 2, [1], "gang", 1)),
+        # PipelineRun: prepare, train (2 GPUs), notify with taskSpec = 3 pods over the run; publish (taskRef, its Task
+        # not given) not counted. train runs after prepare (runAfter) and notify after both (finally:
+        # pipelinerunstate.go GetFinalTasks), so at most 1 pod at once (2 GPUs); tests/builtin/test_workflows.py
+        # has the run order's own cases.
+        ("tekton.yaml", 1, (1, 2, [1], "gang", 1)),
         # Workflow: prepare, train (4 GPUs), report = 3 pods; KAI skips the Workflow and groups each pod alone.
         ("argo-workflow.yaml", 0, (3, 4, [], "perPod", 3)),
     ],

@@ -12,7 +12,7 @@ multi-instance component (``root()`` then reaches the resource).
 """
 
 from .base import PHASE_PRECEDENCE, Count, FieldPathText, Phase, validation_problem
-from .components import ComponentDefinition, PodFieldsDefinition, PodsDefinition, PodSpecField
+from .components import ComponentDefinition, PodFieldsDefinition, PodsDefinition, PodSpecField, RunDefinition
 from .gangs import GangDefinition, GangWarning, PodGroupRule, SubGroupRule, TopologyRule
 from .model import (
     Definition,
@@ -39,6 +39,7 @@ __all__ = [
     "ComponentDefinition",
     "PodsDefinition",
     "PodSpecField",
+    "RunDefinition",
     "SubGroupRule",
     "PodGroupRule",
     "GangDefinition",

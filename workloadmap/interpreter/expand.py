@@ -8,7 +8,6 @@ is what the gangs (:mod:`.gangs`) and the tree (:mod:`.build`) are made from.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -20,12 +19,11 @@ from ..expressions import Expression, is_plain_path
 from ..resources import PodDemand, pod_demand
 from ..runtime_definitions import ComponentDefinition, Definition
 from ..values import mapping_at, truthy
+from .counts import _search_count, evaluate_count, to_count
 from .paths import PathIndex
 
 __all__ = ["ExpandedComponent", "Expander", "Parent", "evaluate_count", "to_count", "INDEX_REF"]
 
-_MAX_REPLICAS = 10_000_000
-_ASCII_DIGITS = re.compile(r"\+?[0-9]+")  # Kubernetes counts are ASCII; "²" or Arabic-Indic digits are not
 
 INDEX_REF = "$index"
 """``ref('$index')`` in an ``instanceName`` expression: the element's position in its list (KAI names a Ray
@@ -60,6 +58,14 @@ class ExpandedComponent:
     template_path: list[str | int] | None = None
     children: list["ExpandedComponent"] = field(default_factory=list)
     reader: Expander | None = None  # what read the counts: their fields are worked out for an error only
+    after: tuple[str, ...] = ()  # run.after: the sibling components this one starts after
+    max_concurrent: int | None = None  # run.maxConcurrent: the most pods of this node at once
+
+    def run_field(self) -> str:
+        """Where ``run.after`` was read (for errors)."""
+        expression = self.definition.run.compiled("after") if self.definition.run is not None else None
+        source = expression.source if expression is not None else "run.after"
+        return source if self.reader is None else self.reader._field_path(self.scope, source)
 
     def count_field(self, field_name: str) -> str | None:
         """Where ``replicas`` or ``pods_per_replica`` was read (for errors); None when unknown."""
@@ -136,89 +142,6 @@ class Parent(NamedTuple):
             own_max = node.max_replicas if node.max_replicas is not None else node.replicas
             max_replicas = (self.max_replicas or self.replicas) * own_max
         return Parent(node.path, self.replicas * node.replicas, self.gang_replicas * node.gang_replicas, max_replicas)
-
-
-def to_count(value: Any, what: str, source: str) -> int:
-    """A value an expression gave as a count: a whole, non-negative number within reason.
-
-    Raises:
-        InputError: anything else (naming ``what`` and the field ``source``).
-    """
-    if isinstance(value, bool):
-        raise InputError(f"{what} must be a number, got {str(value).lower()}", field=source)
-    if isinstance(value, int):
-        count = value
-    elif isinstance(value, float) and value.is_integer():
-        count = int(value)
-    elif isinstance(value, str) and _ASCII_DIGITS.fullmatch(value.strip()):
-        digits = value.strip().lstrip("+")
-        if len(digits) > len(str(_MAX_REPLICAS)):
-            raise InputError(f"{what} of {digits[:20]}... is beyond any real cluster (refused)", field=source)
-        count = int(digits)
-    else:
-        shown = value if not isinstance(value, (dict, list)) else type(value).__name__
-        raise InputError(f"{what} must be a whole number, got {shown!r}", field=source)
-    if count < 0:
-        raise InputError(f"{what} must not be negative, got {count}", field=source)
-    if count > _MAX_REPLICAS:
-        raise InputError(f"{what} of {count} is beyond any real cluster (refused)", field=source)
-    return count
-
-
-def evaluate_count(
-    model: Any,
-    field_name: str,
-    scope: Any,
-    *,
-    root: Any,
-    refs: Mapping[str, Any] | None,
-    what: str,
-    field: str | Callable[[], str] | None = None,
-) -> int | None:
-    """A count field of a definition model: a constant or a compiled expression.
-
-    Returns None when the field is unset or the expression yields null (the caller's default applies).
-    ``field`` names the field in errors (default: the expression); a callable is called only for an
-    error, since finding an instance element's path can cost a walk of the resource.
-
-    Raises:
-        InputError: the expression gave something that is not a whole, non-negative number.
-        ExpressionError: the expression failed on this resource.
-    """
-    value = getattr(model, field_name)
-    if value is None:
-        return None
-    if isinstance(value, int):
-        return value
-    expression = model.compiled(field_name)
-    if expression is None:
-        return None
-    return _search_count(expression, scope, root, refs, what, field)
-
-
-def _search_count(
-    expression: Expression,
-    scope: Any,
-    root: Any,
-    refs: Mapping[str, Any] | None,
-    what: str | Callable[[], str],
-    field: str | Callable[[], str] | None,
-) -> int | None:
-    """A count expression's answer (None for null); ``what`` and ``field`` are worked out for an error only."""
-    try:
-        result = expression.search(scope, root=root, refs=refs)
-    except ExpressionError as error:
-        raise error.located(field=_field_text(field, expression.source)) from None
-    if result is None:
-        return None
-    if result.__class__ is int and 0 <= result <= _MAX_REPLICAS:  # to_count's answer, without naming the field
-        return result
-    return to_count(result, what() if callable(what) else what, _field_text(field, expression.source))
-
-
-def _field_text(field: str | Callable[[], str] | None, source: str) -> str:
-    text = field() if callable(field) else field
-    return text or source
 
 
 _COUNTED = ("replicas", "pods_per_replica")
@@ -428,7 +351,7 @@ class Expander:
                     demand = pod_demand(spec, place)
                 except InputError as error:
                     raise error.located(field=place) from None
-        return ExpandedComponent(
+        node = ExpandedComponent(
             definition=component,
             name=name,
             path=f"{parent.path}/{name}" if parent.path else name,
@@ -447,6 +370,38 @@ class Expander:
             template_path=template_path,
             reader=self,
         )
+        if component.run is not None:
+            node.after, node.max_concurrent = self._run_order(component, element)
+        return node
+
+    def _run_order(self, component: ComponentDefinition, element: Any) -> tuple[tuple[str, ...], int | None]:
+        """``run.after`` (sibling names) and ``run.maxConcurrent`` of one instance."""
+        run = component.run
+        assert run is not None  # only components with a run section come here
+        after: tuple[str, ...] = ()
+        if run.after is not None:
+            names = self._evaluate(run, "after", element)
+            if isinstance(names, str):
+                names = [names]
+            if names is not None and not isinstance(names, list):
+                expression = run.compiled("after")
+                raise InputError(
+                    f"run.after of component {component.name} must be a list of names, got {type(names).__name__}",
+                    field=self._field_path(element, expression.source if expression else "run.after"),
+                )
+            after = tuple(str(name) for name in names or () if name not in (None, ""))
+        limit = run.max_concurrent if run.max_concurrent.__class__ is int else None
+        expression = run.compiled("max_concurrent")
+        if expression is not None:
+            limit = _search_count(
+                expression,
+                element,
+                self.resource,
+                self.refs,
+                f"run.maxConcurrent of component {component.name}",
+                lambda: self._field_path(element, expression.source),
+            )
+        return after, limit
 
     def _count_field(self, component: ComponentDefinition, field_name: str, scope: Any) -> str:
         expression = component.compiled(field_name)

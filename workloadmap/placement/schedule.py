@@ -266,11 +266,12 @@ class Session:
         if not tree.pod_groups:
             for group in report.pod_groups:
                 component = paths[group.name]
-                tasks = KaiTasks(_clean(component.pod_resources), component.pods, component.scheduling)
+                pods = component.concurrent_pods
+                tasks = KaiTasks(_clean(component.pod_resources), pods, component.scheduling)
                 nodes, placed = allocate_pods(self.nodes, tasks, gpu_resources=tree.gpu_resources)
-                group.fits = placed == component.pods
+                group.fits = placed == pods
                 group.assignment = self.assignment(nodes, None) if nodes else None
-                group.reason = None if group.fits else f"only {placed} of {component.pods} pods find a node"
+                group.reason = None if group.fits else f"only {placed} of {pods} pods find a node"
             return
         by_name = {group.name: group for group in report.pod_groups}
         levels = set(self.cluster.levels) | {None}
