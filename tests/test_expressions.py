@@ -189,6 +189,15 @@ def test_pick_and_omit_join_two_lists():
     assert compile_expression("omit(cliques, 'name', missing)[].name").search(data) == ["a", "b", "c"]
 
 
+def test_pick_reads_a_dotted_key_as_a_nested_field():
+    # Related objects are named in metadata.name (a PipelineRun's Tasks); a key holding a dot is still read as written.
+    tasks = [{"metadata": {"name": "t1"}, "n": 1}, {"metadata": {"name": "t2"}, "n": 2}, {"a.b": "t1", "n": 3}]
+    data = {"tasks": tasks, "want": ["t2"]}
+    assert compile_expression("pick(tasks, 'metadata.name', want)[].n").search(data) == [2]
+    assert compile_expression("omit(tasks, 'metadata.name', want)[].n").search(data) == [1, 3]
+    assert compile_expression("pick(tasks, 'a.b', ['t1'])[].n").search(data) == [3]
+
+
 _EMPTY_TEMPLATE = {"t": {}, "s": {"spec": {}}, "l": []}
 
 

@@ -110,6 +110,10 @@ NON_WORKLOAD_KINDS = frozenset(
         "ClusterLocalModel",
         "LocalModelNodeGroup",
         "ScaledObject",
+        "Task",  # Tekton: run by a TaskRun or a PipelineRun (their --related objects)
+        "ClusterTask",
+        "Pipeline",
+        "StepAction",
     }
 )
 

@@ -48,7 +48,11 @@ class Reference(_Compiled, runtime.Reference):
     kind_expression: str | None = Field(
         default=None, alias="kindExpression", description="Expression giving the kind (default: the first of kinds)."
     )
-    name_expression: str = Field(alias="nameExpression", description="Expression giving the object's name.")
+    name_expression: str = Field(
+        alias="nameExpression",
+        description="Expression giving the object's name; a list of names makes ref() the list of those found "
+        "(in order, each missing one warned about).",
+    )
     description: str = ""
 
 

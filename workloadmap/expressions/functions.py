@@ -19,7 +19,8 @@ Replica counts need arithmetic and instance scopes need the whole resource:
     A JVM/Spark memory size (``"512m"``, ``"2g"``; a bare number is MiB) in MiB, rounded up.
 ``pick(array, key, values)``, ``omit(array, key, values)``
     The elements whose ``key`` is (or is not) one of ``values``: a join between two lists, e.g. the
-    Grove cliques a scaling group names.
+    Grove cliques a scaling group names. A dotted ``key`` (``metadata.name``) reads a nested field;
+    a key holding a dot itself is read as written when the element has it.
 ``object(key, value)``
     ``{key: value}`` with a computed key (e.g. a GPU resource name read from the spec).
 ``image_tag(image)``
@@ -79,6 +80,16 @@ def _check_size(value: Any) -> None:
             stack.extend(current)
         elif isinstance(current, dict):
             stack.extend(current.values())
+
+
+def _key_of(element: dict[str, Any], key: str) -> Any:
+    """``element[key]``; a dotted key that is not one of the element's reads the nested field."""
+    if key in element or "." not in key:
+        return element.get(key)
+    value: Any = element
+    for part in key.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
 
 
 def _hashable(value: Any) -> Any:
@@ -165,12 +176,12 @@ class WmapFunctions(jmespath.functions.Functions):
     @jmespath.functions.signature({"types": ["array", "null"]}, {"types": ["string"]}, {"types": ["array", "null"]})
     def _func_pick(self, elements: list[Any] | None, key: str, values: list[Any] | None) -> list[Any]:
         wanted = set(_hashable(value) for value in values or [])
-        return [e for e in elements or [] if isinstance(e, dict) and _hashable(e.get(key)) in wanted]
+        return [e for e in elements or [] if isinstance(e, dict) and _hashable(_key_of(e, key)) in wanted]
 
     @jmespath.functions.signature({"types": ["array", "null"]}, {"types": ["string"]}, {"types": ["array", "null"]})
     def _func_omit(self, elements: list[Any] | None, key: str, values: list[Any] | None) -> list[Any]:
         unwanted = set(_hashable(value) for value in values or [])
-        return [e for e in elements or [] if not (isinstance(e, dict) and _hashable(e.get(key)) in unwanted)]
+        return [e for e in elements or [] if not (isinstance(e, dict) and _hashable(_key_of(e, key)) in unwanted)]
 
     @jmespath.functions.signature({"types": ["string"]}, {"types": []})
     def _func_object(self, key: str, value: Any) -> dict[str, Any]:
