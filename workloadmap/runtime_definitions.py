@@ -193,6 +193,7 @@ class ComponentDefinition(CompiledPart):
     pod_fields: PodFieldsDefinition | None
     pods: PodsDefinition | None
     run: RunDefinition | None
+    like: str | None
 
     def walk(self) -> Iterator[ComponentDefinition]:
         """Yield this component and its descendants, depth first."""

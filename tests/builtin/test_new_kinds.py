@@ -51,8 +51,10 @@ def summary(tree):
         # pipelinerunstate.go GetFinalTasks), so at most 1 pod at once (2 GPUs); tests/builtin/test_workflows.py
         # has the run order's own cases.
         ("tekton.yaml", 1, (1, 2, [1], "gang", 1)),
-        # Workflow: prepare, train (4 GPUs), report = 3 pods; KAI skips the Workflow and groups each pod alone.
-        ("argo-workflow.yaml", 0, (3, 4, [], "perPod", 3)),
+        # Workflow: prepare, then train (4 GPUs) and report side by side (steps.go executeSteps: the outer list runs
+        # in order, each inner list in parallel) = 2 pods at once, 3 over the run; KAI skips the Workflow and groups
+        # each pod alone, so 2 PodGroups at once.
+        ("argo-workflow.yaml", 0, (2, 4, [], "perPod", 2)),
     ],
 )
 def test_new_kind_totals_and_gangs(fixture, index, expected):

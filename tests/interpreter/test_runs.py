@@ -149,3 +149,65 @@ def test_a_cycle_is_a_located_error():
     with pytest.raises(InputError, match="waits for itself") as caught:
         _tree([{"name": "one", "tasks": tasks}])
     assert str(caught.value).startswith("field spec.stages[0].tasks[0].after: component one/a waits for itself")
+
+
+_LIKE = """
+name: calls
+group: example.com
+kind: Calls
+versions: [v1]
+components:
+  - name: call
+    instances: "[{name: spec.entry, uses: spec.entry}]"
+    podSpec: "pick(root().spec.units, 'name', [uses])[0] | image && {containers: [{name: 'c', image: image}]} || `null`"
+    components:
+      - name: inner
+        like: call
+        instances: "pick(root().spec.units, 'name', [uses])[0] | calls"
+        run: {sequential: true}
+"""
+
+
+def _calls(units, entry="top"):
+    definition = Definition.model_validate(yaml.safe_load(_LIKE)).compile()
+    resource = {"apiVersion": "example.com/v1", "kind": "Calls", "metadata": {"name": "c"}}
+    resource["spec"] = {"entry": entry, "units": units}
+    return inspect(resource, catalog=Catalog([definition]))
+
+
+def test_a_like_component_runs_what_its_element_names_at_any_depth():
+    # top runs a then mid in order; mid runs b then c: four pods over the run, one at a time.
+    units = [
+        {"name": "top", "calls": [{"name": "1", "uses": "a"}, {"name": "2", "uses": "mid"}]},
+        {"name": "mid", "calls": [{"name": "1", "uses": "b"}, {"name": "2", "uses": "c"}]},
+        {"name": "a", "image": "x"},
+        {"name": "b", "image": "x"},
+        {"name": "c", "image": "x"},
+    ]
+    tree = _calls(units)
+    assert (tree.totals.pods, tree.over_run.pods) == (1, 3)
+    assert [c.name for c in tree.walk() if c.has_pod_template] == ["1", "1", "2"]
+
+
+def test_a_recursion_is_expanded_once_and_said():
+    units = [
+        {"name": "top", "calls": [{"name": "1", "uses": "a"}, {"name": "2", "uses": "top"}]},
+        {"name": "a", "image": "x"},
+    ]
+    tree = _calls(units)
+    assert tree.over_run.pods == 1
+    assert any("recursion" in warning for warning in tree.warnings)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("like: call", "like: nowhere", "names no other component"),
+        ("like: call", "like: call\n        podSpec: x", "cannot also set pod_spec"),
+    ],
+)
+def test_like_is_validated(old, new, message):
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match=message):
+        Definition.model_validate(yaml.safe_load(_LIKE.replace(old, new)))

@@ -157,6 +157,12 @@ class ComponentDefinition(_Compiled, runtime.ComponentDefinition):
     run: RunDefinition | None = Field(
         default=None, description="When its pods run relative to its siblings' (default: all at once)."
     )
+    like: str | None = Field(
+        default=None,
+        description="Another component whose pod source and components this one takes, on its own instances "
+        "(a workflow step that runs a template, which may run steps in turn); the expansion stops where an "
+        "element would nest inside itself.",
+    )
 
     @model_validator(mode="after")
     def _one_pod_source(self) -> "ComponentDefinition":
@@ -169,6 +175,17 @@ class ComponentDefinition(_Compiled, runtime.ComponentDefinition):
             raise ValueError(f"component {self.name!r}: podMetadata goes with podSpec")
         if self.instance_name and not self.instances:
             raise ValueError(f"component {self.name!r}: instanceName goes with instances")
-        if self.pods is not None and self.pods.selector is not None and not (self.pod_template or self.pod_spec):
+        if self.like is not None:
+            taken = [name for name in _LIKE_TAKES if getattr(self, name)]
+            if taken:
+                raise ValueError(
+                    f"component {self.name!r} takes its pod source and components from {self.like!r}; "
+                    f"it cannot also set {', '.join(taken)}"
+                )
+        elif self.pods is not None and self.pods.selector is not None and not (self.pod_template or self.pod_spec):
             raise ValueError(f"component {self.name!r}: pods.selector goes with a pod template or pod spec")
         return self
+
+
+_LIKE_TAKES = ("pod_template", "pod_spec", "pod_metadata", "pod_fields", "resource", "components")
+"""What a ``like`` component takes from the component it names (and so may not set itself)."""

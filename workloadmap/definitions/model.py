@@ -178,6 +178,24 @@ class Definition(_Strict, runtime.Definition):
         return self
 
     @model_validator(mode="after")
+    def _likes_name_components(self) -> "Definition":
+        by_name = {component.name: component for root in self.components for component in root.walk()}
+
+        def visit(component: ComponentDefinition, path: str) -> None:
+            if component.like is not None:
+                target = by_name.get(component.like)
+                if target is None or target is component:
+                    raise ValueError(f"{path}.like: {component.like!r} names no other component")
+                if target.like is not None:
+                    raise ValueError(f"{path}.like: {component.like!r} is itself a like component; name its target")
+            for index, child in enumerate(component.components):
+                visit(child, f"{path}.components[{index}]")
+
+        for index, component in enumerate(self.components):
+            visit(component, f"components[{index}]")
+        return self
+
+    @model_validator(mode="after")
     def _pod_selectors_name_ancestors(self) -> "Definition":
         def visit(component: ComponentDefinition, ancestors: tuple[str, ...], path: str) -> None:
             names = (*ancestors, component.name)

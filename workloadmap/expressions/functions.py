@@ -29,6 +29,11 @@ Replica counts need arithmetic and instance scopes need the whole resource:
     ``[major, minor, patch]`` of a version, read as tolerantly as Go's blang/semver
     ``ParseTolerant`` (a ``v`` prefix, missing parts as 0); null when it is not one.
 
+``words(text)``
+    The runs of letters, digits, ``-`` and ``_`` in ``text``, in order: the
+    task names an Argo ``depends`` expression (``A && (B.Succeeded || !C)``) mentions, with its
+    keywords (``Succeeded``) among them; null for null.
+
 ``join`` and ``to_string`` are jmespath's, except that ``join`` takes numbers and booleans as the
 text they were written as (a YAML ``tag: 1.8``), as the operators' typed decoding reads them.
 
@@ -58,6 +63,7 @@ MAX_NUMBER = 2**63
 
 # JVM / Spark memory sizes ("512m", "2g"); a bare number is MiB, as Spark reads it.
 _JVM_SIZE = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]+)?)(?P<unit>[kKmMgGtTpP])?[bB]?")
+_WORD = re.compile(r"[A-Za-z0-9_-]+")  # a fixed pattern: no definition supplies one
 _JVM_UNIT_MIB = {"k": 1 / 1024, "m": 1, "g": 1024, "t": 1024**2, "p": 1024**3}
 
 
@@ -206,6 +212,12 @@ class WmapFunctions(jmespath.functions.Functions):
         if not 1 <= len(parts) <= 3 or not all(part.isdigit() for part in parts):
             return None
         return [int(part) for part in parts] + [0] * (3 - len(parts))
+
+    @jmespath.functions.signature({"types": ["string", "null"]})
+    def _func_words(self, text: str | None) -> list[str] | None:
+        if text is None:
+            return None
+        return _WORD.findall(text)
 
     @jmespath.functions.signature({"types": []})
     def _func_int(self, value: Any) -> int | None:

@@ -271,7 +271,9 @@ def inspect(
         )
     refs = resolve_references(definition, resource, related or _NO_RELATED, workload.namespace, warnings)
     resource = merge_bases(definition, resource, refs)
-    nodes = Expander(definition, resource, catalog=catalog, refs=refs).expand()
+    expander = Expander(definition, resource, catalog=catalog, refs=refs)
+    nodes = expander.expand()
+    warnings.extend(expander.warnings)
     leaves = [leaf for root in nodes for leaf in root.leaves()]
     totals = _totals(leaves, gpu_resources)  # refuses too many pods before any gang is built from these numbers
     over_run, at_peak = totals, None

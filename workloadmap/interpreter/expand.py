@@ -9,7 +9,7 @@ is what the gangs (:mod:`.gangs`) and the tree (:mod:`.build`) are made from.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, overload
 
@@ -24,6 +24,9 @@ from .paths import PathIndex
 
 __all__ = ["ExpandedComponent", "Expander", "Parent", "evaluate_count", "to_count", "INDEX_REF"]
 
+
+_MOST_NESTED = 64
+"""``like`` expansions inside each other (nested workflow templates) before the input is refused."""
 
 INDEX_REF = "$index"
 """``ref('$index')`` in an ``instanceName`` expression: the element's position in its list (KAI names a Ray
@@ -60,6 +63,12 @@ class ExpandedComponent:
     reader: Expander | None = None  # what read the counts: their fields are worked out for an error only
     after: tuple[str, ...] = ()  # run.after: the sibling components this one starts after
     max_concurrent: int | None = None  # run.maxConcurrent: the most pods of this node at once
+    source: ComponentDefinition | None = None  # a `like` component: the one its pod source and children are from
+
+    @property
+    def pod_definition(self) -> ComponentDefinition:
+        """The definition component whose pod source (and children) this node has: its own, or its ``like``'s."""
+        return self.source if self.source is not None else self.definition
 
     def run_field(self) -> str:
         """Where ``run.after`` was read (for errors)."""
@@ -178,6 +187,10 @@ class Expander:
         self.path_root = path_root if path_root is not None else resource
         self.depth = depth
         self._paths = paths if paths is not None else PathIndex(self.path_root)
+        self.warnings: list[str] = []  # what the expansion noticed (a component that would nest inside itself)
+        self._named: dict[str, ComponentDefinition] | None = None  # components by name, for `like` (made on first use)
+        self._like_depth = 0  # `like` expansions in progress, one inside the other
+        self._open: list[tuple[int, int]] = []  # (component, instance list) being expanded, outermost first
 
     # -- evaluation helpers --------------------------------------------------------------
     def _evaluate(self, model: Any, field_name: str, scope: Any, index: int | None = None) -> Any:
@@ -294,17 +307,30 @@ class Expander:
             depth=self.depth + 1,
             paths=self._paths,
         )
+        nested.warnings = self.warnings  # one list for the whole resource
         return kind, nested.expand(parent)
 
-    def _instances(self, component: ComponentDefinition, scope: Any) -> list[tuple[str | None, Any]]:
+    def _instances(
+        self, component: ComponentDefinition, scope: Any
+    ) -> tuple[list[tuple[str | None, Any]], tuple[int, int] | None]:
+        """The instances (name, element), and the key of their list while it is expanded (a recursion check)."""
         if not component.instances:
-            return [(None, scope)]
+            return [(None, scope)], None
         result = self._evaluate(component, "instances", scope)
         expression = component.compiled("instances")
         assert expression is not None  # component.instances is set
         source = expression.source
         if result is None:
-            return []
+            return [], None
+        key = None
+        if result and isinstance(result, (list, dict)) and not expression.builds:
+            key = (id(component), id(result))
+            if key in self._open:  # the same elements again, inside themselves: a recursion (a template running itself)
+                self.warnings.append(
+                    f"component {component.name} runs elements that enclose it (a recursion the operator ends at "
+                    "run time): counted once"
+                )
+                return [], None
         pairs: list[tuple[str, Any]]
         # A list the expression made (a filter, pick(), [@]) is no part of the resource, and an empty
         # one has no items to place: no search for either.
@@ -328,15 +354,16 @@ class Expander:
         if len({name for name, _ in pairs}) < len(pairs):
             duplicates = sorted(name for name, count in Counter(name for name, _ in pairs).items() if count > 1)
             raise InputError(f"{component.name} instance name {duplicates[0]!r} appears more than once", field=source)
-        return list(pairs)
+        return list(pairs), key
 
     def _node(
         self, component: ComponentDefinition, instance: str | None, element: Any, parent: Parent
     ) -> ExpandedComponent | None:
         """One instance of a component with its counts, or None when its optional role is absent."""
         name = instance if instance is not None else component.name
-        template, spec, where, template_path = self._pod_source(component, element, instance)
-        if (component.pod_template or component.pod_spec) and spec is None:
+        source = self._like(component) if component.like is not None else component
+        template, spec, where, template_path = self._pod_source(source, element, instance)
+        if (source.pod_template or source.pod_spec) and spec is None and not source.components:
             return None  # the role is optional and absent in this resource (e.g. no Master replica spec)
         active = truthy(self._evaluate(component, "active", element)) if component.active else True
         demand = None
@@ -372,24 +399,28 @@ class Expander:
         )
         if component.run is not None:
             node.after, node.max_concurrent = self._run_order(component, element)
+        if source is not component:
+            node.source = source
         return node
+
+    def _like(self, component: ComponentDefinition) -> ComponentDefinition:
+        """The component a ``like`` names (validated to enclose it)."""
+        if self._named is None:
+            self._named = {part.name: part for root in self.definition.components for part in root.walk()}
+        return self._named[component.like]  # type: ignore[index]
 
     def _run_order(self, component: ComponentDefinition, element: Any) -> tuple[tuple[str, ...], int | None]:
         """``run.after`` (sibling names) and ``run.maxConcurrent`` of one instance."""
         run = component.run
         assert run is not None  # only components with a run section come here
-        after: tuple[str, ...] = ()
-        if run.after is not None:
-            names = self._evaluate(run, "after", element)
-            if isinstance(names, str):
-                names = [names]
-            if names is not None and not isinstance(names, list):
-                expression = run.compiled("after")
-                raise InputError(
-                    f"run.after of component {component.name} must be a list of names, got {type(names).__name__}",
-                    field=self._field_path(element, expression.source if expression else "run.after"),
-                )
-            after = tuple(str(name) for name in names or () if name not in (None, ""))
+        names = self._evaluate(run, "after", element) if run.after is not None else None
+        names = [names] if isinstance(names, str) else names
+        if names is not None and not isinstance(names, list):
+            raise InputError(
+                f"run.after of component {component.name} must be a list of names, got {type(names).__name__}",
+                field=self._field_path(element, str(run.after)),
+            )
+        after = tuple(str(name) for name in names or () if name not in (None, ""))
         limit = run.max_concurrent if run.max_concurrent.__class__ is int else None
         expression = run.compiled("max_concurrent")
         if expression is not None:
@@ -410,8 +441,21 @@ class Expander:
         return self._field_path(scope, expression.source)
 
     def _expand(self, component: ComponentDefinition, scope: Any, parent: Parent) -> list[ExpandedComponent]:
+        pairs, opened = (
+            (self._embedded(component, scope), None) if component.resource else self._instances(component, scope)
+        )
+        if opened is None:
+            return self._expand_pairs(component, pairs, parent)
+        self._open.append(opened)
+        try:
+            return self._expand_pairs(component, pairs, parent)
+        finally:
+            self._open.pop()
+
+    def _expand_pairs(
+        self, component: ComponentDefinition, pairs: Sequence[tuple[str | None, Any]], parent: Parent
+    ) -> list[ExpandedComponent]:
         expanded = []
-        pairs = self._embedded(component, scope) if component.resource else self._instances(component, scope)
         for position, (instance, element) in enumerate(pairs):
             node = self._node(component, instance, element, parent)
             if node is None:
@@ -421,8 +465,19 @@ class Expander:
                 source = component.compiled("resource").source  # type: ignore[union-attr]
                 node.kind, nested = self._expand_embedded(element, f"{source}[{position}]", inner)
                 node.children.extend(nested)
-            for child in component.components:
-                node.children.extend(self._expand(child, element, inner))
+            source = node.pod_definition
+            if node.source is None:
+                for child in source.components:
+                    node.children.extend(self._expand(child, element, inner))
+            elif source.components:
+                if self._like_depth >= _MOST_NESTED:
+                    raise InputError(f"component {node.path} nests more than {_MOST_NESTED} levels deep (refused)")
+                self._like_depth += 1
+                try:
+                    for child in source.components:
+                        node.children.extend(self._expand(child, element, inner))
+                finally:
+                    self._like_depth -= 1
             expanded.append(node)
         return expanded
 
