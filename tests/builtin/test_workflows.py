@@ -222,3 +222,27 @@ def test_argo_place_uses_the_moment_at_once(wmap):
     counted = {group["name"]: group["pods"] for group in data["podGroups"]}
     assert counted == {"pipeline/train": 4, "pipeline/monitor": 1}
     assert data["verdict"] == "Fits"
+
+
+def test_argo_cron_workflow_shows_one_run():
+    # workflow/cron/operator.go run(): each schedule submits one Workflow made from spec.workflowSpec
+    # (common.ConvertCronWorkflowToWorkflowWithProperties): prepare, then 2 evaluation shards (1 GPU each).
+    [tree] = _trees(ARGO / "cron-workflow.yaml").values()
+    assert (tree.definition, tree.totals.pods, tree.totals.gpus, tree.over_run.pods) == ("cronworkflow", 2, 2, 3)
+    assert (tree.grouping.value, tree.pod_group_count) == ("perPod", 2)
+
+
+def test_argo_workflow_templates_show_what_a_submission_runs():
+    # pkg/apis/workflow/v1alpha1/workflow_template_types.go: a WorkflowTemplate's spec is a WorkflowSpec; one
+    # submitted Workflow runs prepare, then train over 2 items. A ClusterWorkflowTemplate that only holds templates
+    # (no entrypoint) runs nothing by itself.
+    trees = _trees(ARGO / "related" / "templates.yaml")
+    template = trees["train-pipeline"]
+    assert (template.definition, template.totals.pods, template.totals.gpus, template.over_run.pods) == (
+        "workflowtemplate",
+        2,
+        8,
+        3,
+    )
+    library = trees["shared-steps"]
+    assert (library.definition, library.totals.pods) == ("clusterworkflowtemplate", 0)
