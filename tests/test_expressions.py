@@ -170,6 +170,13 @@ def test_values_wraps_single_jmespath_results():
         ("768", 768),
         (None, None),
         ("2x", None),
+        # apache/spark JavaUtils.byteStringAs: lower-cased, a whole number, suffixes b k kb m mb g gb t tb p pb;
+        # "Invalid suffix" for 512Mi, "Fractional values are not supported" for 1.5g.
+        ("2GB", 2048),
+        ("512mb", 512),
+        ("512Mi", None),
+        ("1.5g", None),
+        (4096, 4096),
     ],
 )
 def test_jvm_mib_reads_spark_sizes(size, mib):

@@ -54,6 +54,7 @@ __all__ = [
     "SuspendAction",
     "SuspendDefinition",
     "SpecBase",
+    "CheckDefinition",
     "Definition",
     "runtime_class",
     "declared_fields",
@@ -348,6 +349,14 @@ class SpecBase(CompiledPart):
     object: str
 
 
+class CheckDefinition(CompiledPart):
+    """A value the operator refuses (a Spark memory of ``512Mi``): an error naming the field and the accepted forms."""
+
+    field: str
+    valid: str
+    message: str
+
+
 ExpressionField = tuple[str, CompiledPart, str, str]
 """``(path, part, field name, expression text)``: one expression field of a definition."""
 
@@ -370,6 +379,7 @@ class Definition(DefinitionPart):
     notes: list[str]
     suspend: SuspendDefinition | None
     bases: Sequence[SpecBase]
+    checks: Sequence[CheckDefinition]
     _source: str | None
 
     @property
@@ -403,6 +413,9 @@ class Definition(DefinitionPart):
             yield f"gang.warnings[{index}]", warning, "when", warning.when
         for index, base in enumerate(self.bases):
             yield f"bases[{index}]", base, "object", base.object
+        for index, check in enumerate(self.checks):
+            for field_name in ("field", "valid"):
+                yield f"checks[{index}]", check, field_name, getattr(check, field_name)
         if self.gang.priority_class_name is not None:
             yield "gang", self.gang, "priority_class_name", self.gang.priority_class_name
         for index, reference in enumerate(self.references):

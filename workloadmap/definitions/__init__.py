@@ -15,6 +15,7 @@ from .base import PHASE_PRECEDENCE, Count, FieldPathText, Phase, validation_prob
 from .components import ComponentDefinition, PodFieldsDefinition, PodsDefinition, PodSpecField, RunDefinition
 from .gangs import GangDefinition, GangWarning, PodGroupRule, SubGroupRule, TopologyRule
 from .model import (
+    CheckDefinition,
     Definition,
     ExportsDefinition,
     Reference,
@@ -45,6 +46,7 @@ __all__ = [
     "GangDefinition",
     "GangWarning",
     "SpecBase",
+    "CheckDefinition",
     "TopologyRule",
     "Reference",
     "ReferenceKind",

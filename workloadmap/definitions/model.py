@@ -22,6 +22,7 @@ __all__ = [
     "SuspendAction",
     "SuspendDefinition",
     "SpecBase",
+    "CheckDefinition",
     "Definition",
     "definition_json_schema",
 ]
@@ -113,6 +114,18 @@ class SpecBase(_Compiled, runtime.SpecBase):
     object: str = Field(description="Expression (refs allowed) for the object; null: nothing merged.")
 
 
+class CheckDefinition(_Compiled, runtime.CheckDefinition):
+    """A value the operator refuses, checked before any expression reads it.
+
+    When ``field`` holds a value on which ``valid`` is false, the resource is an error naming the field and
+    ``message`` (the accepted forms).
+    """
+
+    field: FieldPathText = Field(description="The field, from the resource (absent: nothing to check).")
+    valid: str = Field(description="Expression on the field's value: truthy when the operator accepts it.")
+    message: str = Field(description="What the operator accepts, for the error (e.g. 'a JVM size: 512m, 2g').")
+
+
 class Definition(_Strict, runtime.Definition):
     """A workload-type definition."""
 
@@ -137,6 +150,9 @@ class Definition(_Strict, runtime.Definition):
     suspend: SuspendDefinition | None = Field(default=None, description="None: the kind cannot be suspended.")
     bases: list[SpecBase] = Field(
         default_factory=list, description="Specs merged beneath the resource's, in order (the resource's wins)."
+    )
+    checks: list[CheckDefinition] = Field(
+        default_factory=list, description="Values the operator refuses, each a located error with its accepted forms."
     )
 
     _source: str | None = PrivateAttr(default=None)

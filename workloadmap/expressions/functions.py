@@ -16,7 +16,8 @@ Replica counts need arithmetic and instance scopes need the whole resource:
 ``int(value)``
     A number or numeric string as an integer (``"3"`` -> 3); null when it is not one.
 ``jvm_mib(size)``
-    A JVM/Spark memory size (``"512m"``, ``"2g"``; a bare number is MiB) in MiB, rounded up.
+    A JVM/Spark memory size (``"512m"``, ``"2g"``, ``"2gb"``; a bare number is MiB) in MiB, rounded up;
+    null for what Spark refuses (``"512Mi"``, ``"1.5g"``), as its ``JavaUtils.byteStringAs`` reads sizes.
 ``pick(array, key, values)``, ``omit(array, key, values)``
     The elements whose ``key`` is (or is not) one of ``values``: a join between two lists, e.g. the
     Grove cliques a scaling group names. A dotted ``key`` (``metadata.name``) reads a nested field;
@@ -61,10 +62,12 @@ MAX_VALUE_SIZE = 1_000_000
 MAX_NUMBER = 2**63
 """Largest magnitude of a number arithmetic may produce (counts are far below)."""
 
-# JVM / Spark memory sizes ("512m", "2g"); a bare number is MiB, as Spark reads it.
-_JVM_SIZE = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]+)?)(?P<unit>[kKmMgGtTpP])?[bB]?")
+# JVM / Spark memory sizes as Spark's JavaUtils.byteStringAs reads them (lower-cased): a whole number and an
+# optional binary suffix; a bare number is MiB for the memory settings. "512Mi" and "1.5g" are refused.
+_JVM_SIZE = re.compile(r"(?P<number>[0-9]+)(?P<unit>[a-z]+)?")
 _WORD = re.compile(r"[A-Za-z0-9_-]+")  # a fixed pattern: no definition supplies one
-_JVM_UNIT_MIB = {"k": 1 / 1024, "m": 1, "g": 1024, "t": 1024**2, "p": 1024**3}
+_JVM_UNIT_MIB = {"b": 1 / 2**20, "k": 1 / 1024, "m": 1, "g": 1024, "t": 1024**2, "p": 1024**3}
+_JVM_UNIT_MIB.update({f"{unit}b": amount for unit, amount in _JVM_UNIT_MIB.items() if unit != "b"})
 
 
 def _bounded_number(value: float) -> float:
@@ -173,11 +176,10 @@ class WmapFunctions(jmespath.functions.Functions):
     def _func_jvm_mib(self, size: str | float | None) -> int | None:
         if size is None or isinstance(size, bool):
             return None
-        match = _JVM_SIZE.fullmatch(str(size).strip())
-        if not match:
+        match = _JVM_SIZE.fullmatch(str(size).strip().lower())
+        if not match or (match["unit"] or "m") not in _JVM_UNIT_MIB:
             return None
-        amount = float(match["number"]) * _JVM_UNIT_MIB[(match["unit"] or "m").lower()]
-        return int(math.ceil(amount))
+        return int(math.ceil(int(match["number"]) * _JVM_UNIT_MIB[match["unit"] or "m"]))
 
     @jmespath.functions.signature({"types": ["array", "null"]}, {"types": ["string"]}, {"types": ["array", "null"]})
     def _func_pick(self, elements: list[Any] | None, key: str, values: list[Any] | None) -> list[Any]:

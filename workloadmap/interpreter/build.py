@@ -27,6 +27,7 @@ from ..runtime_definitions import Definition
 from ..scheduling import pod_scheduling
 from ..tree import Component, ExportHints, Totals, WorkloadRef, WorkloadTree
 from ..values import name_problem
+from .checks import check_values
 from .expand import ExpandedComponent, Expander
 from .gangs import form_pod_groups
 from .merge import merge_bases
@@ -271,6 +272,7 @@ def inspect(
         )
     refs = resolve_references(definition, resource, related or _NO_RELATED, workload.namespace, warnings)
     resource = merge_bases(definition, resource, refs)
+    check_values(definition, resource, refs)  # before any expression reads a value the operator refuses
     expander = Expander(definition, resource, catalog=catalog, refs=refs)
     nodes = expander.expand()
     warnings.extend(expander.warnings)
