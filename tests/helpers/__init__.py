@@ -11,8 +11,8 @@ import yaml
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 FIXTURES_DIR = REPO_ROOT / "fixtures"
 BAD_FIXTURES_DIR = FIXTURES_DIR / "bad"
-# The shared data beside the repository (../shared), or where WMAP_SHARED points (a worktree elsewhere).
-SHARED_DIR = Path(os.environ.get("WMAP_SHARED") or REPO_ROOT.parent / "shared")
+SHARED_DIR = Path(os.environ.get("WMAP_SHARED_DIR") or REPO_ROOT.parent / "shared")
+"""The shared data beside the clone (``../shared``), or where ``$WMAP_SHARED_DIR`` says it is."""
 CORPUS_DIR = SHARED_DIR / "corpus"
 DATA_DIR = REPO_ROOT / "tests" / "data"
 

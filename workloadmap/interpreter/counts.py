@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import ExpressionError, InputError
 from ..expressions import Expression
+from .context import EvaluationContext
 
 __all__ = ["to_count", "evaluate_count"]
 
@@ -46,9 +47,8 @@ def evaluate_count(
     model: Any,
     field_name: str,
     scope: Any,
+    context: EvaluationContext,
     *,
-    root: Any,
-    refs: Mapping[str, Any] | None,
     what: str,
     field: str | Callable[[], str] | None = None,
 ) -> int | None:
@@ -70,20 +70,19 @@ def evaluate_count(
     expression = model.compiled(field_name)
     if expression is None:
         return None
-    return _search_count(expression, scope, root, refs, what, field)
+    return _search_count(expression, scope, context, what, field)
 
 
 def _search_count(
     expression: Expression,
     scope: Any,
-    root: Any,
-    refs: Mapping[str, Any] | None,
+    context: EvaluationContext,
     what: str | Callable[[], str],
     field: str | Callable[[], str] | None,
 ) -> int | None:
     """A count expression's answer (None for null); ``what`` and ``field`` are worked out for an error only."""
     try:
-        result = expression.search(scope, root=root, refs=refs)
+        result = expression.search(scope, root=context.resource, refs=context.refs)
     except ExpressionError as error:
         raise error.located(field=_field_text(field, expression.source)) from None
     if result is None:

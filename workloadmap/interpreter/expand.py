@@ -14,11 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, overload
 
 from ..catalog import Catalog
-from ..errors import ExpressionError, InputError, NoDefinitionError, format_path
+from ..errors import ExpressionError, InputError, format_path
 from ..expressions import Expression, is_plain_path
 from ..resources import PodDemand, pod_demand
 from ..runtime_definitions import ComponentDefinition, Definition
 from ..values import mapping_at, truthy
+from .context import EvaluationContext
 from .counts import _search_count, evaluate_count, to_count
 from .paths import PathIndex
 
@@ -165,26 +166,25 @@ _FIELD_WORDS = {
 class Expander:
     """Walks one resource through one definition (the interpreter's engine; lint reuses it).
 
-    ``catalog`` resolves embedded resources (AppWrapper); ``refs`` holds resolved references;
-    ``path_root`` is the outermost object, so template paths of embedded resources are absolute.
+    ``context`` is the definition, the resource and its resolved references; ``catalog`` resolves
+    embedded resources (AppWrapper); ``path_root`` is the outermost object, so template paths of
+    embedded resources are absolute.
     """
 
     def __init__(
         self,
-        definition: Definition,
-        resource: Mapping,
+        context: EvaluationContext,
         *,
         catalog: Catalog | None = None,
-        refs: Mapping[str, Any] | None = None,
         path_root: Mapping | None = None,
         depth: int = 0,
         paths: PathIndex | None = None,
     ) -> None:
-        self.definition = definition
-        self.resource = resource
+        self.context = context
+        # read on every expression: an attribute of the expander each
+        self.definition, self.resource, self.refs = context.definition, context.resource, context.refs
         self.catalog = catalog
-        self.refs = dict(refs or {})
-        self.path_root = path_root if path_root is not None else resource
+        self.path_root = path_root if path_root is not None else context.resource
         self.depth = depth
         self._paths = paths if paths is not None else PathIndex(self.path_root)
         self.warnings: list[str] = []  # what the expansion noticed (a component that would nest inside itself)
@@ -223,8 +223,7 @@ class Expander:
         count = _search_count(
             expression,
             scope,
-            self.resource,
-            self.refs,
+            self.context,
             lambda: f"{_FIELD_WORDS.get(field_name, field_name)} of component {component.name}",
             lambda: self._field_path(scope, expression.source),
         )
@@ -287,12 +286,7 @@ class Expander:
             raise InputError("embedded resource needs apiVersion and kind", field=where)
         lookup = self.catalog.lookup(api_version, kind)
         if lookup is None:
-            raise NoDefinitionError(
-                f"no definition covers embedded kind {kind} ({api_version}); see `wmap catalog list`",
-                api_version=api_version,
-                kind=kind,
-                field=where,
-            )
+            raise self.catalog.no_definition(api_version, kind, embedded=True, field=where)
         if not isinstance(lookup.definition, Definition):
             raise InputError(
                 f"embedded kind {kind} is covered by Karta {lookup.definition.name}; embedded resources need a "
@@ -300,8 +294,7 @@ class Expander:
                 field=where,
             )
         nested = Expander(
-            lookup.definition,
-            embedded,
+            EvaluationContext(lookup.definition, embedded, {}),
             catalog=self.catalog,
             path_root=self.path_root,
             depth=self.depth + 1,
@@ -427,8 +420,7 @@ class Expander:
             limit = _search_count(
                 expression,
                 element,
-                self.resource,
-                self.refs,
+                self.context,
                 f"run.maxConcurrent of component {component.name}",
                 lambda: self._field_path(element, expression.source),
             )
