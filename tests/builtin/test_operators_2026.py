@@ -6,6 +6,9 @@ written for these tests (each names the upstream example it is modelled on, if a
 
 from __future__ import annotations
 
+import pytest
+import yaml
+
 from helpers import BAD_FIXTURES_DIR, FIXTURES_DIR
 from workloadmap import inspect_file
 from workloadmap.interpreter import ObjectIndex
@@ -69,3 +72,100 @@ def test_spark_connect_dynamic_allocation_starts_at_spark_s_initial_target():
     executor = next(c for c in tree.walk() if c.name == "executor")
     assert (executor.replicas, executor.min_replicas, executor.max_replicas) == (3, 1, 10)
     assert executor.pod_resources == {"cpu": 2, "memory": 4505 * MIB}
+
+
+# ------------------------------------------------------------------------------------ KServe llm-d
+
+TOKENIZER = FIXTURES_DIR / "serving" / "llmisvc-tokenizer"
+
+
+def test_llminferenceservice_token_producer_runs_a_standalone_tokenizer():
+    # kserve/kserve pkg/controller/v1alpha2/llmisvc/tokenizer.go expectedTokenizerDeployment: one Deployment
+    # <name>-tokenizer, replicas fixed at 1, its pod from config/llmisvcconfig/config-llm-tokenizer.yaml (main:
+    # requests cpu 1 / 4Gi); the EPP from config-llm-scheduler.yaml (main: requests cpu 1 / 2Gi); the workload pods
+    # from the sample llm-inference-service-qwen2-7b-gpu-kv-cache-routing.yaml (2 replicas, cpu 2 / 16Gi / 1 GPU).
+    trees = _trees(TOKENIZER / "service.yaml", related=TOKENIZER / "presets.yaml")
+    tree = trees["qwen2-7b-kv-cache-routing"]
+    assert _pods(tree) == {
+        "main": (2, {"cpu": 2, "memory": 16 * GIB, "nvidia.com/gpu": 1}),
+        "router-scheduler": (1, {"cpu": 1, "memory": 2 * GIB}),
+        "tokenizer": (1, {"cpu": 1, "memory": 4 * GIB}),
+    }
+    assert (tree.totals.pods, tree.totals.gpus) == (4, 2)
+    assert tree.warnings == []
+    # An existing InferencePool (pool.ref): neither EPP nor tokenizer (tokenizer.go shouldDeleteTokenizer).
+    assert set(_pods(trees["shared-pool"])) == {"main"}
+    # router.scheduler.tokenizer.template over the preset: the service's cpu 2 wins, the preset's memory stays
+    # (config_merge.go mergeSpecs, the service's spec over its configs).
+    assert _pods(trees["own-tokenizer"])["tokenizer"] == (1, {"cpu": 2, "memory": 4 * GIB})
+
+
+def test_llminferenceservice_tokenizer_without_its_preset_is_one_pod_and_a_warning():
+    tree = _trees(TOKENIZER / "service.yaml")["qwen2-7b-kv-cache-routing"]
+    assert _pods(tree)["tokenizer"] == (1, {})
+    assert any("kserve-config-llm-tokenizer is not in the input" in warning for warning in tree.warnings)
+
+
+_MAIN_ARGS = "{containers: [{name: main, args: [--config-text, %s]}]}"
+
+
+@pytest.mark.parametrize(
+    "scheduler, enabled",
+    [
+        # kserve/kserve pkg/controller/v1alpha2/llmisvc/tokenizer_test.go TestIsTokenizerEnabled, case by case
+        ("{tokenizer: {}}", True),  # "tokenizer field explicitly set"
+        ("{tokenizer: {template: {}}}", True),  # "tokenizer field with template"
+        (
+            "{config: {inline: {plugins: [{type: token-producer}, {type: precise-prefix-cache-producer}]}}}",
+            True,
+        ),  # "token-producer plugin present"
+        ("{config: {inline: {plugins: [{type: precise-prefix-cache-scorer}]}}}", True),  # "legacy ... present"
+        ("{config: {inline: {plugins: [{type: prefix-cache-scorer}]}}}", False),  # "no tokenizer, no ..."
+        ("{template: %s}" % (_MAIN_ARGS % '\'{"plugins":[{"type":"token-producer"}]}\''), True),  # via args
+        (
+            "{template: %s}" % (_MAIN_ARGS % '\'{"plugins":[{"type":"precise-prefix-cache-scorer"}]}\''),
+            True,
+        ),  # "legacy precise-prefix-cache-scorer present via template args"
+        (
+            "{config: {inline: {plugins: [{type: prefix-cache-scorer}]}}, template: %s}"
+            % (_MAIN_ARGS % '\'{"plugins":[{"type":"token-producer"}]}\''),
+            False,
+        ),  # "config.inline takes priority over template args when both are present"
+        (
+            "{template: {containers: [{name: main, args: [--config-file, /etc/epp/config.yaml]}]}}",
+            False,
+        ),  # "config-file flag in template args is not treated as inline plugin source"
+        ("{}", False),  # "empty scheduler, no config"
+    ],
+)
+def test_llminferenceservice_tokenizer_is_enabled_as_kserve_decides(inspect_builtin, scheduler, enabled):
+    resource = {
+        "apiVersion": "serving.kserve.io/v1alpha2",
+        "kind": "LLMInferenceService",
+        "metadata": {"name": "my-llm"},
+        "spec": {"model": {"uri": "hf://facebook/opt-125m"}, "router": {"scheduler": yaml.safe_load(scheduler)}},
+    }
+    tree = inspect_builtin(resource)
+    assert ("tokenizer" in {c.name for c in tree.walk() if c.pods}) is enabled
+    # The force-stop annotation scales it to none (tokenizer.go shouldDeleteTokenizer: GetForceStopRuntime).
+    resource["metadata"]["annotations"] = {"serving.kserve.io/stop": "true"}
+    assert "tokenizer" not in {c.name for c in inspect_builtin(resource).walk() if c.pods}
+
+
+def test_llminferenceservice_no_router_or_scheduler_runs_no_tokenizer(inspect_builtin):
+    # TestIsTokenizerEnabled "nil router" and "nil scheduler"
+    for spec in ({}, {"router": {}}):
+        resource = {"apiVersion": "serving.kserve.io/v1alpha2", "kind": "LLMInferenceService"}
+        resource |= {"metadata": {"name": "my-llm"}, "spec": {"model": {"uri": "hf://m"}, **spec}}
+        assert "tokenizer" not in {c.name for c in inspect_builtin(resource).walk()}
+
+
+def test_llminferenceservice_latency_predictor_adds_sidecars_to_the_epp_pod_not_a_pod():
+    # scheduler_latency_predictor.go hasLatencyProducerInSpec -> config_merge.go merges
+    # config-llm-scheduler-latency-predictor.yaml: training-server (2 cpu / 4Gi) and prediction-server (8 cpu / 4Gi)
+    # beside the EPP's main (1 cpu / 2Gi): one pod of 11 cpu / 10Gi; no tokenizer (no token-producer).
+    tree = _trees(TOKENIZER / "service.yaml", related=TOKENIZER / "presets.yaml")["latency-routing"]
+    assert _pods(tree) == {
+        "main": (1, {"nvidia.com/gpu": 1}),
+        "router-scheduler": (1, {"cpu": 11, "memory": 10 * GIB}),
+    }
