@@ -57,6 +57,7 @@ SWITCHES = [
     ("batch.volcano.sh/v1alpha1", "CronJob", "spec.suspend", True, False),
     ("sparkoperator.k8s.io/v1beta2", "ScheduledSparkApplication", "spec.suspend", True, False),
     ("argoproj.io/v1alpha1", "Workflow", "spec.suspend", True, False),
+    ("argoproj.io/v1alpha1", "CronWorkflow", "spec.suspend", True, False),  # cron_workflow_types.go Suspend
 ]
 
 
@@ -89,6 +90,9 @@ NOT_SUSPENDABLE = {
     "pipelinerun": "spec.status PipelineRunPending only holds a run that has not started; Cancelled ends it",
     "taskrun": "spec.status TaskRunCancelled ends the run; no suspend",
     "seldondeployment": "no suspend field in SeldonDeploymentSpec",
+    "workflowtemplate": "a template for Workflows (Argo WorkflowTemplate); it runs nothing itself",
+    "clusterworkflowtemplate": "a template for Workflows (Argo ClusterWorkflowTemplate); it runs nothing itself",
+    "sparkconnect": "SparkConnectSpec has no suspend field (spark-operator api/v1alpha1/sparkconnect_types.go)",
     "virtualmachineinstance": "KubeVirt pauses a VMI through its pause subresource (virtctl pause), not a spec field",
 }
 

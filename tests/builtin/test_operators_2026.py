@@ -6,6 +6,8 @@ written for these tests (each names the upstream example it is modelled on, if a
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 import yaml
 
@@ -169,3 +171,57 @@ def test_llminferenceservice_latency_predictor_adds_sidecars_to_the_epp_pod_not_
         "main": (1, {"nvidia.com/gpu": 1}),
         "router-scheduler": (1, {"cpu": 11, "memory": 10 * GIB}),
     }
+
+
+# ------------------------------------------------------------------------------------------ KubeRay
+
+
+def _ray_cluster_spec(**spec):
+    head = {
+        "containers": [
+            {
+                "name": "ray-head",
+                "image": "rayproject/ray:2.52.0",
+                "resources": {"requests": {"cpu": "1", "memory": "2Gi"}},
+            }
+        ]
+    }
+    worker = {"containers": [{"name": "ray-worker", "resources": {"requests": {"cpu": "1"}}}]}
+    return {
+        "headGroupSpec": {"rayStartParams": {}, "template": {"spec": head}},
+        "workerGroupSpecs": [
+            {"groupName": "small-group", "replicas": 1, "minReplicas": 1, "template": {"spec": worker}}
+        ],
+        **spec,
+    }
+
+
+def test_raycluster_in_tree_autoscaling_adds_the_autoscaler_to_the_head_pod(inspect_builtin):
+    # ray-operator/controllers/ray/common/pod.go DefaultHeadPodTemplate appends BuildAutoscalerContainer (requests =
+    # limits = 500m / 512Mi) when IsAutoscalingEnabled; the head pod asks 1 + 0.5 cpu and 2Gi + 512Mi.
+    resource = {"apiVersion": "ray.io/v1", "kind": "RayCluster", "metadata": {"name": "rc"}}
+    resource["spec"] = _ray_cluster_spec(enableInTreeAutoscaling=True)
+    head = next(c for c in inspect_builtin(resource).walk() if c.name == "head")
+    assert head.pod_resources == {"cpu": Fraction(3, 2), "memory": 2 * GIB + 512 * MIB}
+    # autoscalerOptions.resources replaces the container's resources whole (mergeAutoscalerOverrides;
+    # pod_test.go TestBuildPodWithAutoscalerOptions: requests cpu 1).
+    resource["spec"]["autoscalerOptions"] = {"resources": {"requests": {"cpu": "1"}}}
+    head = next(c for c in inspect_builtin(resource).walk() if c.name == "head")
+    assert head.pod_resources == {"cpu": 2, "memory": 2 * GIB}
+    # Off (the default, utils.IsAutoscalingEnabled: nil or false): the head pod is the template's.
+    resource["spec"]["enableInTreeAutoscaling"] = False
+    head = next(c for c in inspect_builtin(resource).walk() if c.name == "head")
+    assert head.pod_resources == {"cpu": 1, "memory": 2 * GIB}
+
+
+def test_rayjob_and_rayservice_clusters_get_the_autoscaler_too(inspect_builtin):
+    job = {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": {"name": "j"}}
+    job["spec"] = {"entrypoint": "python x.py", "submissionMode": "SidecarMode"}
+    job["spec"]["rayClusterSpec"] = _ray_cluster_spec(enableInTreeAutoscaling=True)
+    head = next(c for c in inspect_builtin(job).walk() if c.name == "head")
+    # ray container 1 cpu / 2Gi + the SidecarMode submitter 500m / 200Mi + the autoscaler 500m / 512Mi
+    assert head.pod_resources == {"cpu": 2, "memory": 2 * GIB + 712 * MIB}
+    service = {"apiVersion": "ray.io/v1", "kind": "RayService", "metadata": {"name": "s"}}
+    service["spec"] = {"rayClusterConfig": _ray_cluster_spec(enableInTreeAutoscaling=True)}
+    head = next(c for c in inspect_builtin(service).walk() if c.name == "head")
+    assert head.pod_resources == {"cpu": Fraction(3, 2), "memory": 2 * GIB + 512 * MIB}
