@@ -225,3 +225,47 @@ def test_rayjob_and_rayservice_clusters_get_the_autoscaler_too(inspect_builtin):
     service["spec"] = {"rayClusterConfig": _ray_cluster_spec(enableInTreeAutoscaling=True)}
     head = next(c for c in inspect_builtin(service).walk() if c.name == "head")
     assert head.pod_resources == {"cpu": Fraction(3, 2), "memory": 2 * GIB + 512 * MIB}
+
+
+# ---------------------------------------------------------------------------- KServe serving runtimes
+
+RUNTIMES = FIXTURES_DIR / "serving" / "isvc-runtimes"
+
+
+def test_inferenceservice_model_format_runs_the_shipped_runtime_s_container():
+    # pkg/controller/v1beta1/inferenceservice/components/predictor.go reconcileModel: the runtime's kserve-container
+    # (config/runtimes/kserve-sklearnserver.yaml: requests = limits = cpu 1 / 2Gi) under the model container.
+    trees = _trees(RUNTIMES / "services.yaml", related=RUNTIMES / "runtimes.yaml")
+    assert _pods(trees["sklearn-iris"]) == {"predictor": (1, {"cpu": 1, "memory": 2 * GIB})}
+    # The legacy sklearn key is predictor.model with modelFormat sklearn after KServe's webhook
+    # (inference_service_defaults.go setPredictorModelDefaults).
+    assert _pods(trees["sklearn-legacy"]) == {"predictor": (1, {"cpu": 1, "memory": 2 * GIB})}
+    # Resources merge key by key, the model's winning (container_merge_test.go TestMergeContainerWithPatch;
+    # utils_test.go TestMergeServingRuntimeAndInferenceServiceSpecs): huggingface's 6 cpu / 24Gi / 1 GPU over 1 / 2Gi.
+    llama = trees["huggingface-llama"]
+    assert _pods(llama) == {"predictor": (1, {"cpu": 6, "memory": 24 * GIB, "nvidia.com/gpu": 1})}
+    assert all(tree.warnings == [] for name, tree in trees.items() if name != "own-runtime")
+
+
+def test_inferenceservice_protocol_v2_selects_mlserver_for_sklearn():
+    # predictor_model.go GetSupportingRuntimes: of the shipped runtimes serving sklearn with protocol v2,
+    # kserve-mlserver (priority 2) sorts before kserve-sklearnserver (priority 1) (sortSupportedRuntimeByPriority;
+    # predictor_model_test.go TestGetSupportingRuntimes "MultipleRuntimeSupportsModelFormatSpecified").
+    tree = _trees(RUNTIMES / "services.yaml")["sklearn-v2"]
+    assert any("ClusterServingRuntime/kserve-mlserver is not in the input" in warning for warning in tree.warnings)
+    # The default protocol v1 (GetProtocol): the sklearn runtime alone (TestGetSupportingRuntimes
+    # "SMSRuntimeModelFormatSpecified"); mlserver serves v2 only.
+    tree = _trees(RUNTIMES / "services.yaml")["sklearn-iris"]
+    assert any("ClusterServingRuntime/kserve-sklearnserver is not" in warning for warning in tree.warnings)
+
+
+def test_inferenceservice_named_runtime_is_a_namespaced_serving_runtime_first():
+    # utils.go GetServingRuntime: ServingRuntime my-runtime in the namespace; its kserve-container (cpu 2 / 4Gi) under
+    # the model's memory 8Gi, its agent container (100m) beside it, its nodeSelector beneath the predictor's.
+    tree = _trees(RUNTIMES / "services.yaml", related=RUNTIMES / "runtimes.yaml")["own-runtime"]
+    predictor = next(c for c in tree.walk() if c.name == "predictor")
+    assert predictor.pod_resources == {"cpu": Fraction(21, 10), "memory": 8 * GIB}
+    assert dict(predictor.scheduling.node_selector) == {"pool": "inference"}
+    assert tree.warnings == []
+    alone = _trees(RUNTIMES / "services.yaml")["own-runtime"]
+    assert any("ServingRuntime/my-runtime is not in the input" in warning for warning in alone.warnings)
