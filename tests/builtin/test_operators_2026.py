@@ -269,3 +269,64 @@ def test_inferenceservice_named_runtime_is_a_namespaced_serving_runtime_first():
     assert tree.warnings == []
     alone = _trees(RUNTIMES / "services.yaml")["own-runtime"]
     assert any("ServingRuntime/my-runtime is not in the input" in warning for warning in alone.warnings)
+
+
+# ------------------------------------------------------------------------------------------ Trainer
+
+
+def _train_job(runtime_spec, **trainer):
+    runtime = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "ClusterTrainingRuntime"}
+    runtime |= {"metadata": {"name": "rt"}, "spec": runtime_spec}
+    job = {"apiVersion": "trainer.kubeflow.org/v1alpha1", "kind": "TrainJob", "metadata": {"name": "tj"}}
+    job["spec"] = {"runtimeRef": {"name": "rt"}, "trainer": trainer}
+    return job, ObjectIndex([runtime])
+
+
+_PLAIN_TEMPLATE = {
+    "template": {
+        "spec": {
+            "replicatedJobs": [
+                {
+                    "name": "node",
+                    "template": {
+                        "metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
+                        "spec": {
+                            "template": {
+                                "spec": {
+                                    "containers": [
+                                        {"name": "node", "resources": {"limits": {"cpu": "2", "nvidia.com/gpu": 1}}}
+                                    ]
+                                }
+                            }
+                        },
+                    },
+                }
+            ]
+        }
+    }
+}
+
+
+def test_trainjob_num_nodes_applies_without_an_ml_policy(inspect_builtin):
+    # kubeflow/trainer pkg/runtime/framework/plugins/plainml/plainml.go EnforceMLPolicy (v2.3): with no torch / mpi /
+    # jax policy -- here no mlPolicy at all -- "TrainJob contains the actual information for the number of nodes":
+    # the trainer PodSet count is numNodes (jobset.go syncParallelCount makes it parallelism = completions).
+    job, related = _train_job(_PLAIN_TEMPLATE, numNodes=3, resourcesPerNode={"limits": {"nvidia.com/gpu": 4}})
+    tree = inspect_builtin(job, related=related)
+    [node] = [c for c in tree.walk() if c.name == "node"]
+    # resourcesPerNode is not applied without an mlPolicy (trainingruntime.go newRuntimeInfo: isTrainerAncestor
+    # needs mlPolicy != nil): each pod keeps the runtime's 1 GPU.
+    assert (node.pods, node.gpus) == (3, 3)
+
+
+def test_trainjob_resources_per_node_merge_key_by_key_with_an_ml_policy(inspect_builtin):
+    # trainingruntime.go newRuntimeInfo -> pkg/util/trainingruntime MergeResourceRequirements: "Limits and requests
+    # merge per-key": the runtime's cpu limit 2 stays beside resourcesPerNode's GPU limit 4.
+    spec = {"mlPolicy": {"numNodes": 1}, **_PLAIN_TEMPLATE}
+    job, related = _train_job(spec, numNodes=2, resourcesPerNode={"limits": {"nvidia.com/gpu": 4}})
+    [node] = [c for c in inspect_builtin(job, related=related).walk() if c.name == "node"]
+    assert (node.pods, node.pod_resources) == (2, {"cpu": 2, "nvidia.com/gpu": 4})
+    # Without numNodes on the TrainJob: mlPolicy.numNodes (newRuntimeInfo count = mlPolicy.NumNodes).
+    job, related = _train_job(spec)
+    [node] = [c for c in inspect_builtin(job, related=related).walk() if c.name == "node"]
+    assert node.pods == 1
