@@ -330,3 +330,16 @@ def test_trainjob_resources_per_node_merge_key_by_key_with_an_ml_policy(inspect_
     job, related = _train_job(spec)
     [node] = [c for c in inspect_builtin(job, related=related).walk() if c.name == "node"]
     assert node.pods == 1
+
+
+# ------------------------------------------------------------------------------ KServe non-workloads
+
+
+def test_kserve_model_caches_and_trained_models_are_skipped_with_a_note(wmap):
+    # LocalModelCache: the localmodelnode agent's download Jobs (kserve/kserve pkg/controller/v1alpha1/localmodelnode/
+    # controller.go launchJob) belong to the cache; TrainedModel: trainedmodel/controller.go only writes the model
+    # into the InferenceService's model ConfigMap. Neither is a workload: skipped, exit 0, never "no definition".
+    result = wmap("inspect", str(FIXTURES_DIR / "companions" / "kserve-model-caches.yaml"))
+    assert result.exit_code == 0, result.output
+    assert "skipped LocalModelCache" in result.stderr and "skipped TrainedModel" in result.stderr
+    assert "triton-mms" in result.stdout
