@@ -51,12 +51,14 @@ SWITCHES = [
     ("agents.x-k8s.io/v1alpha1", "Sandbox", "spec.replicas", 0, 1),
     ("serving.kserve.io/v1beta1", "InferenceService", STOP, "true", "false"),
     ("serving.kserve.io/v1alpha1", "LLMInferenceService", STOP, "true", "false"),
+    ("serving.kserve.io/v1alpha1", "InferenceGraph", STOP, "true", "false"),
     ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", GATE, "wmap.dev/suspend", None),
     ("apps/v1", "StatefulSet", GATE, "wmap.dev/suspend", None),
     ("v1", "Pod", GATE, "wmap.dev/suspend", None),
     ("batch.volcano.sh/v1alpha1", "CronJob", "spec.suspend", True, False),
     ("sparkoperator.k8s.io/v1beta2", "ScheduledSparkApplication", "spec.suspend", True, False),
     ("argoproj.io/v1alpha1", "Workflow", "spec.suspend", True, False),
+    ("ray.io/v1", "RayCronJob", "spec.suspend", True, False),  # raycronjob_types.go Suspend
     ("argoproj.io/v1alpha1", "CronWorkflow", "spec.suspend", True, False),  # cron_workflow_types.go Suspend
 ]
 

@@ -343,3 +343,66 @@ def test_kserve_model_caches_and_trained_models_are_skipped_with_a_note(wmap):
     assert result.exit_code == 0, result.output
     assert "skipped LocalModelCache" in result.stderr and "skipped TrainedModel" in result.stderr
     assert "triton-mms" in result.stdout
+
+
+# --------------------------------------------------------------------------------- new kinds (1)
+
+
+def test_raycronjob_shows_one_run_of_its_rayjob():
+    # raycronjob_controller.go constructRayJob: one RayJob per tick, spec = jobTemplate; the RayJob's cluster (head
+    # 200m / 2Gi, small-group 1 x 200m) and its default K8sJobMode submitter (500m / 200Mi, rayjob_controller.go).
+    tree = _trees(FIXTURES_DIR / "ray" / "raycronjob.yaml")["raycronjob-sample"]
+    pods = _pods(tree)
+    assert pods["head"] == (1, {"cpu": Fraction(1, 5), "memory": 2 * GIB})
+    assert pods["small-group"] == (1, {"cpu": Fraction(1, 5)})
+    assert pods["submitter"] == (1, {"cpu": Fraction(1, 2), "memory": 200 * MIB})
+    assert tree.totals.pods == 3
+    # Not registered in KAI's pod-grouper: the default grouper's one PodGroup of minMember 1.
+    assert [group.min_member for group in tree.pod_groups] == [1]
+
+
+@pytest.mark.parametrize(
+    "spec_change, status, phase",
+    [
+        ({}, None, "Undefined"),  # no status yet: not seen by the controller (as the CronWorkflow frames)
+        ({}, {"lastScheduleTime": "2026-09-01T10:01:00Z"}, "Running"),
+        ({"suspend": True}, {"lastScheduleTime": "2026-09-01T10:01:00Z"}, "Suspended"),
+    ],
+)
+def test_raycronjob_status(inspect_builtin, spec_change, status, phase):
+    # raycronjob_controller.go writes status.lastScheduleTime only; spec.suspend stops new runs.
+    [document] = [r for r in yaml.safe_load_all((FIXTURES_DIR / "ray" / "raycronjob.yaml").read_text())]
+    document["spec"].update(spec_change)
+    if status:
+        document["status"] = status
+    assert inspect_builtin(document).phase == phase
+
+
+def test_inferencegraph_is_one_router_pod():
+    # kserve/kserve pkg/controller/v1alpha1/inferencegraph/knative_reconciler.go constructResourceRequirements: the
+    # router defaults of config/configmap/inferenceservice.yaml (requests 100m / 100Mi); raw_ig.go: minReplicas,
+    # at least 1 (hpa_reconciler.go DefaultMinReplicas).
+    trees = _trees(FIXTURES_DIR / "serving" / "inferencegraph-sequence.yaml")
+    assert _pods(trees["model-chainer"]) == {"router": (1, {"cpu": Fraction(1, 10), "memory": 100 * MIB})}
+    # spec.resources, when set, is used whole; minReplicas 2 pods.
+    sized = trees["sized-chainer"]
+    assert _pods(sized) == {"router": (2, {"cpu": Fraction(1, 2), "memory": 512 * MIB})}
+    router = next(c for c in sized.walk() if c.name == "router")
+    assert (router.min_replicas, router.max_replicas) == (2, 4)
+
+
+@pytest.mark.parametrize(
+    "conditions, phase",
+    [
+        ([{"type": "Ready", "status": "True"}], "Running"),
+        ([{"type": "Ready", "status": "Unknown"}], "Initializing"),
+        ([{"type": "Ready", "status": "False"}], "Failed"),
+        ([{"type": "Ready", "status": "False"}, {"type": "Stopped", "status": "True"}], "Suspended"),
+    ],
+)
+def test_inferencegraph_status(inspect_builtin, conditions, phase):
+    # inferencegraph/controller.go: Ready from the router Deployment (PropagateRawStatus) or the Knative Service;
+    # the stop annotation sets Stopped True (StoppedISVCReason).
+    [graph] = list(yaml.safe_load_all((FIXTURES_DIR / "serving" / "inferencegraph-sequence.yaml").read_text()))[:1]
+    graph["status"] = {"conditions": conditions}
+    assert inspect_builtin(graph).phase == phase
