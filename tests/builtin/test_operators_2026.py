@@ -406,3 +406,51 @@ def test_inferencegraph_status(inspect_builtin, conditions, phase):
     [graph] = list(yaml.safe_load_all((FIXTURES_DIR / "serving" / "inferencegraph-sequence.yaml").read_text()))[:1]
     graph["status"] = {"conditions": conditions}
     assert inspect_builtin(graph).phase == phase
+
+
+# ------------------------------------------------------------------------------------------- Dynamo
+
+
+def test_dynamo_device_resources_are_the_main_container_s_requests_and_limits():
+    # ai-dynamo/dynamo deploy/operator/internal/dynamo/device.go applyDeviceSpec: each device.resources key is set
+    # as limit and request of containers[0] ("device.resources is authoritative"); nodeSelector added, the pod
+    # template's keys winning. disagg_hami.yaml's workers: 1 GPU, 3000 gpumem, 50 gpucores, plus 2Gi
+    # ephemeral-storage requested by the template; the frontend has none: 3 pods, 2 GPUs.
+    tree = _trees(FIXTURES_DIR / "dynamo" / "dgd-device.yaml")["vllm-disagg-hami"]
+    workers = {c.name: c for c in tree.walk() if c.name in ("VllmDecodeWorker", "VllmPrefillWorker")}
+    for worker in workers.values():
+        assert worker.pod_resources == {
+            "nvidia.com/gpu": 1,
+            "nvidia.com/gpumem": 3000,
+            "nvidia.com/gpucores": 50,
+            "ephemeral-storage": 2 * GIB,
+        }
+        assert dict(worker.scheduling.node_selector) == {"gpu": "on"}
+    assert (tree.totals.pods, tree.totals.gpus) == (3, 2)
+
+
+def test_dynamo_autoscaling_is_ignored_and_said_so(inspect_builtin):
+    # api/v1alpha1 common.go Autoscaling: "Deprecated: This field is deprecated and ignored" -- replicas as written,
+    # no maxReplicas read from it, and a warning in the tree.
+    resource = {"apiVersion": "nvidia.com/v1alpha1", "kind": "DynamoGraphDeployment", "metadata": {"name": "g"}}
+    resource["spec"] = {
+        "services": {
+            "Worker": {
+                "replicas": 2,
+                "autoscaling": {"enabled": True, "minReplicas": 1, "maxReplicas": 8},
+                "resources": {"limits": {"gpu": "1"}},
+            }
+        }
+    }
+    tree = inspect_builtin(resource)
+    worker = next(c for c in tree.walk() if c.name == "Worker")
+    assert (worker.pods, worker.max_replicas) == (2, None)
+    assert any("autoscaling is deprecated and ignored" in warning for warning in tree.warnings)
+
+
+def test_dynamo_v1beta1_initializing_state(inspect_builtin):
+    # api/v1beta1 common_types.go: state enum initializing|pending|successful|failed, default initializing.
+    resource = {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment", "metadata": {"name": "g"}}
+    resource["spec"] = {"components": [{"name": "Frontend", "type": "frontend"}]}
+    resource["status"] = {"state": "initializing"}
+    assert inspect_builtin(resource).phase == "Initializing"
