@@ -454,3 +454,29 @@ def test_dynamo_v1beta1_initializing_state(inspect_builtin):
     resource["spec"] = {"components": [{"name": "Frontend", "type": "frontend"}]}
     resource["status"] = {"state": "initializing"}
     assert inspect_builtin(resource).phase == "Initializing"
+
+
+# ------------------------------------------------------------------------------------------- Milvus
+
+
+def test_milvus_deployment_groups_are_one_deployment_each():
+    # zilliztech/milvus-operator pkg/controllers/components.go GetComponentWorkloadsBySpec / GetReplicas: a component
+    # with groups is one workload per group of group.replicas; config/samples/milvus_deployment_groups.yaml's shape:
+    # proxy 2 x 1, dataNode 2 x 2, queryNode 2 x 2, streamingNode 2 x 1, plus the defaulted mixCoord: 13 pods.
+    tree = _trees(FIXTURES_DIR / "serving" / "milvus-deployment-groups.yaml")["my-release"]
+    assert tree.totals.pods == 1 + 2 + 4 + 4 + 2
+    groups = {}
+    for parent in tree.components:
+        for child in parent.components:
+            groups[f"{parent.name}/{child.name}"] = child
+    assert {path: c.pods for path, c in groups.items()} == {
+        "proxy-groups/g1": 1, "proxy-groups/g2": 1,
+        "datanode-groups/g1": 2, "datanode-groups/g2": 2,
+        "querynode-groups/g1": 2, "querynode-groups/g2": 2,
+        "streamingnode-groups/g1": 1, "streamingnode-groups/g2": 1,
+    }  # fmt: skip
+    # Resources stay the component's (queryNode 2 cpu / 8Gi); the group's nodeSelector replaces the component's
+    # (ApplyDeploymentGroupOverrides).
+    g1 = groups["querynode-groups/g1"]
+    assert g1.pod_resources == {"cpu": 2, "memory": 8 * GIB}
+    assert dict(g1.scheduling.node_selector) == {"topology.kubernetes.io/zone": "zone-a"}
