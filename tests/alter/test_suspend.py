@@ -40,6 +40,7 @@ SWITCHES = [
     ("kubeflow.org/v1", "XGBoostJob", "spec.runPolicy.suspend", True, False),
     ("kubeflow.org/v1", "JAXJob", "spec.runPolicy.suspend", True, False),
     ("kubeflow.org/v1", "PaddleJob", "spec.runPolicy.suspend", True, False),
+    ("kubeflow.org/v1", "MXJob", "spec.runPolicy.suspend", True, False),
     ("kubeflow.org/v2beta1", "MPIJob", "spec.runPolicy.suspend", True, False),
     ("trainer.kubeflow.org/v1alpha1", "TrainJob", "spec.suspend", True, False),
     ("ray.io/v1", "RayCluster", "spec.suspend", True, False),

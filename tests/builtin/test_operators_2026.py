@@ -480,3 +480,12 @@ def test_milvus_deployment_groups_are_one_deployment_each():
     g1 = groups["querynode-groups/g1"]
     assert g1.pod_resources == {"cpu": 2, "memory": 8 * GIB}
     assert dict(g1.scheduling.node_selector) == {"topology.kubernetes.io/zone": "zone-a"}
+
+
+def test_mxjob_is_a_pod_per_replica_under_kai_s_default_grouper():
+    # training-operator v1.8 mxjob_dist_v1.yaml: Scheduler 1, Server 1, Worker 1 (1 GPU) -> 3 pods, 1 GPU; MXJob is
+    # not in KAI's pod-grouper hub (hub.go) -> the default grouper's one PodGroup, minMember 1.
+    tree = _trees(FIXTURES_DIR / "kubeflow" / "mxjob-dist.yaml")["mxnet-job"]
+    assert {name: pods for name, (pods, _) in _pods(tree).items()} == {"scheduler": 1, "server": 1, "worker": 1}
+    assert (tree.totals.pods, tree.totals.gpus) == (3, 1)
+    assert [group.min_member for group in tree.pod_groups] == [1]
