@@ -96,6 +96,11 @@ NOT_SUSPENDABLE = {
     "workflowtemplate": "a template for Workflows (Argo WorkflowTemplate); it runs nothing itself",
     "clusterworkflowtemplate": "a template for Workflows (Argo ClusterWorkflowTemplate); it runs nothing itself",
     "sparkconnect": "SparkConnectSpec has no suspend field (spark-operator api/v1alpha1/sparkconnect_types.go)",
+    "nemocustomizer": "NemoCustomizerSpec has no suspend field (k8s-nim-operator api/apps/v1alpha1)",
+    "nemodatastore": "NemoDatastoreSpec has no suspend field (k8s-nim-operator api/apps/v1alpha1)",
+    "nemoentitystore": "NemoEntitystoreSpec has no suspend field (k8s-nim-operator api/apps/v1alpha1)",
+    "nemoevaluator": "NemoEvaluatorSpec has no suspend field (k8s-nim-operator api/apps/v1alpha1)",
+    "nemoguardrail": "NemoGuardrailSpec has no suspend field (k8s-nim-operator api/apps/v1alpha1)",
     "virtualmachineinstance": "KubeVirt pauses a VMI through its pause subresource (virtctl pause), not a spec field",
 }
 

@@ -489,3 +489,30 @@ def test_mxjob_is_a_pod_per_replica_under_kai_s_default_grouper():
     assert {name: pods for name, (pods, _) in _pods(tree).items()} == {"scheduler": 1, "server": 1, "worker": 1}
     assert (tree.totals.pods, tree.totals.gpus) == (3, 1)
     assert [group.min_member for group in tree.pod_groups] == [1]
+
+
+# --------------------------------------------------------------------------------------------- NeMo
+
+
+def test_nemo_microservices_are_one_deployment_each():
+    # k8s-nim-operator api/apps/v1alpha1 nemo_*_types.go: GetDeploymentKind "Deployment", GetResources = spec.resources,
+    # GetReplicas = scale.hpa.minReplicas when scale.enabled, else spec.replicas. The datastore sample requests
+    # 500m / 256Mi; the guardrails sample only limits cpu 1 and 10Gi ephemeral storage (requests default to them).
+    trees = _trees(FIXTURES_DIR / "nim" / "nemo-microservices.yaml")
+    assert _pods(trees["nemodatastore-sample"]) == {"service": (1, {"cpu": Fraction(1, 2), "memory": 256 * MIB})}
+    assert _pods(trees["nemoguardrails-sample"]) == {"service": (1, {"cpu": 1, "ephemeral-storage": 10 * GIB})}
+    scaled = trees["nemoentitystore-scaled"]
+    service = next(c for c in scaled.walk() if c.name == "service")
+    assert (service.pods, service.min_replicas, service.max_replicas) == (2, 2, 5)
+    assert all([group.min_member for group in tree.pod_groups] == [1] for tree in trees.values())
+
+
+@pytest.mark.parametrize(
+    "state, phase",
+    [("Pending", "Initializing"), ("NotReady", "Initializing"), ("Ready", "Running"), ("Failed", "Failed")],
+)
+def test_nemo_status(inspect_builtin, state, phase):
+    # nemo_datastore_types.go NemoDatastoreStatusPending / NotReady / Ready / Failed (status.state)
+    [document] = list(yaml.safe_load_all((FIXTURES_DIR / "nim" / "nemo-microservices.yaml").read_text()))[:1]
+    document["status"] = {"state": state}
+    assert inspect_builtin(document).phase == phase
