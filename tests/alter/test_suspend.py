@@ -101,6 +101,8 @@ NOT_SUSPENDABLE = {
     "nemoentitystore": "NemoEntitystoreSpec has no suspend field (k8s-nim-operator api/apps/v1alpha1)",
     "nemoevaluator": "NemoEvaluatorSpec has no suspend field (k8s-nim-operator api/apps/v1alpha1)",
     "nemoguardrail": "NemoGuardrailSpec has no suspend field (k8s-nim-operator api/apps/v1alpha1)",
+    "jobtemplate": "a template for JobFlows (Volcano JobTemplate); it runs nothing itself",
+    "jobflow": "JobFlowSpec has no suspend field (volcano-sh/apis pkg/apis/flow/v1alpha1/jobflow_types.go)",
     "virtualmachineinstance": "KubeVirt pauses a VMI through its pause subresource (virtctl pause), not a spec field",
 }
 

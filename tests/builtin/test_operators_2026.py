@@ -516,3 +516,43 @@ def test_nemo_status(inspect_builtin, state, phase):
     [document] = list(yaml.safe_load_all((FIXTURES_DIR / "nim" / "nemo-microservices.yaml").read_text()))[:1]
     document["status"] = {"state": state}
     assert inspect_builtin(document).phase == phase
+
+
+# ------------------------------------------------------------------------------------------ Volcano
+
+
+def test_jobflow_runs_a_volcano_job_per_flow_in_dependency_order():
+    # volcano-sh/volcano pkg/controllers/jobflow/jobflow_controller_action.go deployJob: a Job <jobflow>-<flow> per
+    # flow, spec = the JobTemplate's, created once every dependsOn target's Job completed. example/jobflow: a; b after
+    # a; c, d after b; e after c, d -> 5 Jobs of 1 pod (cpu 1), at most c and d at once.
+    tree = _trees(FIXTURES_DIR / "volcano" / "jobflow.yaml", related=FIXTURES_DIR / "volcano" / "jobtemplates.yaml")[
+        "test"
+    ]
+    assert [c.name for c in tree.components] == ["test-a", "test-b", "test-c", "test-d", "test-e"]
+    assert (tree.totals.pods, tree.totals.resources) == (2, {"cpu": 2})
+    assert tree.over_run.pods == 5
+    # Without the templates: no Job is known, and a warning names each template.
+    alone = _trees(FIXTURES_DIR / "volcano" / "jobflow.yaml")["test"]
+    assert alone.totals.pods == 0
+    assert sum("JobTemplate/" in warning and "is not in the input" in warning for warning in alone.warnings) == 5
+
+
+def test_jobtemplate_shows_the_volcano_job_made_from_it():
+    # volcano-sh/apis pkg/apis/flow/v1alpha1/jobtemplate_types.go: spec is a Volcano JobSpec (copied whole by
+    # loadJobTemplateAndSetJob): one task of 1 pod, Volcano's PodGroup of minAvailable 1.
+    trees = _trees(FIXTURES_DIR / "volcano" / "jobtemplates.yaml")
+    assert sorted(trees) == ["a", "b", "c", "d", "e"]
+    tree = trees["a"]
+    assert (tree.totals.pods, tree.totals.resources) == (1, {"cpu": 1})
+    assert [group.min_member for group in tree.pod_groups] == [1]
+
+
+@pytest.mark.parametrize(
+    "phase_value, phase",
+    [("Pending", "Initializing"), ("Running", "Running"), ("Succeed", "Completed"), ("Failed", "Failed")],
+)
+def test_jobflow_status(inspect_builtin, phase_value, phase):
+    # pkg/controllers/jobflow/state (pending.go, running.go, succeed.go ...): status.state.phase
+    flow = yaml.safe_load((FIXTURES_DIR / "volcano" / "jobflow.yaml").read_text())
+    flow["status"] = {"state": {"phase": phase_value}}
+    assert inspect_builtin(flow).phase == phase
