@@ -103,6 +103,7 @@ NOT_SUSPENDABLE = {
     "nemoguardrail": "NemoGuardrailSpec has no suspend field (k8s-nim-operator api/apps/v1alpha1)",
     "jobtemplate": "a template for JobFlows (Volcano JobTemplate); it runs nothing itself",
     "jobflow": "JobFlowSpec has no suspend field (volcano-sh/apis pkg/apis/flow/v1alpha1/jobflow_types.go)",
+    "disaggregatedset": "DisaggregatedSetSpec has no suspend field (kubernetes-sigs/lws api/disaggregatedset/v1)",
     "virtualmachineinstance": "KubeVirt pauses a VMI through its pause subresource (virtctl pause), not a spec field",
 }
 

@@ -556,3 +556,31 @@ def test_jobflow_status(inspect_builtin, phase_value, phase):
     flow = yaml.safe_load((FIXTURES_DIR / "volcano" / "jobflow.yaml").read_text())
     flow["status"] = {"state": {"phase": phase_value}}
     assert inspect_builtin(flow).phase == phase
+
+
+# --------------------------------------------------------------------------------- new kinds (2)
+
+
+def test_disaggregatedset_is_a_leaderworkerset_per_role_in_each_slice():
+    # kubernetes-sigs/lws pkg/controllers/disaggregatedset/lws_manager.go Create: one LWS per (slice, role), the
+    # role's spec; the sample's 2 slices x (prefill 2 + decode 2 replicas) x size 1 = 8 pods (concept doc
+    # site/content/en/docs/concepts/disaggregatedset/_index.md), the decode leaders with a GPU each: 4 GPUs.
+    tree = _trees(FIXTURES_DIR / "apps" / "disaggregatedset.yaml")["disaggregatedset-sample"]
+    assert (tree.totals.pods, tree.totals.gpus) == (8, 4)
+    [slice_] = tree.components
+    assert slice_.replicas == 2
+    assert [c.name for c in slice_.components] == ["disaggregatedset-sample-prefill", "disaggregatedset-sample-decode"]
+
+
+@pytest.mark.parametrize(
+    "conditions, phase",
+    [
+        ([{"type": "Available", "status": "True"}, {"type": "Progressing", "status": "False"}], "Running"),
+        ([{"type": "Available", "status": "False"}, {"type": "Progressing", "status": "True"}], "Initializing"),
+    ],
+)
+def test_disaggregatedset_status(inspect_builtin, conditions, phase):
+    # api/disaggregatedset/v1/disaggregatedset_types.go: conditions Available and Progressing
+    resource = yaml.safe_load((FIXTURES_DIR / "apps" / "disaggregatedset.yaml").read_text())
+    resource["status"] = {"conditions": conditions}
+    assert inspect_builtin(resource).phase == phase
