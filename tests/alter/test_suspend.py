@@ -104,6 +104,7 @@ NOT_SUSPENDABLE = {
     "jobtemplate": "a template for JobFlows (Volcano JobTemplate); it runs nothing itself",
     "jobflow": "JobFlowSpec has no suspend field (volcano-sh/apis pkg/apis/flow/v1alpha1/jobflow_types.go)",
     "disaggregatedset": "DisaggregatedSetSpec has no suspend field (kubernetes-sigs/lws api/disaggregatedset/v1)",
+    "rolebasedgroup": "RoleBasedGroupSpec has no suspend field (sgl-project/rbg api/workloads/v1alpha2)",
     "virtualmachineinstance": "KubeVirt pauses a VMI through its pause subresource (virtctl pause), not a spec field",
 }
 

@@ -584,3 +584,16 @@ def test_disaggregatedset_status(inspect_builtin, conditions, phase):
     resource = yaml.safe_load((FIXTURES_DIR / "apps" / "disaggregatedset.yaml").read_text())
     resource["status"] = {"conditions": conditions}
     assert inspect_builtin(resource).phase == phase
+
+
+def test_rolebasedgroup_patterns():
+    # sgl-project/rbg leader-worker-pattern.yaml: "each replica creates 1 leader + (size-1) workers": prefill
+    # 2 x 4 (1 GPU each) + decode 2 x 2 from roleTemplates base-template = 12 pods, 8 GPUs.
+    trees = _trees(FIXTURES_DIR / "apps" / "rolebasedgroup.yaml")
+    lws = trees["lws-pattern-demo"]
+    assert (lws.totals.pods, lws.totals.gpus) == (12, 8)
+    # customComponentsPattern: each instance runs every component's size pods (3 x (1 + 2 + 1)); a standalone role
+    # without replicas runs one (RoleSpec replicas default 1).
+    custom = trees["custom-components-demo"]
+    assert custom.totals.pods == 3 * 4 + 1
+    assert custom.totals.resources == {"cpu": 3 * (2 + 2 * 4), "memory": 3 * (4 + 2 * 8) * GIB}
