@@ -211,7 +211,10 @@ def test_round_trip_over_the_corpus(builtin):
             for key in different:
                 assert losses[other.tree.definition] & EXPLAINED_BY[key], (path.name, key, a[key], b[key])
             outcome["same" if not different else "explained"] += 1
-    assert outcome["same"] >= 69, outcome
+    # 66 since the InferenceService predictor reads its serving runtime through ref() (the runtime's kserve-container
+    # under the model's), which Karta cannot express: its exported podSpec is lost (a recorded references loss),
+    # so three corpus InferenceServices that matched before now differ, explained.
+    assert outcome["same"] >= 66, outcome
 
 
 def test_cli_export(wmap):
