@@ -16,11 +16,11 @@ from workloadmap.interpreter import ObjectIndex, inspect_documents
 from workloadmap.tree import WorkloadTree
 
 from ..printing import output
-from ..printing.escape import escaped
+from ..printing.escape import escaped, shown
 from ..printing.formats import Output
 from ..printing.options import ArgumentSpec, OptionSpec
 from ..printing.usage import bad_parameter
-from ..printing.views import Views, dump, human, plain, table, template
+from ..printing.views import Views, dump_each, human_each, plain_each, table, template
 from ..render.workloads import render_inspect_table, render_tree
 from .common import CATALOG, GPU_RESOURCE, RELATED, Collected, Guard, gpu_resources, guard_options, load_catalog
 
@@ -34,22 +34,37 @@ def resource_name(tree: WorkloadTree) -> str:
 
 def trees_text(trees: list[WorkloadTree]) -> str:
     """Trees as ``-o tree`` draws them, one after another (``wmap get -o tree`` too)."""
-    return "\n".join(render_tree(tree) for tree in escaped(trees))
+    return "\n".join(_tree_text(tree) for tree in trees)
+
+
+def _tree_text(tree: WorkloadTree) -> str:
+    return render_tree(escaped(tree))
+
+
+def _name_line(tree: WorkloadTree) -> str:
+    # Only the name is escaped, not a copy of the whole tree: escaping works character by character
+    # and lower case neither makes nor removes a control character, so this is the name of the
+    # escaped tree.
+    return shown(resource_name(tree)) + "\n"
+
+
+def _tree_document(tree: WorkloadTree) -> object:
+    return tree.to_dict()
 
 
 def _document(trees: list[WorkloadTree]) -> object:
-    """What ``-o json`` prints: the tree, or a ``List`` of several."""
+    """What ``-o json`` prints: the tree, or a ``List`` of several (templates read it whole)."""
     return output.as_list([tree.to_dict() for tree in trees])
 
 
 VIEWS = Views(
     {
-        "tree": human(trees_text),
+        "tree": human_each(_tree_text, between="\n"),
         "table": table(lambda trees: render_inspect_table(escaped(trees))),
         "wide": table(lambda trees: render_inspect_table(escaped(trees), wide=True)),
-        "name": plain(lambda trees: "".join(f"{resource_name(tree)}\n" for tree in escaped(trees))),
-        "json": dump(_document),
-        "yaml": dump(_document),
+        "name": plain_each(_name_line),
+        "json": dump_each(_tree_document),
+        "yaml": dump_each(_tree_document),
         "templates": template(_document),
     }
 )
@@ -126,7 +141,8 @@ def inspect_files(
     """
     catalog = load_catalog(list(catalog_dirs or []))
     related_objects = ObjectIndex.from_paths(list(related or []))
-    collected = Collected()
+    sink = VIEWS.sink(chosen)  # json, yaml, name and tree write each tree as it is made: none is kept
+    collected = Collected(sink=sink.add)
     for source in sources:
         documents = load_objects(source, recursive=recursive)
         collected.add(
@@ -139,6 +155,5 @@ def inspect_files(
         )
     if not collected.codes:
         output.warn(f"note: no Kubernetes objects found in {', '.join(sources)}")
-    if collected.trees:
-        VIEWS.write(chosen, [tree for tree, _ in collected.trees])
+    sink.close()
     return collected.exit_code
