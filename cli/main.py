@@ -21,6 +21,9 @@ from .examples import EXAMPLES
 from .help import WmapCommand, WmapGroup
 from .printing import output
 
+HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
+"""``-h`` is ``--help`` on every command, as in kubectl (commands inherit it from their group's context)."""
+
 
 def _typer(help_text: str, path: str) -> typer.Typer:
     return typer.Typer(
@@ -30,6 +33,7 @@ def _typer(help_text: str, path: str) -> typer.Typer:
         add_completion=False,
         rich_markup_mode=None,
         cls=type("Group", (WmapGroup,), {"examples": EXAMPLES.get(path, ()), "pending": {}}),
+        context_settings=HELP_OPTIONS,
     )
 
 
@@ -125,6 +129,20 @@ _lazy(
 )
 _lazy(
     app,
+    "admit",
+    "commands.admit.admit_command",
+    "Would Kueue (or KAI) admit the workload now: flavors per resource, or the reason why not.",
+    budgets=True,
+)
+_lazy(
+    app,
+    "capacity",
+    "commands.admit.capacity_command",
+    "How many more copies of the workload fit now, per topology domain, and what the quota allows.",
+    budgets=True,
+)
+_lazy(
+    app,
     "get",
     "commands.get.get",
     "List workloads of a live cluster: phase, ready pods, GPUs (read-only; -w watches).",
@@ -135,6 +153,13 @@ _lazy(
     "describe",
     "commands.describe.describe_command",
     "A workload's components with their live pods, events and placement audit (read-only).",
+    budgets=True,
+)
+_lazy(
+    app,
+    "diff",
+    "commands.diff.diff_command",
+    "What changes between two versions of workloads: pods, GPUs, resources, gangs, placement.",
     budgets=True,
 )
 _lazy(

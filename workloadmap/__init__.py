@@ -6,7 +6,8 @@ The pipeline, one subpackage per stage::
                                    topology -> placement -> exporters
     lint checks definitions; alter changes pods through the catalog; kube reads a live cluster
     (GET/LIST/WATCH only); live: a workload's running pods attributed to its components, events,
-    placement audit
+    placement audit; diff: two versions of workloads compared, their placements too; admission:
+    Kueue's and KAI's quota verdicts over placement
 
 The everyday calls::
 
@@ -18,6 +19,9 @@ The everyday calls::
     objects = workloadmap.export("kai", tree, report)
     changed = workloadmap.alter(obj, workloadmap.Changes(scheduler_name="kai-scheduler")).object
     described = workloadmap.describe(obj, live)             # live = LiveObjects(pods, owners, events, nodes)
+    changes = workloadmap.diff_workloads(old_trees, new_trees, cluster=cluster)  # a Helm bump reviewed
+    queues = workloadmap.load_queues(["queues.yaml"])       # a kubectl dump of Kueue's (or KAI's) queues
+    verdicts = workloadmap.preview_admission([(tree, obj)], queues)
 """
 
 from typing import Any
@@ -71,6 +75,16 @@ _API: dict[str, tuple[str, ...]] = {
         "DEFAULT_POLICY",
         "Verdict",
     ),
+    # admission
+    ".admission": (
+        "preview_admission",
+        "load_queues",
+        "capacity",
+        "QueueState",
+        "AdmissionReport",
+        "AdmissionVerdict",
+        "CapacityReport",
+    ),
     # budgets and deadlines
     ".budgets": ("Budgets", "Deadline"),
     # exporters
@@ -79,6 +93,8 @@ _API: dict[str, tuple[str, ...]] = {
     ".alter": ("alter", "Changes", "Toleration", "NodeRequirement", "Alteration"),
     # live
     ".live": ("describe", "DescribeReport", "LiveObjects", "ObjectsByUid", "from_dumps"),
+    # diff
+    ".diff": ("diff_workloads", "DiffReport", "WorkloadDiff"),
     # lint
     ".lint": ("lint_path", "lint_definition", "LintFinding"),
     # errors

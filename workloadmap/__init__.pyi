@@ -3,10 +3,20 @@
 Written by ``python -m workloadmap.catalog`` from the package's ``_API`` table: edit the table.
 """
 
+from .admission import (
+    AdmissionReport,
+    AdmissionVerdict,
+    CapacityReport,
+    QueueState,
+    capacity,
+    load_queues,
+    preview_admission,
+)
 from .alter import Alteration, Changes, NodeRequirement, Toleration, alter
 from .budgets import Budgets, Deadline
 from .catalog import Catalog, load_definition, load_definitions, parse_definition
 from .definitions import Definition, definition_json_schema
+from .diff import DiffReport, WorkloadDiff, diff_workloads
 from .documents import Document, load_objects
 from .errors import (
     AlterError,
@@ -127,6 +137,13 @@ __all__ = [
     "POLICIES",
     "DEFAULT_POLICY",
     "Verdict",
+    "preview_admission",
+    "load_queues",
+    "capacity",
+    "QueueState",
+    "AdmissionReport",
+    "AdmissionVerdict",
+    "CapacityReport",
     "Budgets",
     "Deadline",
     "export",
@@ -142,6 +159,9 @@ __all__ = [
     "LiveObjects",
     "ObjectsByUid",
     "from_dumps",
+    "diff_workloads",
+    "DiffReport",
+    "WorkloadDiff",
     "lint_path",
     "lint_definition",
     "LintFinding",

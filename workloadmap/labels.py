@@ -95,6 +95,20 @@ is untrusted input and must not read more of the cluster than the workload it de
 # -- GPU resources --------------------------------------------------------------------------
 NVIDIA_GPU = "nvidia.com/gpu"
 AMD_GPU = "amd.com/gpu"
+NVIDIA_MIG_PREFIX = "nvidia.com/mig-"
+"""MIG slices: ``nvidia.com/mig-1g.5gb`` and the like (the device plugin's mixed strategy)."""
+GOOGLE_TPU = "google.com/tpu"
+AWS_NEURON = "aws.amazon.com/neuron"
+AWS_NEURON_CORE = "aws.amazon.com/neuroncore"
+AWS_NEURON_DEVICE = "aws.amazon.com/neurondevice"
+HABANA_GAUDI = "habana.ai/gaudi"
+INTEL_GPU_I915 = "gpu.intel.com/i915"
+INTEL_GPU_XE = "gpu.intel.com/xe"
+ACCELERATORS: tuple[str, ...] = (
+    NVIDIA_GPU, AMD_GPU, GOOGLE_TPU, AWS_NEURON, AWS_NEURON_CORE, AWS_NEURON_DEVICE, HABANA_GAUDI,
+    INTEL_GPU_I915, INTEL_GPU_XE,
+)  # fmt: skip
+"""Extended resources that are accelerators, as their device plugins name them (MIG slices by prefix)."""
 
 # -- KAI Scheduler --------------------------------------------------------------------------
 KAI_TOPOLOGY = "kai.scheduler/topology"
@@ -130,6 +144,24 @@ KUEUE_SLICE_CONSTRAINTS = "kueue.x-k8s.io/podset-slice-required-topology-constra
 KUEUE_GROUP_NAME = "kueue.x-k8s.io/podset-group-name"
 KUEUE_TOPOLOGY_API_VERSION = "kueue.x-k8s.io/v1beta2"
 KUEUE_TOPOLOGY_API_VERSIONS = ("kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1beta2")
+KUEUE_GROUP = "kueue.x-k8s.io"
+"""Kueue's API group: ClusterQueue, LocalQueue, ResourceFlavor, Cohort, Topology, Workload ..."""
+KUEUE_API_VERSION = "kueue.x-k8s.io/v1beta2"
+KUEUE_PRIORITY_CLASS = "kueue.x-k8s.io/priority-class"
+"""The job label naming its WorkloadPriorityClass (``controllerconstants.WorkloadPriorityClassLabel``)."""
+KUEUE_DEFAULT_LOCAL_QUEUE = "default"
+"""The LocalQueue a job without a queue label gets, when its namespace has one of that name."""
+KUEUE_DEFAULT_PRIORITY_CLASS = "default"
+"""The WorkloadPriorityClass a job without the label gets, when one of that name exists."""
+KUEUE_DEFAULT_POD_SET = "main"
+"""``kueue.DefaultPodSetName``: the PodSet of a Job, a Pod, a StatefulSet, an LWS without a leader."""
+SCHEDULING_GROUP = "scheduling.k8s.io"
+"""Kubernetes' PriorityClass group."""
+KAI_QUEUE_GROUP = "scheduling.run.ai"
+"""KAI's Queue group (``scheduling.run.ai/v2`` Queue)."""
+KAI_QUEUE_API_VERSION = "scheduling.run.ai/v2"
+KAI_SCHEDULER_NAME = "kai-scheduler"
+"""The ``schedulerName`` of pods KAI Scheduler places."""
 
 # -- Volcano --------------------------------------------------------------------------------
 VOLCANO_HYPERNODE_API_VERSION = "topology.volcano.sh/v1alpha1"

@@ -15,6 +15,7 @@ from workloadmap.errors import TopologyError
 from ..printing import output
 from ..printing.deferred import deferred
 from ..printing.escape import escaped, needs_escaping, shown
+from ..printing.files import refuse_input_as_output, write_atomically
 from ..printing.terminal import progress
 from ..printing.views import Views, dump, human, plain, table, template
 from ..render.numa import render_numa_zones
@@ -61,8 +62,13 @@ def _domains(shown_tree: _Shown) -> Any:
 
 
 def _numa_zones(cluster: Cluster) -> str:
-    # Node names come from the input: escaped line by line (the table's own newlines stay).
-    return "".join(shown(line) + "\n" for line in render_numa_zones(cluster).splitlines())
+    # Node names come from the input: escaped line by line (the table's own newlines stay). The
+    # table fits itself to the terminal, its node names whole; only the line above it is fitted.
+    from ..printing import terminal
+
+    title, _, rest = render_numa_zones(cluster).partition("\n")
+    lines = [shown(line) + "\n" for line in (terminal.fit(title, terminal.current().width).splitlines())]
+    return "".join(lines + [shown(line) + "\n" for line in rest.splitlines()])
 
 
 def _numa(cluster: Cluster) -> Any:
@@ -84,7 +90,7 @@ SHOW_VIEWS = Views(
     {"tree": human(_domain_tree), "json": dump(_domains), "yaml": dump(_domains), "templates": template(_domains)}
 )
 """The views of ``topology show``, on the domain tree."""
-NUMA_VIEWS = Views({"tree": human(_numa_zones), "json": dump(_numa), "yaml": dump(_numa), "templates": template(_numa)})
+NUMA_VIEWS = Views({"tree": table(_numa_zones), "json": dump(_numa), "yaml": dump(_numa), "templates": template(_numa)})
 """The same views of ``topology show --numa``, on the nodes' NUMA zones; a test holds their names equal."""
 PRESET_VIEWS = Views(
     {
@@ -152,6 +158,8 @@ def show(
     from workloadmap.topology import load_cluster
 
     chosen = SHOW_VIEWS.parse(output_format)
+    if html is not None:
+        refuse_input_as_output(html, [source, pods, topology_object, node_topology], "--html")
     with progress(f"reading topology {source}"):
         cluster = load_cluster(
             source,
@@ -263,7 +271,7 @@ def generate(
         output.write(text)
         return
     try:
-        output_file.write_text(text, encoding="utf-8")
+        write_atomically(output_file, text)
     except OSError as error:
         output.error(f"{output_file}: cannot write: {error.strerror or error}")
         raise typer.Exit(1) from None

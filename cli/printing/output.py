@@ -3,24 +3,53 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import yaml
 
+from workloadmap.errors import WorkloadMapError
+from workloadmap.yaml_typing import scalar_style
+
 from . import terminal
 from .escape import shown
 
 # libyaml's emitter writes what PyYAML's pure-Python one does, about ten times faster.
-_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_EMITTER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _Dumper(_EMITTER):
+    """Strings styled by the one quoting rule: what kubectl reads back is the same string."""
+
+
+class _ManifestDumper(_EMITTER):
+    """Manifests for `kubectl apply`: the same rule, multi-line strings as literal blocks."""
+
+
+def _string(dumper: Any, value: str) -> Any:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=scalar_style(value))
+
+
+def _manifest_string(dumper: Any, value: str) -> Any:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=scalar_style(value, literal_blocks=True))
+
+
+_Dumper.add_representer(str, _string)
+_ManifestDumper.add_representer(str, _manifest_string)
 
 
 def dump(data: Any, output: str) -> str:
-    """Plain json/yaml dumps: what `-o json|yaml` prints, byte for byte."""
+    """Plain json/yaml dumps: what `-o json|yaml` prints, byte for byte.
+
+    Every string is styled by :func:`workloadmap.yaml_typing.scalar_style`: one that kubectl's
+    YAML reader (go-yaml) would read as a boolean, a number or null when plain (``y``, ``1e3``,
+    ``0o17``) is quoted, so the output reads back unchanged.
+    """
     if output == "json":
         return json_text(data) + "\n"
-    return yaml.dump(data, Dumper=_DUMPER, sort_keys=False, default_flow_style=False)
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=False)
 
 
 def json_text(data: Any, depth: int = 0) -> str:
@@ -132,7 +161,12 @@ def _write(value: Any, chunks: list[str], depth: int) -> None:
 
 def dump_all(objects: Iterable[Any]) -> str:
     """Kubernetes objects as a YAML stream (``---`` between them), with the C emitter."""
-    return yaml.dump_all(objects, Dumper=_DUMPER, sort_keys=False, default_flow_style=False)
+    return yaml.dump_all(objects, Dumper=_Dumper, sort_keys=False, default_flow_style=False)
+
+
+def dump_manifests(objects: Iterable[Any]) -> str:
+    """Manifests to apply (alter, suspend, resume): a YAML stream, Unicode as it is, scripts as literal blocks."""
+    return yaml.dump_all(objects, Dumper=_ManifestDumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
 
 
 def as_list(items: list[dict[str, Any]]) -> Any:
@@ -146,18 +180,25 @@ def table(
     headers: Sequence[str],
     rows: Iterable[Sequence[Any]],
     *,
+    key: Sequence[int] = (0,),
+    optional: Sequence[int] = (),
     free_text_last: bool = False,
     fit: bool = True,
     indent: int = 0,
     wrap_last: bool = False,
+    header: bool = True,
 ) -> str:
     """A borderless kubectl table: upper-case headers, columns padded with three spaces.
 
     Values get ``-`` for spaces, except in a last free-text column (a REASON or MESSAGE, as
     `kubectl get events` prints it) when ``free_text_last`` is set. With ``fit`` the table is
-    made to fit the terminal's width (less ``indent`` columns) by shortening cells with an
-    ellipsis: the free-text column first, then the widest ones (``-o wide`` passes ``fit=False``);
-    with ``wrap_last`` the free-text column wraps onto lines of its own instead of being cut.
+    made to fit the terminal's width (less ``indent`` columns), as kubectl's columns would be
+    chosen for it: the ``key`` columns (what names a row: NAME, NAMESPACE) are never cut; the
+    free-text column gives way first, then the ``optional`` columns are left out (in that order:
+    ``-o wide``, which passes ``fit=False``, shows them), then the widest other cells are shortened
+    with an ellipsis; only when the key columns alone are wider than the terminal do they wrap
+    onto lines of their own. With ``wrap_last`` the free-text column wraps instead of being cut.
+    ``header`` False leaves the header line out (``--no-headers``).
     """
 
     def cell(value: Any, last: bool) -> str:
@@ -166,22 +207,53 @@ def table(
         return str(value) if last and free_text_last else str(value).replace(" ", "-")
 
     rows = [[cell(value, index == len(row) - 1) for index, value in enumerate(row)] for row in rows]
-    widths = [len(header) for header in headers]
+    columns = list(range(len(headers)))
+    widths = [len(header_text) if header else 0 for header_text in headers]
     for row in rows:
         for index, value in enumerate(row):
             widths[index] = max(widths[index], len(value))
     screen = terminal.current()
     if fit and screen.width is not None:
-        widths = _fitted_widths(headers, widths, screen.width - indent, free_text_last, wrap_last)
+        layout = _Layout(headers, widths, key, free_text_last, wrap_last)
+        columns, widths = layout.fitted(screen.width - indent, optional)
+    else:
+        widths = [widths[index] for index in columns]
+    last = columns[-1] if columns else -1
     lines = []
-    for row in [list(headers)] + rows:
-        last = [row[-1]] if not (wrap_last and row is not headers) else _wrapped(row[-1], widths[-1])
-        cells = [terminal.shorten(value, widths[index], screen.ellipsis) for index, value in enumerate(row[:-1])]
-        cells.append(terminal.shorten(last[0], widths[-1], screen.ellipsis))
-        lines.append("   ".join(value.ljust(widths[index]) for index, value in enumerate(cells)).rstrip())
-        column = sum(widths[:-1]) + 3 * (len(widths) - 1)
-        lines.extend(" " * column + more for more in last[1:])
-    return "\n".join(lines) + "\n"
+    heading = [list(headers)] if header else []
+    for number, row in enumerate(heading + rows):
+        cells = []
+        for position, index in enumerate(columns):
+            value, width = row[index], widths[position]
+            if index in key and len(value) > width:
+                cells.append(_broken(value, width))
+            elif index == last and wrap_last and number >= len(heading):
+                cells.append(_wrapped(value, width))
+            else:
+                cells.append([terminal.shorten(value, width, screen.ellipsis)])
+        for line in range(max(len(parts) for parts in cells) if cells else 0):
+            parts = [parts[line] if line < len(parts) else "" for parts in cells]
+            lines.append("   ".join(part.ljust(widths[position]) for position, part in enumerate(parts)).rstrip())
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+_BREAKS = re.compile(r"(?<=[/.\-_:])")
+
+
+def _broken(name: str, width: int) -> list[str]:
+    """A name too wide for its column, on lines of ``width``: broken after ``/ - . _ :`` where it can."""
+    width = max(width, 1)
+    lines = [""]
+    for piece in _BREAKS.split(name):
+        while len(piece) > width:
+            room = width - len(lines[-1])
+            lines[-1] += piece[:room]
+            piece = piece[room:]
+            lines.append("")
+        if len(lines[-1]) + len(piece) > width:
+            lines.append("")
+        lines[-1] += piece
+    return [line for line in lines if line] or [name]
 
 
 def _wrapped(text: str, width: int) -> list[str]:
@@ -194,29 +266,53 @@ _MIN_COLUMN = 8
 """Columns are not shortened below this (or their header), so a cut cell still says something."""
 
 
-def _fitted_widths(
-    headers: Sequence[str], widths: list[int], width: int, free_text_last: bool, wrap_last: bool = False
-) -> list[int]:
-    """Column widths that fit ``width``: the free-text column shrinks first, then the widest columns."""
-    widths = list(widths)
-    floors = [max(len(header), min(_MIN_COLUMN, current)) for header, current in zip(headers, widths, strict=True)]
-    excess = sum(widths) + 3 * (len(widths) - 1) - width
-    if excess > 0 and free_text_last and widths:
-        # A reason or message is read, not copied: it gives way first (down to 12 columns, or to 24
-        # when it wraps onto lines of its own).
-        cut = min(excess, max(0, widths[-1] - max(floors[-1], 24 if wrap_last else 12)))
-        widths[-1] -= cut
-        excess -= cut
-    while excess > 0:
-        candidates = [index for index, current in enumerate(widths) if current > floors[index]]
-        if not candidates:
-            break
-        widest = max(candidates, key=lambda index: widths[index])
-        runner_up = max((widths[index] for index in candidates if index != widest), default=0)
-        step = min(excess, widths[widest] - max(runner_up, floors[widest]) or 1)
-        widths[widest] -= step
-        excess -= step
-    return widths
+class _Layout:
+    """The columns a table shows at a width, and how wide each is (see :func:`table`)."""
+
+    def __init__(
+        self, headers: Sequence[str], widths: list[int], key: Sequence[int], free_text_last: bool, wrap_last: bool
+    ) -> None:
+        self.widths = widths
+        self.key = set(key)
+        self.free_text = len(widths) - 1 if free_text_last and widths else None
+        self.floors = [
+            current if index in self.key else max(len(header), min(_MIN_COLUMN, current))
+            for index, (header, current) in enumerate(zip(headers, widths, strict=True))
+        ]
+        if self.free_text is not None:
+            # A reason or message is read, not copied: it gives way first (down to 12 columns, or to 24
+            # when it wraps onto lines of its own).
+            self.floors[-1] = min(widths[-1], max(self.floors[-1], 24 if wrap_last else 12))
+
+    def fitted(self, width: int, optional: Sequence[int]) -> tuple[list[int], list[int]]:
+        """The columns shown (indexes) and their widths."""
+        widths = dict(enumerate(self.widths))
+
+        def excess() -> int:
+            return sum(widths.values()) + 3 * (len(widths) - 1) - width
+
+        if excess() > 0 and self.free_text is not None:
+            widths[self.free_text] -= min(excess(), widths[self.free_text] - self.floors[self.free_text])
+        for index in optional:
+            if excess() <= 0 or len(widths) <= 1:
+                break
+            if index in widths and index not in self.key:
+                del widths[index]
+        while excess() > 0:
+            candidates = [index for index, current in widths.items() if current > self.floors[index]]
+            if not candidates:
+                break
+            widest = max(candidates, key=lambda index: widths[index])
+            runner_up = max((widths[index] for index in candidates if index != widest), default=0)
+            step = min(excess(), widths[widest] - max(runner_up, self.floors[widest]) or 1)
+            widths[widest] -= step
+        keys = [index for index in widths if index in self.key]
+        if excess() > 0 and keys:
+            # The last resort: the key columns wrap (the widest first), never below their header.
+            for index in sorted(keys, key=lambda index: -widths[index]):
+                widths[index] -= min(excess(), max(0, widths[index] - max(_MIN_COLUMN, 1)))
+        shown = sorted(widths)
+        return shown, [widths[index] for index in shown]
 
 
 def tree_lines(
@@ -246,14 +342,36 @@ def warn(message: str) -> None:
 
 def _stderr(message: str) -> None:
     stream = sys.stderr
-    _safe_write(stream, terminal.paint_prefix(message, stream) + "\n")
-    stream.flush()
+    if stream is None:  # closed (`2>&-`): there is nowhere to say it
+        return
+    try:
+        _safe_write(stream, terminal.paint_prefix(message, stream) + "\n")
+        stream.flush()
+    except OSError:
+        pass  # a full or broken stderr: the exit code still tells
+
+
+class OutputError(WorkloadMapError):
+    """Standard output cannot be written: closed (``>&-``), a full disk (``> /dev/full``), an I/O error."""
 
 
 def write(text: str) -> None:
-    """Text on stdout, flushed (so a reader sees each block as it is written); machine output goes here."""
-    _safe_write(sys.stdout, text)
-    sys.stdout.flush()
+    """Text on stdout, flushed (so a reader sees each block as it is written); machine output goes here.
+
+    Raises:
+        OutputError: standard output is closed or cannot take the text (one line, exit 1; a reader
+            that went away, ``| head``, stays a ``BrokenPipeError``, which ends the command quietly).
+    """
+    stream = sys.stdout
+    if stream is None:
+        raise OutputError("cannot write the output: standard output is closed")
+    try:
+        _safe_write(stream, text)
+        stream.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise OutputError(f"cannot write the output to standard output: {error.strerror or error}") from None
 
 
 def human(text: str, *, fit: bool = True) -> None:

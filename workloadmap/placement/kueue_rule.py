@@ -15,11 +15,12 @@ from collections.abc import Sequence
 from ..budgets import check_deadline
 from ..errors import PlacementError
 from ..tree import WorkloadTree
-from .analysis import WorkloadAnalysis
+from .analysis import WorkloadAnalysis, never_forms
 from .kueue_model import KueuePodSet
 from .kueue_requests import KueueUnit, kueue_pod_sets
 from .kueue_tas import find_assignment
 from .nodes import NodeTree
+from .reasons import split_note
 from .rules import Decision, Decisions, RuleOptions, assignment_at, requested
 
 __all__ = ["assign_kueue"]
@@ -37,12 +38,19 @@ def assign_kueue(nodes: NodeTree, tree: WorkloadTree, analysis: WorkloadAnalysis
     decisions: dict[str, Decision] = {}
     for unit in units:
         check_deadline(f"placing {tree.workload} {unit.name}")
-        decisions.update(_admit(nodes, unit, analysis.topology.name, options.balanced))
+        refused = _never_formed(unit, analysis)
+        decisions.update(refused or _admit(nodes, unit, analysis, options.balanced))
     return Decisions(decisions, tuple(_split_gang_notes(analysis, units)))
 
 
-def _admit(nodes: NodeTree, unit: KueueUnit, topology: str, balanced: bool) -> dict[str, Decision]:
-    """One Workload: every PodSet placed on what the ones before it left, or none of them."""
+def _admit(nodes: NodeTree, unit: KueueUnit, analysis: WorkloadAnalysis, balanced: bool) -> dict[str, Decision]:
+    """One Workload: every PodSet placed on what the ones before it left, or none of them.
+
+    A gang placed across several domains of its preferred level gets a note (:func:`split_note`),
+    which says one domain could hold it whole only of the first gang placed on the cluster: the
+    standalone analysis saw the cluster that gang was placed on.
+    """
+    topology = analysis.topology.name
     mark = nodes.mark()
     got: dict[str, dict[int, int]] = {}
     levels: dict[str, str | None] = {}
@@ -64,7 +72,26 @@ def _admit(nodes: NodeTree, unit: KueueUnit, topology: str, balanced: bool) -> d
             for node, count in where.items():
                 mine[node] = mine.get(node, 0) + count
             levels.setdefault(owner, pod_set.topology.level)
-    return {owner: Decision(assignment_at(nodes, got.get(owner, {}), levels.get(owner))) for owner in owners}
+    fits = {fit.name: fit for fit in analysis.pod_groups}
+    decided = {}
+    for position, owner in enumerate(owners):
+        assignment = assignment_at(nodes, got.get(owner, {}), levels.get(owner))
+        fit = fits.get(owner)
+        first = mark == 0 and position == 0
+        note = split_note(analysis.topology.levels, fit, assignment, first=first) if fit is not None else None
+        decided[owner] = Decision(assignment, note=note)
+    return decided
+
+
+def _never_formed(unit: KueueUnit, analysis: WorkloadAnalysis) -> dict[str, Decision] | None:
+    """A Workload left unplaced, taking nothing, when one of its PodGroups can never form; else None."""
+    by_name = {group.name: group for group in analysis.pod_groups}
+    owners = [by_name[owner] for owner in dict.fromkeys(owner for owner, _ in unit.pod_sets) if owner in by_name]
+    never = next((group for group in owners if never_forms(group) is not None), None)
+    if never is None:
+        return None
+    text = f"Kueue admits {unit.name} whole and PodGroup {never.name} never forms"
+    return {group.name: Decision(reason=never_forms(group) or text) for group in owners}
 
 
 def _refusal(unit: KueueUnit, pod_set: str, reason: str, own: bool, crowded: bool) -> Decision:
