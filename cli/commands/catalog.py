@@ -230,10 +230,12 @@ def catalog_export(
     from workloadmap.karta.export import export_karta
 
     catalog = load_catalog(catalog_dirs)
-    chosen = [catalog.get(name) for name in names] if names else list(catalog)
-    missing = [name for name, found in zip(names or [], chosen, strict=True) if found is None]
-    if missing:
-        _unknown(catalog, missing[0])
+    chosen = list(catalog)
+    if names:  # none named: every definition, the most common use
+        chosen = [catalog.get(name) for name in names]
+        missing = [name for name, found in zip(names, chosen, strict=True) if found is None]
+        if missing:
+            _unknown(catalog, missing[0])
     objects = []
     for definition in chosen:
         if isinstance(definition, KartaDefinition):
