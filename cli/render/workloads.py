@@ -477,6 +477,8 @@ def _audit_line(gang: Any) -> str:
         if level:
             parts.append(f"{what} {level} ({source})")
     verdict = {True: "satisfied", False: "NOT SATISFIED", None: "not judged"}[gang.satisfied]
+    if gang.incomplete and gang.satisfied is False:
+        verdict = "INCOMPLETE"  # fewer than minMember scheduled: the reason gives the count
     parts.append(verdict + (f": {gang.reason}" if gang.reason else ""))
     if gang.accelerator_split:
         parts.append("split across NVLink domains although one holds the gang")
