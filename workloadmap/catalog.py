@@ -110,6 +110,20 @@ NON_WORKLOAD_KINDS = frozenset(
         "ClusterLocalModel",
         "LocalModelNodeGroup",
         "ScaledObject",
+        # what a namespace or cluster dump holds beside its workloads (`kubectl get all,events -o yaml`)
+        "Event",
+        "Node",  # a cluster's topology: read with -t (a list of them is said once, interpreter/owned.py)
+        "Lease",
+        "ControllerRevision",
+        "PodTemplate",
+        "RuntimeClass",
+        "CSIDriver",
+        "CSINode",
+        "VolumeAttachment",
+        "APIService",
+        "ComponentStatus",
+        "Binding",
+        "NodeResourceTopology",
     }
 )
 

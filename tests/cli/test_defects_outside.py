@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import yaml
 
@@ -55,3 +56,54 @@ def test_describe_calls_a_gang_with_fewer_pods_than_min_member_incomplete(wmap, 
     assert "llm-train 2/3 scheduled in one accelerator.topograph.run/domain" in placement
     assert "INCOMPLETE: only 2 of minMember 3 pods scheduled" in placement
     assert "satisfied" not in placement
+
+
+# -- namespace dumps ---------------------------------------------------------------------------
+
+
+def _namespace_dump(tmp_path) -> str:
+    """`kubectl get jobsets,jobs,pods,events -o yaml`: the JobSet, then its Jobs, pods and Events in one List."""
+    jobset = yaml.safe_load(Path(JOBSET).read_text())
+    jobset["metadata"]["uid"] = "00000000-0000-4000-8000-000000000009"  # the uid its Jobs' ownerReferences name
+    objects = yaml.safe_load((LIVE / "llm-train-objects.yaml").read_text())
+    objects["items"].insert(0, jobset)
+    path = tmp_path / "namespace.yaml"
+    path.write_text(yaml.safe_dump(objects))
+    return str(path)
+
+
+def test_a_namespace_dump_counts_each_pod_once_and_skips_events(wmap, tmp_path):
+    result = wmap("inspect", _namespace_dump(tmp_path), "-o", "json")
+    assert result.exit_code == 0, result.output  # Events are skipped, not "no definition" (exit 4)
+    trees = json.loads(result.stdout)["items"]
+    names = [f"{tree['workload']['kind']}/{tree['workload']['name']}" for tree in trees]
+    assert names == ["JobSet/llm-train", "Job/nightly-eval"]  # the JobSet's Jobs and pods are part of it
+    assert trees[0]["totals"]["gpus"] == 12  # 3 pods x 4 GPUs, not 24 with each pod counted again
+    assert "note: " in result.stderr and "part of JobSet/llm-train of this input (its controller)" in result.stderr
+    assert "Pod/llm-train-workers-0-1-klmnp): part of JobSet/llm-train" in result.stderr  # pod -> Job -> JobSet
+    assert "Pod/nightly-eval-x7k2p): part of Job/nightly-eval" in result.stderr
+    assert "skipped Event, not a workload" in result.stderr
+    assert "no definition covers kind Event" not in result.stderr
+
+
+def test_an_owner_outside_the_input_leaves_the_object_a_workload(wmap):
+    """A pod whose Job is not in the input is read on its own, as before."""
+    documents = yaml.safe_load((LIVE / "llm-train-objects.yaml").read_text())["items"]
+    pod = next(item for item in documents if item["metadata"]["name"] == "llm-train-workers-0-0-bcdfg")
+    result = wmap("inspect", "-", "-o", "name", stdin=yaml.safe_dump(pod))
+    assert result.exit_code == 0 and result.stdout == "pod/llm-train-workers-0-0-bcdfg\n"
+
+
+def test_a_nodelist_given_as_workloads_is_one_line(wmap, tmp_path):
+    nodes = {
+        "apiVersion": "v1",
+        "kind": "List",  # what `kubectl get nodes -o yaml` writes
+        "items": [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"}} for i in range(300)],
+    }
+    path = tmp_path / "nodes.yaml"
+    path.write_text(yaml.safe_dump(nodes))
+    for command in ("inspect", "place"):
+        result = wmap(command, str(path))
+        lines = [line for line in result.stderr.splitlines() if not line.startswith("note: no --topology")]
+        assert lines == [f"error: {path}, document #1: this is a NodeList (300 nodes), not workloads; pass it with -t"]
+        assert result.exit_code == 1

@@ -30,6 +30,7 @@ from ..values import name_problem
 from .expand import ExpandedComponent, Expander
 from .gangs import form_pod_groups
 from .merge import merge_bases
+from .owned import controlled_notes, node_lists
 from .phases import evaluate_phase
 from .references import ChainedObjects, ObjectIndex, RelatedObjects, resolve_references
 from .scheduling import apply_kai_metadata, gang_warnings, grouping
@@ -333,8 +334,14 @@ def inspect_documents(
     catalog: Catalog | None = None,
     gpu_resources: Iterable[str] = DEFAULT_GPU_RESOURCES,
     related: RelatedObjects | None = None,
+    fold_controlled: bool = True,
 ) -> Iterator[InspectResult]:
     """Inspect each document, never stopping at a bad one; non-workload kinds are skipped with a note.
+
+    With ``fold_controlled`` (the default), an object whose controller (an ``ownerReference`` with
+    ``controller: true``) is a workload of the same input is part of it, skipped with a note: a
+    namespace dump's Jobs and pods are not counted beside their JobSet (see :mod:`.owned`). A list
+    of Nodes is one error (they are a topology, read with ``-t``), not one note per node.
 
     An unexpected exception (a bug, memory or recursion exhausted) in one document becomes an
     :class:`~workloadmap.errors.InternalError` located at that document; only the command's
@@ -351,6 +358,14 @@ def inspect_documents(
     catalog = catalog if catalog is not None else default_catalog()
     gpu_resources = tuple(gpu_resources)
     documents = list(documents)
+    notes = controlled_notes(documents, catalog) if fold_controlled else {}
+    for nodes in node_lists(documents):
+        first = documents[nodes[0]]
+        assert isinstance(first, Document)
+        notes.update(dict.fromkeys(nodes[1:], ""))  # said once, at the first node
+        documents[nodes[0]] = InputError(
+            f"this is a NodeList ({len(nodes)} nodes), not workloads; pass it with -t", file=first.file
+        ).located(document=f"#{first.index}")
     own = ObjectIndex.deferred(
         (document.body for document in documents if isinstance(document, Document)), kinds=catalog.referenced_kinds()
     )
@@ -361,13 +376,20 @@ def inspect_documents(
         # A batch's results are examined once, at its end, not again in the middle generation.
         with paused_gc(promote=True):
             batch = [
-                _inspect_one(document, catalog, gpu_resources, sources)
-                for document in documents[start : start + _BATCH]
+                _skipped(document, notes[position])
+                if position in notes
+                else _inspect_one(document, catalog, gpu_resources, sources)
+                for position, document in enumerate(documents[start : start + _BATCH], start)
             ]
-        yield from batch
+        yield from (result for result in batch if result.skipped != "")
 
 
 _BATCH = 128
+
+
+def _skipped(document: Document | WorkloadMapError, note: str) -> InspectResult:
+    """A document folded into its controller's workload (or a Node after a NodeList's first): its note."""
+    return InspectResult(document if isinstance(document, Document) else None, skipped=note)
 """Documents interpreted between two chances for the cyclic garbage collector to run."""
 
 
