@@ -31,6 +31,7 @@ from .common import (
     load_catalog,
     located_error,
     related_option,
+    stdin_once,
 )
 
 if TYPE_CHECKING:  # heavy stages load inside the commands that use them
@@ -143,6 +144,7 @@ def describe_command(
     from workloadmap.live import describe, from_cluster
 
     chosen = VIEWS.parse(output_format)
+    stdin_once({"-f": filename, "--objects": objects, "--nodes": nodes, "--related": related})
     if (ref is None) == (not filename):
         raise typer.BadParameter("give TYPE/NAME or -f FILE (one of them)", param_hint="TYPE/NAME")
     if (objects or nodes) and not filename:

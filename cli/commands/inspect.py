@@ -19,7 +19,7 @@ from ..printing.formats import Output
 from ..printing.usage import bad_parameter
 from ..printing.views import Views, dump, human, plain, table, template
 from ..render.workloads import render_inspect_table, render_tree
-from .common import Collected, gpu_resources, load_catalog
+from .common import Collected, gpu_resources, load_catalog, stdin_once
 
 
 def resource_name(tree: WorkloadTree) -> str:
@@ -59,11 +59,17 @@ def inspect_output(value: str) -> Output:
     return VIEWS.parse(value)
 
 
-def inspect_sources(files: Sequence[str] | None, filename: Sequence[str] | None) -> list[str]:
-    """The sources to read: FILE arguments, then ``-f`` values (typer.BadParameter when there are none)."""
+def inspect_sources(
+    files: Sequence[str] | None, filename: Sequence[str] | None, related: Sequence[str] | None = None
+) -> list[str]:
+    """The sources to read: FILE arguments, then ``-f`` values.
+
+    typer.BadParameter when there are none, or when standard input is given twice (it can be read once).
+    """
     sources = list(files or []) + list(filename or [])
     if not sources:
         raise bad_parameter("give at least one FILE, DIR or - (standard input)", param_hint="FILE")
+    stdin_once({"FILE": list(files or []), "-f": list(filename or []), "--related": list(related or [])})
     return sources
 
 

@@ -133,7 +133,7 @@ def fast_inspect(arguments: Sequence[str], environment: Mapping[str, str]) -> Ca
     try:
         guard = Guard.from_options(values)
         chosen = inspect_output(values["output_format"])
-        sources = inspect_sources(files, values["filename"])
+        sources = inspect_sources(files, values["filename"], values["related"])
     except Exception:
         # A usage error (typer.BadParameter) typer reports under the usage line, exit 2; and anything
         # else too: the typer command runs these same checks inside its guard, which reports a bug

@@ -27,7 +27,7 @@ def inspect(
 ) -> None:
     """Expand workloads from files into component trees with pod, GPU and gang totals."""
     chosen = inspect_output(output_format)
-    sources = inspect_sources(files, filename)
+    sources = inspect_sources(files, filename, related)
     code = inspect_files(
         sources, chosen, catalog_dirs=catalog_dirs, recursive=recursive, gpu_resource=gpu_resource, related=related
     )

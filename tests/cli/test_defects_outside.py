@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from helpers import FIXTURES_DIR
@@ -107,3 +108,32 @@ def test_a_nodelist_given_as_workloads_is_one_line(wmap, tmp_path):
         lines = [line for line in result.stderr.splitlines() if not line.startswith("note: no --topology")]
         assert lines == [f"error: {path}, document #1: this is a NodeList (300 nodes), not workloads; pass it with -t"]
         assert result.exit_code == 1
+
+
+# -- standard input, read once -----------------------------------------------------------------
+
+NODES = str(LIVE / "nvl72-nodes.yaml")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "named"),
+    [
+        (("place", "-", "-t", "-"), "FILE and -t"),
+        (("place", JOBSET, "-t", NODES, "--pods", "-", "--topology-object", "-"), "--pods and --topology-object"),
+        (("inspect", "-", "-"), "FILE twice"),
+        (("inspect", "-", "--related", "-"), "FILE and --related"),
+        (("describe", "-f", "-", "--objects", "-"), "-f and --objects"),
+        (("topology", "show", "-", "--pods", "-"), "SOURCE and --pods"),
+    ],
+)
+def test_standard_input_given_twice_is_a_usage_error(wmap, arguments, named):
+    """`cat nodes.yaml | wmap place - -t -` printed nothing and exited 0: the second reader found stdin empty."""
+    result = wmap(*arguments, stdin=Path(NODES).read_text())
+    assert result.exit_code == 2, result.output
+    assert f"standard input (-) can be read only once; it is given for {named}" in result.output
+
+
+def test_standard_input_once_still_works(wmap):
+    result = wmap("place", "-", "-t", NODES, "-o", "json", stdin=Path(JOBSET).read_text())
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["workload"]["name"] == "llm-train"

@@ -390,6 +390,8 @@ _BATCH = 128
 def _skipped(document: Document | WorkloadMapError, note: str) -> InspectResult:
     """A document folded into its controller's workload (or a Node after a NodeList's first): its note."""
     return InspectResult(document if isinstance(document, Document) else None, skipped=note)
+
+
 """Documents interpreted between two chances for the cyclic garbage collector to run."""
 
 
