@@ -169,7 +169,9 @@ def run(
             printed.append(document.body)
             continue
         try:
-            alteration = alter(document.body, changes, component=component, catalog=catalog, related=objects)
+            alteration = alter(
+                document.body, changes, component=component, catalog=catalog, related=objects, existing=patch
+            )
         except Exception as error:  # each document is reported on its own, bugs included
             located = located_error(error, file=document.file, document=document.label)
             output.error(str(located))

@@ -137,3 +137,25 @@ def test_standard_input_once_still_works(wmap):
     result = wmap("place", "-", "-t", NODES, "-o", "json", stdin=Path(JOBSET).read_text())
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["workload"]["name"] == "llm-train"
+
+
+# -- suspend --patch on a kind Kueue gates only at creation ------------------------------------
+
+LWS = str(FIXTURES_DIR / "leaderworkerset.yaml")
+
+
+def test_suspend_patch_refuses_a_kind_whose_gate_holds_only_new_objects(wmap):
+    """Kueue refuses adding kueue.x-k8s.io/admission-gated-by to an existing object
+    (pkg/util/webhook/validation_admissiongatedby.go): a patch adding it would be refused, so none is printed."""
+    result = wmap("suspend", LWS, "--patch")
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    assert "an existing LeaderWorkerSet cannot be suspended by a patch" in result.stderr
+    assert "kubectl scale leaderworkerset vllm-multihost --replicas=0" in result.stderr
+    created = wmap("suspend", LWS)  # a manifest to create with the gate is still what it was
+    assert created.exit_code == 0
+    assert (
+        "wmap.dev/suspend"
+        in yaml.safe_load(created.stdout)["metadata"]["annotations"]["kueue.x-k8s.io/admission-gated-by"]
+    )
+    assert wmap("resume", LWS, "--patch").exit_code == 0  # removing the gate is allowed
