@@ -159,10 +159,15 @@ def render_tree(tree: WorkloadTree) -> str:
 
 
 def render_inspect_table(trees: list[WorkloadTree], *, wide: bool = False) -> str:
-    """One row per pod-bearing component (``wide``: replicas, GPUs per pod, namespace, definition too)."""
+    """One row per pod-bearing component (``wide``: replicas, GPUs per pod, namespace, definition too).
+
+    A workload without one (a JobSet with no replicatedJobs) still has a row, named ``<none>`` as
+    kubectl writes an empty cell, with zero pods: the tree and ``-o name`` show it too.
+    """
     rows = []
     for tree in trees:
         workload = f"{tree.workload.kind.lower()}/{tree.workload.display_name}"
+        first = len(rows)
         for component in tree.walk():
             if not component.has_pod_template:
                 continue
@@ -172,6 +177,9 @@ def render_inspect_table(trees: list[WorkloadTree], *, wide: bool = False) -> st
             if wide:
                 row += [component.replicas, count(component.gpus_per_pod), tree.workload.namespace, tree.definition]
             rows.append(row)
+        if len(rows) == first:
+            empty: list[Any] = ["<none>", workload, tree.phase.value, 0, 0, "0", "0"]
+            rows.append(empty + ([0, 0, tree.workload.namespace, tree.definition] if wide else []))
     headers = ["NAME", "WORKLOAD", "PHASE", "PODS", "GPUS", "CPU", "MEMORY"]
     headers += ["REPLICAS", "GPUS-PER-POD", "NAMESPACE", "DEFINITION"] if wide else []
     return table(headers, rows, fit=not wide)
