@@ -171,3 +171,26 @@ def test_a_jobset_without_replicated_jobs_has_a_table_row(wmap):
         lines = wmap("inspect", "-", "-o", view, stdin=empty).stdout.splitlines()
         assert len(lines) == 2, lines  # the header and the workload's row
         assert lines[1].split()[:5] == ["<none>", "jobset/empty", "Undefined", "0", "0"]
+
+
+# -- a Karta among the workloads ---------------------------------------------------------------
+
+KARTA = FIXTURES_DIR / "karta" / "trainer-karta.yaml"
+
+
+def test_a_karta_in_an_inspected_directory_is_said_to_be_a_definition(wmap, tmp_path):
+    (tmp_path / "karta.yaml").write_text(KARTA.read_text())
+    (tmp_path / "jobset.yaml").write_text(Path(JOBSET).read_text())
+    result = wmap("inspect", str(tmp_path), "-o", "name")
+    assert result.stdout == "jobset.jobset.x-k8s.io/llm-train\n"
+    assert result.exit_code == 1
+    karta = tmp_path / "karta.yaml"
+    assert result.stderr == (
+        f"error: {karta}, document #1 (Karta/example-com-trainer-v1), field kind: this is a Karta, a definition "
+        f"of how to read a workload kind, not a workload: pass it with --catalog {karta}\n"
+    )
+    assert "no definition covers kind Karta" not in result.stderr
+    # as the error says: then the Karta is a definition, and the directory's workloads read with it
+    followed = wmap("inspect", str(tmp_path), "-o", "name", "--catalog", str(karta))
+    assert followed.exit_code == 0, followed.output
+    assert "skipped Karta (a definition, read with --catalog)" in followed.stderr

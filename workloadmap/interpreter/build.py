@@ -244,6 +244,12 @@ def inspect(
     workload = _identity(resource)
     lookup = catalog.lookup(workload.api_version, workload.kind)
     if lookup is None:
+        if workload.kind == labels.KARTA_KIND and workload.api_version.rpartition("/")[0] == labels.KARTA_GROUP:
+            raise InputError(
+                f"this is a Karta, a definition of how to read a workload kind, not a workload: pass it with "
+                f"--catalog {source if source and source != '-' else 'FILE'}",
+                field="kind",
+            )
         raise NoDefinitionError(
             f"no definition covers kind {workload.kind} ({workload.api_version}); see `wmap catalog list`, "
             f"or add one with --catalog DIR{catalog.suggest(workload.api_version, workload.kind)}",
@@ -314,10 +320,18 @@ class InspectResult:
 
 
 def _skipped_kind(body: Any, catalog: Catalog) -> str | None:
-    """The kind of a document that travels with workloads but runs no pods, if it is one."""
+    """The kind of a document that travels with workloads but runs no pods, if it is one.
+
+    A Karta the catalog already holds (the input's directory given with ``--catalog`` too) is one:
+    a definition, read as such; any other Karta is an error saying to pass it with ``--catalog``.
+    """
     if body.__class__ is not dict and not isinstance(body, Mapping):
         return None
     kind, api_version = body.get("kind"), body.get("apiVersion")
+    if kind == labels.KARTA_KIND and api_version.__class__ is str and api_version.startswith(labels.KARTA_GROUP + "/"):
+        metadata = body.get("metadata")
+        name = metadata.get("name") if isinstance(metadata, Mapping) else None
+        return "Karta (a definition, read with --catalog)" if isinstance(name, str) and catalog.get(name) else None
     if (
         isinstance(kind, str)
         and kind in NON_WORKLOAD_KINDS
