@@ -194,3 +194,57 @@ def test_a_karta_in_an_inspected_directory_is_said_to_be_a_definition(wmap, tmp_
     followed = wmap("inspect", str(tmp_path), "-o", "name", "--catalog", str(karta))
     assert followed.exit_code == 0, followed.output
     assert "skipped Karta (a definition, read with --catalog)" in followed.stderr
+
+
+# -- values the API server refuses are located errors --------------------------------------------
+
+
+def _pod_requesting(cpu: str) -> str:
+    container = {"name": "c", "image": "x", "resources": {"requests": {"cpu": cpu}}}
+    return yaml.safe_dump(
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"}, "spec": {"containers": [container]}}
+    )
+
+
+def test_a_quantity_with_a_5000_digit_exponent_is_a_located_error(wmap):
+    """Past Python's int-string limit (4,300 digits) int() raised ValueError: an "internal error"."""
+    result = wmap("inspect", "-", stdin=_pod_requesting("1e" + "9" * 5000))
+    assert result.exit_code == 1
+    assert "internal error" not in result.stderr
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: -, document #1 (Pod/p), field spec.containers[0].resources.requests.cpu: ")
+    assert line.endswith("exponent out of range") and len(line) < 200  # the value is shortened, not quoted whole
+
+
+RAYJOB = """\
+apiVersion: ray.io/v1
+kind: RayJob
+metadata: {name: neg}
+spec:
+  entrypoint: python train.py
+  rayClusterSpec:
+    headGroupSpec:
+      template: {spec: {containers: [{name: head, image: ray}]}}
+    workerGroupSpecs:
+    - groupName: gpu
+      replicas: REPLICAS
+      minReplicas: 1
+      maxReplicas: 4
+      template: {spec: {containers: [{name: w, image: ray, resources: {limits: {nvidia.com/gpu: 1}}}]}}
+"""
+
+
+def test_a_rayjob_with_negative_worker_replicas_is_a_located_error(wmap):
+    """Clamped into [minReplicas, maxReplicas], -3 used to read as 1 worker without a word."""
+    result = wmap("inspect", "-", stdin=RAYJOB.replace("REPLICAS", "-3"))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        "error: -, document #1 (RayJob/neg), field spec.rayClusterSpec.workerGroupSpecs[0]: "
+        "replicas of component workerGroup must not be negative, got -3\n"
+    )
+    minimum = wmap("inspect", "-", stdin=RAYJOB.replace("REPLICAS", "2").replace("minReplicas: 1", "minReplicas: -1"))
+    assert (
+        "workerGroupSpecs[0].minReplicas: minReplicas of component workerGroup must not be negative" in minimum.stderr
+    )
+    clamped = json.loads(wmap("inspect", "-", "-o", "json", stdin=RAYJOB.replace("REPLICAS", "9")).stdout)
+    assert clamped["totals"]["gpus"] == 4  # above maxReplicas still clamped, as KubeRay does
