@@ -248,3 +248,21 @@ def test_a_rayjob_with_negative_worker_replicas_is_a_located_error(wmap):
     )
     clamped = json.loads(wmap("inspect", "-", "-o", "json", stdin=RAYJOB.replace("REPLICAS", "9")).stdout)
     assert clamped["totals"]["gpus"] == 4  # above maxReplicas still clamped, as KubeRay does
+
+
+# -- place --emit demand -------------------------------------------------------------------------
+
+
+def test_every_demand_object_has_a_name_kubectl_apply_accepts(wmap, tmp_path):
+    """`kubectl apply` refuses an object without metadata.name (generateName is for `kubectl create`)."""
+    generated = tmp_path / "generated.yaml"
+    generated.write_text(Path(JOBSET).read_text().replace("  name: llm-train\n", "  generateName: llm-train-\n"))
+    result = wmap(
+        "place", JOBSET, str(generated), str(FIXTURES_DIR / "leaderworkerset.yaml"), "--emit", "demand", "--each-alone"
+    )
+    assert result.exit_code == 0, result.output
+    documents = [document for document in yaml.safe_load_all(result.stdout) if document]
+    assert len(documents) == 3
+    for document in documents:
+        name = document["metadata"].get("name")
+        assert name and "generateName" not in document["metadata"], document["metadata"]
