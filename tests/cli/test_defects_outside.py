@@ -258,7 +258,7 @@ def test_every_demand_object_has_a_name_kubectl_apply_accepts(wmap, tmp_path):
     generated = tmp_path / "generated.yaml"
     generated.write_text(Path(JOBSET).read_text().replace("  name: llm-train\n", "  generateName: llm-train-\n"))
     result = wmap(
-        "place", JOBSET, str(generated), str(FIXTURES_DIR / "leaderworkerset.yaml"), "--emit", "demand", "--each-alone"
+        "place", JOBSET, str(generated), str(FIXTURES_DIR / "leaderworkerset.yaml"), "--emit", "demand", "--allow-unfit"
     )
     assert result.exit_code == 0, result.output
     documents = [document for document in yaml.safe_load_all(result.stdout) if document]
