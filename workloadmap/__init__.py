@@ -44,6 +44,7 @@ if TYPE_CHECKING:
         NoDefinitionError,
         PlacementError,
         QuantityError,
+        ReferencedTemplateError,
         TopologyError,
         UnknownResourceTypeError,
         WorkloadMapError,
@@ -177,6 +178,7 @@ __all__ = [
     "TopologyError",
     "PlacementError",
     "AlterError",
+    "ReferencedTemplateError",
     "DeadlineError",
     "InternalError",
     "ClusterError",
@@ -196,6 +198,7 @@ _LAZY = {
     **dict.fromkeys(
         (
             "AlterError",
+            "ReferencedTemplateError",
             "BudgetError",
             "ClusterApiError",
             "ClusterError",

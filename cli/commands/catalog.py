@@ -230,7 +230,7 @@ def catalog_export(
     from workloadmap.karta.export import export_karta
 
     catalog = load_catalog(catalog_dirs)
-    chosen = list(catalog)
+    chosen: list[Any] = list(catalog)
     if names:  # none named: every definition, the most common use
         chosen = [catalog.get(name) for name in names]
         missing = [name for name, found in zip(names, chosen, strict=True) if found is None]

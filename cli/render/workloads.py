@@ -164,7 +164,7 @@ def render_inspect_table(trees: list[WorkloadTree], *, wide: bool = False) -> st
     A workload without one (a JobSet with no replicatedJobs) still has a row, named ``<none>`` as
     kubectl writes an empty cell, with zero pods: the tree and ``-o name`` show it too.
     """
-    rows = []
+    rows: list[list[Any]] = []
     for tree in trees:
         workload = f"{tree.workload.kind.lower()}/{tree.workload.display_name}"
         first = len(rows)
