@@ -159,7 +159,7 @@ def catalog_validate(
         for definition in definitions:
             what = "Karta" if isinstance(definition, KartaDefinition) else "definition"
             versions = ",".join(definition.versions)
-            output.write(
+            output.human(  # fitted: a long path wraps instead of running past the terminal's edge
                 f"{path}: valid {what} {definition.name} for {definition.kind} "
                 f"({definition.group or 'core'}/{versions})\n"
             )
@@ -192,10 +192,13 @@ def catalog_lint(
 
     Exit code 1 when any finding is an error, 0 otherwise (warnings only).
     """
-    from workloadmap.lint import has_errors, lint_path, render_rules_table
+    from workloadmap.lint import has_errors, lint_path, rule_rows
 
-    if rules:
-        output.write(render_rules_table())
+    if rules:  # a kubectl table fitted to the terminal, CATCHES wrapping (docs/lint.md has the Markdown form)
+        rows = [list(row) for row in rule_rows()]
+        output.human(
+            output.table(["RULE", "SEVERITY", "NEEDS", "CATCHES"], rows, free_text_last=True, wrap_last=True), fit=False
+        )
         return
     if not paths:
         raise typer.BadParameter("give at least one definition FILE or DIR", param_hint="PATHS")

@@ -23,7 +23,7 @@ from . import pods as _pods
 from . import samples as _samples
 from . import static as _static
 from .karta import KARTA_RULES, lint_karta
-from .rules import RULES, Issue, LintFinding, Rule, has_errors, render_rules_table
+from .rules import RULES, Issue, LintFinding, Rule, has_errors, render_rules_table, rule_rows
 from .samples import Sample, SampleRun
 from .static import DefinitionView
 
@@ -36,6 +36,7 @@ __all__ = [
     "load_samples",
     "has_errors",
     "render_rules_table",
+    "rule_rows",
     "lint_karta",
     "KARTA_RULES",
 ]

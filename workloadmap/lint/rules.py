@@ -11,7 +11,17 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-__all__ = ["Severity", "LintFinding", "Issue", "Rule", "RULES", "rule", "has_errors", "render_rules_table"]
+__all__ = [
+    "Severity",
+    "LintFinding",
+    "Issue",
+    "Rule",
+    "RULES",
+    "rule",
+    "has_errors",
+    "render_rules_table",
+    "rule_rows",
+]
 
 Severity = Literal["error", "warning"]
 
@@ -96,7 +106,8 @@ def has_errors(findings: Iterable[LintFinding]) -> bool:
     return any(finding.severity == "error" for finding in findings)
 
 
-def _rows() -> Iterator[tuple[str, str, str, str]]:
+def rule_rows() -> Iterator[tuple[str, str, str, str]]:
+    """Every rule as ``(id, severity, static|samples, what it catches)``, the schema check first."""
     yield ("schema", "error", "static", "The file is not a valid definition (format, names, expressions).")
     for entry in RULES.values():
         yield (entry.id, entry.severity, "samples" if entry.samples else "static", entry.summary)
@@ -105,5 +116,7 @@ def _rows() -> Iterator[tuple[str, str, str, str]]:
 def render_rules_table() -> str:
     """The rule table as Markdown (for docs/lint.md)."""
     lines = ["| rule | severity | needs | catches |", "| --- | --- | --- | --- |"]
-    lines += [f"| `{rule_id}` | {severity} | {needs} | {summary} |" for rule_id, severity, needs, summary in _rows()]
+    lines += [
+        f"| `{rule_id}` | {severity} | {needs} | {summary} |" for rule_id, severity, needs, summary in rule_rows()
+    ]
     return "\n".join(lines) + "\n"
