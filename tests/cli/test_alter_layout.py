@@ -8,10 +8,9 @@ from __future__ import annotations
 import difflib
 import json
 
-import pytest
 import yaml
 
-from helpers import CORPUS_DIR, FIXTURES_DIR
+from helpers import CORPUS_DIR, FIXTURES_DIR, require_shared
 
 COMMENTED = """\
 # A RayCluster written by hand: comments, quoting, flow style and an indented list.
@@ -139,10 +138,7 @@ def test_json_input_stays_json(wmap, tmp_path):
 
 
 def _corpus_raycluster():
-    directory = CORPUS_DIR / "raycluster"
-    if not directory.is_dir():
-        pytest.skip(f"corpus not available: {directory} does not exist (set WMAP_SHARED_DIR)")
-    return sorted(directory.glob("*.yaml"))
+    return sorted(require_shared(CORPUS_DIR / "raycluster").glob("*.yaml"))
 
 
 def test_every_corpus_raycluster_changes_by_added_lines_only(wmap):
