@@ -115,7 +115,7 @@ def _complete(words: Optional[List[str]] = typer.Argument(None)) -> None:
     output.write(complete_command(command_tree(), list(words or [])))
 
 
-_lazy(app, "inspect", "commands.inspect_options.inspect", budgets=True)
+_lazy(app, "inspect", "commands.inspect_options.inspect")  # declares its guard's options (commands.inspect.OPTIONS)
 _lazy(
     app,
     "place",

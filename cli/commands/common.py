@@ -1,7 +1,8 @@
 """What several commands share: options, catalog loading, the result loop and the exit-code rule.
 
-Importable without typer (the fast path of ``wmap inspect`` runs without it): the option
-declarations import typer when a command is declared.
+Importable without typer (the fast path of ``wmap inspect`` runs without it): the shared options
+are declared as typer-free :class:`~workloadmap.cli.printing.options.OptionSpec` values, made typer options
+when a command is declared.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,6 +24,7 @@ from workloadmap.resources import DEFAULT_GPU_RESOURCES
 from workloadmap.tree import WorkloadTree
 
 from ..printing import output
+from ..printing.options import OptionSpec
 from ..printing.usage import bad_parameter
 
 CATALOG_HELP = (
@@ -65,25 +67,24 @@ def export_targets() -> tuple[str, ...]:
     return registered()
 
 
-def catalog_option() -> Any:
-    """The `--catalog DIR` option (repeatable)."""
-    import typer
+CATALOG = OptionSpec("catalog_dirs", ("--catalog",), CATALOG_HELP, metavar="DIR", value=Path, multiple=True)
+GPU_RESOURCE = OptionSpec("gpu_resource", ("--gpu-resource",), GPU_RESOURCE_HELP, metavar="NAME", multiple=True)
+RELATED = OptionSpec("related", ("--related", "--runtimes"), RELATED_HELP, metavar="FILE", multiple=True)
 
-    return typer.Option(None, "--catalog", metavar="DIR", help=CATALOG_HELP)
+
+def catalog_option() -> Any:
+    """The `--catalog DIR` option (repeatable), for typer."""
+    return CATALOG.typer()
 
 
 def gpu_resource_option() -> Any:
-    """The `--gpu-resource NAME` option (repeatable)."""
-    import typer
-
-    return typer.Option(None, "--gpu-resource", metavar="NAME", help=GPU_RESOURCE_HELP)
+    """The `--gpu-resource NAME` option (repeatable), for typer."""
+    return GPU_RESOURCE.typer()
 
 
 def related_option() -> Any:
-    """The `--related FILE|DIR` option (alias `--runtimes`)."""
-    import typer
-
-    return typer.Option(None, "--related", "--runtimes", metavar="FILE", help=RELATED_HELP)
+    """The `--related FILE|DIR` option (alias `--runtimes`), for typer."""
+    return RELATED.typer()
 
 
 def kubeconfig_option() -> Any:
@@ -177,34 +178,42 @@ BUDGET_FLAGS = (
 )
 
 
-def _injected(command: Callable[..., Any], budgets: bool) -> list[inspect.Parameter]:
-    """The options :func:`guarded` adds to a command: ``--timeout`` and, for readers of inputs, budgets."""
-    import typer
+TIMEOUT = OptionSpec("timeout", ("--timeout",), TIMEOUT_HELP)
+ALLOW_REFERENCE_KIND = OptionSpec(
+    "allow_reference_kind", ("--allow-reference-kind",), ALLOW_REFERENCE_HELP, multiple=True
+)
+BUDGET_OPTIONS = tuple(
+    OptionSpec(name, (flag,), f"{text} (default {getattr(DEFAULT_BUDGETS, field_name):,}).", value=int, minimum=1)
+    for name, flag, field_name, text in BUDGET_FLAGS
+)
 
-    own = inspect.signature(command).parameters
-    added = []
-    if "timeout" not in own:
-        option = typer.Option(None, "--timeout", help=TIMEOUT_HELP)
-        added.append(
-            inspect.Parameter("timeout", inspect.Parameter.KEYWORD_ONLY, default=option, annotation=Optional[str])
-        )
-    if {"catalog_dirs", "paths", "files"} & set(own):  # commands that read definitions: what references may read
-        option = typer.Option(None, "--allow-reference-kind", help=ALLOW_REFERENCE_HELP)
-        keyword = inspect.Parameter.KEYWORD_ONLY
-        added.append(inspect.Parameter("allow_reference_kind", keyword, default=option, annotation=Optional[List[str]]))
-    for name, flag, field_name, text in BUDGET_FLAGS if budgets else ():
-        default = getattr(DEFAULT_BUDGETS, field_name)
-        option = typer.Option(None, flag, min=1, help=f"{text} (default {default:,}).")
-        added.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=Optional[int]))
-    return added
+
+def guard_options(own: Collection[str], *, budgets: bool) -> list[OptionSpec]:
+    """The options :func:`guarded` adds to a command whose parameters are ``own``.
+
+    ``--timeout``; ``--allow-reference-kind`` for commands that read definitions (what references
+    may read); with ``budgets``, the budget flags; none the command declares itself.
+    """
+    added = [TIMEOUT]
+    if {"catalog_dirs", "paths", "files"} & set(own):
+        added.append(ALLOW_REFERENCE_KIND)
+    if budgets:
+        added.extend(BUDGET_OPTIONS)
+    return [option for option in added if option.name not in own]
+
+
+def _injected(command: Callable[..., Any], budgets: bool) -> list[inspect.Parameter]:
+    """The options :func:`guarded` adds to a command, as typer parameters."""
+    return [option.parameter() for option in guard_options(inspect.signature(command).parameters, budgets=budgets)]
 
 
 def guarded(command: Command, *, budgets: bool = False) -> Command:
     """Run a command so that a library error becomes one line on stderr and its exit code.
 
     Every command also gets ``--timeout`` (unless it declares its own, as ``get`` does), a deadline
-    for the whole command; with ``budgets``, the ``--max-*`` budget flags too. The fast path of
-    ``wmap inspect`` runs its command through the same :class:`Guard`.
+    for the whole command; with ``budgets``, the ``--max-*`` budget flags too (see
+    :func:`guard_options`). A command that declares them itself (``inspect``, whose one option table
+    both of its readers share) applies its own :class:`Guard`.
     """
     added = _injected(command, budgets)
     names = {parameter.name for parameter in added}

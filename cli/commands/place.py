@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, List, Optional
+from typing import TYPE_CHECKING, Any, List, NamedTuple, Optional
 
 import typer
 
-from workloadmap.errors import WorkloadMapError
 from workloadmap.interpreter import ObjectIndex, inspect_file
 
 from ..printing import output
@@ -50,6 +49,7 @@ if TYPE_CHECKING:  # heavy stages load inside the commands that use them
         Verdict,
     )
     from workloadmap.topology import Cluster
+    from workloadmap.tree import WorkloadTree
 
 EXIT_UNFIT = 3
 EXIT_UNKNOWN = 5
@@ -58,7 +58,7 @@ _EXIT_CODES = {"DoesNotFit": EXIT_UNFIT, "Unknown": EXIT_UNKNOWN}  # by Verdict 
 EMIT_HELP = deferred(
     lambda: f"Print scheduler objects instead of the report: {', '.join(export_targets())} (repeatable)."
 )
-POLICY_HELP = deferred(lambda: f"Whose choice rule assigns the pods: {' or '.join(_policies())}.")
+POLICY_HELP = deferred(lambda: _policy_help())
 TOPOLOGY_HELP = deferred(
     lambda: (
         f"The cluster SOURCE: {source_forms()}. Repeat to rank several clusters. "
@@ -155,16 +155,22 @@ def _unique(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return kept
 
 
-def _policies() -> tuple[str, ...]:
-    """The scheduler policies placement offers (``--policy``), from the placement stage."""
-    from workloadmap.placement import POLICIES
+def _policy_help() -> str:
+    """``--policy``'s help: every policy of the library's table with how it chooses, and the default."""
+    from workloadmap.placement import DEFAULT_POLICY, POLICIES
 
-    return tuple(POLICIES)
+    names = [f"{name} ({policy.summary})" for name, policy in POLICIES.items()]
+    listed = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else "".join(names)
+    return f"Whose choice rule assigns the pods: {listed}. Default: {DEFAULT_POLICY}."
 
 
-def _check_policy(value: str) -> str:
-    if value not in _policies():
-        raise typer.BadParameter(f"{value!r} is not one of {', '.join(_policies())}")
+def _check_policy(value: str | None) -> str:
+    from workloadmap.placement import DEFAULT_POLICY, POLICIES
+
+    if value is None:
+        return DEFAULT_POLICY
+    if value not in POLICIES:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(POLICIES)}")
     return value
 
 
@@ -232,7 +238,7 @@ def place(
         False, "--no-auto", help="Do not require an accelerator (NVLink) domain for SubGroups that fit one."
     ),
     policy: str = typer.Option(
-        "kueue",
+        None,
         "--policy",
         metavar="POLICY",
         callback=_check_policy,
@@ -306,7 +312,7 @@ def place(
         raise typer.Exit(_EXIT_CODES[verdict.value])
 
 
-def _not_fitting(placed: list[tuple[Placement, Any, Any]]) -> list[str]:
+def _not_fitting(placed: list[Placed]) -> list[str]:
     """``Kind/name group: verdict (reason)`` of every gang not known to fit."""
     from workloadmap.placement import Verdict
 
@@ -322,7 +328,7 @@ def _not_fitting(placed: list[tuple[Placement, Any, Any]]) -> list[str]:
 
 
 def _emit(
-    placed: list[tuple[Placement, Any, Any]], targets: list[str], collected: Collected, exported: dict[str, Any]
+    placed: list[Placed], targets: list[str], collected: Collected, exported: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """The scheduler objects of every placed workload; one that fails is reported and left out."""
     from workloadmap.exporters import export
@@ -351,7 +357,7 @@ def _emit(
     return objects
 
 
-def _check_emit(placed: list[tuple[Placement, Any, Any]], verdict: Verdict, allow_unfit: bool) -> None:
+def _check_emit(placed: list[Placed], verdict: Verdict, allow_unfit: bool) -> None:
     """Refuse to print scheduler objects for gangs that do not fit (or may not), unless told to."""
     from workloadmap.placement import Verdict
 
@@ -370,7 +376,7 @@ def _check_emit(placed: list[tuple[Placement, Any, Any]], verdict: Verdict, allo
         output.warn(f"WARNING: emitting objects for a gang that may never be scheduled: {problem}")
 
 
-def _report(placed: list[tuple[Placement, Any, Any]], chosen: Output, joint: JointPlacement | None) -> None:
+def _report(placed: list[Placed], chosen: Output, joint: JointPlacement | None) -> None:
     """The report views: clusters ranked when there were several, else the reports (none: nothing)."""
     rankings = [placement.ranking for placement, _, _ in placed if placement.ranking is not None]
     reports = [placement.report for placement, _, _ in placed if placement.report is not None]
@@ -380,64 +386,34 @@ def _report(placed: list[tuple[Placement, Any, Any]], chosen: Output, joint: Joi
         PLACEMENTS.write(chosen, _Placed(reports, joint))
 
 
+class Placed(NamedTuple):
+    """A workload the library placed (or ranked), with the object it was read from (for ``--emit``)."""
+
+    placement: Placement
+    body: Any
+    tree: WorkloadTree
+
+
 def _place_all(
     collected: Collected, clusters: list[Cluster], options: dict[str, Any], *, together: bool
-) -> tuple[JointPlacement | None, list[tuple[Placement, Any, Any]]]:
-    """Place every workload: on one cluster one after another (or each alone), across several ranked.
+) -> tuple[JointPlacement | None, list[Placed]]:
+    """Place every workload (the library's ``place_many``); say on stderr which failed and which fit no cluster.
 
-    Workloads given together take capacity in turn; with several clusters, each is ranked as if
-    the workloads before it were already there. A workload whose request is invalid is reported
-    on stderr (exit 1) and takes nothing.
+    A workload whose request is invalid is reported (exit 1) and takes nothing; one that a ranking
+    across clusters finds no room for gets a note per cluster.
     """
-    from workloadmap.placement import Placement, place_together
-    from workloadmap.placement import place as place_workload
+    from workloadmap.placement import FailedWorkload, place_many
 
-    trees = collected.trees
-    placed: list[tuple[Placement, Any, Any]] = []
-    if together and len(clusters) == 1 and len(trees) > 1:
-        failed: set[int] = set()
-
-        def reject(position: int, error: WorkloadMapError) -> None:
-            output.error(f"{trees[position][0].workload}: {error}")
-            collected.codes.append(error.exit_code)
-            failed.add(position)
-
-        joint = place_together([tree for tree, _ in trees], clusters[0], on_error=reject, **options)
-        accepted = iter(joint.reports)
-        for position, (tree, body) in enumerate(trees):
-            if position not in failed:
-                placed.append((Placement(next(accepted), clusters[0]), body, tree))
-        return joint, placed
-    earlier: dict[int, list[Any]] = {id(cluster): [] for cluster in clusters}
-
-    def place_after(tree: Any, cluster: Cluster, **given: Any) -> PlacementReport:
-        return place_workload(tree, cluster, before=list(earlier[id(cluster)]) if together else [], **given)
-
-    for tree, body in trees:
-        try:
-            placement = _place_one(tree, clusters, options, place_after)
-        except Exception as error:  # one workload's failure must not hide the others'
-            located = located_error(error, file=tree.source)
-            output.error(f"{tree.workload}: {located}")
-            collected.codes.append(located.exit_code)
+    placements = place_many([tree for tree, _ in collected.trees], clusters, together=together, **options)
+    placed = []
+    for item, (tree, body) in zip(placements.workloads, collected.trees, strict=True):
+        if isinstance(item, FailedWorkload):
+            output.error(f"{tree.workload}: {item.error}")
+            collected.codes.append(item.error.exit_code)
             continue
-        if placement.cluster is not None:
-            earlier[id(placement.cluster)].append(tree)
-        placed.append((placement, body, tree))
-    return None, placed
-
-
-def _place_one(tree: Any, clusters: list[Cluster], options: dict[str, Any], place_after: Any) -> Placement:
-    """One workload on one cluster, or ranked across several (the unfit ones noted on stderr)."""
-    from workloadmap.placement import Placement, rank_clusters
-
-    if len(clusters) == 1:
-        placement = Placement(place_after(tree, clusters[0], **options), clusters[0])
-    else:
-        ranking = rank_clusters(tree, clusters, place_fn=place_after, **options)
-        best = ranking.ranked[0] if ranking.ranked else None
-        chosen = next((cluster for cluster in clusters if best and cluster.name == best.cluster), None)
-        placement = Placement(best.report if best else None, chosen, ranking)
-        for unfit in ranking.unfit if best is None else []:
-            output.warn(f"note: {tree.workload} does not fit {unfit.cluster}: {unfit.reason}")
-    return placement
+        ranking = item.placement.ranking
+        if item.placement.report is None and ranking is not None:
+            for unfit in ranking.unfit:
+                output.warn(f"note: {tree.workload} does not fit {unfit.cluster}: {unfit.reason}")
+        placed.append(Placed(item.placement, body, tree))
+    return placements.joint, placed

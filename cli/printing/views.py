@@ -3,8 +3,8 @@
 kubectl's printers are the model. A command declares its views in one table, from each ``-o``
 name to the view that writes a result that way (:class:`Views`), and :meth:`Views.write` writes
 the one chosen: no command tests ``-o`` values itself. Everything else reads the same table: the
-``-o`` option with its help and its check (:meth:`Views.option`), the typer-free fast path of
-``wmap inspect`` (:meth:`Views.parse`), and shell completion (:func:`declared`).
+``-o`` option with its help and its check (:meth:`Views.spec`, typer's :meth:`Views.option`), the
+typer-free fast path of ``wmap inspect`` (:meth:`Views.parse`), and shell completion (:func:`declared`).
 
 A view is a callable ``view(chosen, result)``. Most write one text (:class:`Text`), made by a
 helper: :func:`dump` (``-o json|yaml`` of the command's document, what ``-o json`` prints),
@@ -15,7 +15,7 @@ is), :func:`human` (a tree: fitted to the terminal, coloured, ASCII glyphs where
 text is a function of its own, built from these.
 
 Importable without typer and without the library's stages: typer loads only when
-:meth:`Views.option` declares an option.
+:meth:`Views.option` declares a typer option.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Any
 
 from . import output
 from .formats import TEMPLATES, Output, parse_output, template_text
+from .options import OptionSpec
 
 __all__ = ["View", "Views", "Text", "declared", "dump", "stream", "template", "plain", "human", "table"]
 
@@ -145,29 +146,26 @@ class Views:
             return listed
         return f"{listed}; jsonpath=TEMPLATE, custom-columns=SPEC (and -file forms), as kubectl"
 
-    def option(self, command: str, help_text: str = "Output format", *, optional: bool = False) -> Any:
-        """The ``-o/--output FORMAT`` option of ``command`` (``"catalog list"``), checked as the command line is read.
+    def spec(self, command: str, help_text: str = "Output format", *, optional: bool = False) -> OptionSpec:
+        """The ``-o/--output FORMAT`` option of ``command`` (``"catalog list"``) as a typer-free declaration.
 
         ``optional``: no default on the command line (the command picks one, as ``place`` does
-        with ``--emit``); otherwise :attr:`default`. Completion finds the views by ``command``.
+        with ``--emit``); otherwise :attr:`default`. The value is checked as the command line is
+        read. Completion finds the views by ``command``.
         """
-        import typer  # only where typer declares the command: the fast path of `wmap inspect` never does
-
         _DECLARED[command] = self
-
-        def check(value: str | None) -> str | None:
-            if value is not None:
-                self.parse(value)
-            return value
-
-        return typer.Option(
-            None if optional else self.default,
-            "-o",
-            "--output",
+        return OptionSpec(
+            "output_format",
+            ("-o", "--output"),
+            f"{help_text}: {self.summary()}.",
             metavar="FORMAT",
-            callback=check,
-            help=f"{help_text}: {self.summary()}.",
+            default=None if optional else self.default,
+            check=self.parse,
         )
+
+    def option(self, command: str, help_text: str = "Output format", *, optional: bool = False) -> Any:
+        """:meth:`spec` as a typer option (imports typer: the fast path of `wmap inspect` never calls it)."""
+        return self.spec(command, help_text, optional=optional).typer()
 
 
 def declared(command: str) -> Views | None:
