@@ -100,7 +100,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         reasons = sorted({reason for _, reason in _SHARED_SKIPS})
         required = _requires_shared()
         terminalreporter.section(
-            f"{len(_SHARED_SKIPS)} tests skipped: the shared data is missing"
+            f"{len(_SHARED_SKIPS)} test{'s' if len(_SHARED_SKIPS) != 1 else ''} skipped: the shared data is missing"
             + (" (WMAP_REQUIRE_SHARED=1: the run fails)" if required else ""),
             red=required,
             yellow=not required,

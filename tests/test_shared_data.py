@@ -41,7 +41,7 @@ def _pytest(tmp_path, require: str | None):
 def test_a_skip_for_missing_shared_data_is_counted_with_its_reason(tmp_path):
     done = _pytest(tmp_path, None)
     assert done.returncode == 0, done.stdout
-    assert "1 tests skipped: the shared data is missing" in done.stdout
+    assert "1 test skipped: the shared data is missing" in done.stdout
     assert f"{SHARED_MISSING}: /nonexistent/shared/corpus does not exist (set WMAP_SHARED_DIR" in done.stdout
 
 
@@ -52,7 +52,51 @@ def test_with_wmap_require_shared_such_a_skip_fails_the_run(tmp_path):
     assert "skipped: " in done.stdout and "test_needs_shared" in done.stdout
 
 
-def test_ci_requires_the_shared_data_when_it_is_there():
+EMPTY_PARAMETERS = """\
+import pytest
+
+
+@pytest.mark.parametrize("file", [])
+def test_every_file(file):
+    pass
+"""
+
+
+def test_an_empty_parametrization_fails_the_collection(tmp_path):
+    # Data read at collection that is absent gives no parameters: pytest's default skips the test
+    # with "got empty parameter set", which no reason counts. pyproject makes it an error.
+    (tmp_path / "test_needs_shared.py").write_text(EMPTY_PARAMETERS)
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-c", str(REPO_ROOT / "pyproject.toml")]
+    command += ["--rootdir", str(REPO_ROOT), str(tmp_path / "test_needs_shared.py")]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, check=False)
+    assert done.returncode != 0, done.stdout
+    assert "Empty parameter set in 'test_every_file'" in done.stdout
+
+
+def _ci_environment(tmp_path, environment: dict[str, str]) -> str:
+    """What .ci/run's shared-data lines export, run alone in a copy placed at ``tmp_path/clone``."""
     script = (REPO_ROOT / ".ci" / "run").read_text()
-    assert "WMAP_REQUIRE_SHARED=1" in script and "WMAP_SHARED_DIR" in script
-    assert "if [ -d ../shared ]" in script
+    start = script.index("SHARED_DATA=")
+    end = script.index("\nfi\n", start) + len("\nfi\n")
+    clone = tmp_path / "clone"
+    clone.mkdir(exist_ok=True)
+    snippet = script[start:end] + 'echo "dir=${WMAP_SHARED_DIR:-} require=${WMAP_REQUIRE_SHARED:-}"\n'
+    base = {key: value for key, value in os.environ.items() if not key.startswith("WMAP_")}
+    done = subprocess.run(
+        ["bash", "-c", snippet], capture_output=True, text=True, cwd=clone, env={**base, **environment}, check=True
+    )
+    return done.stdout.splitlines()[-1]
+
+
+def test_ci_requires_the_shared_data_beside_the_clone(tmp_path):
+    assert _ci_environment(tmp_path, {}) == "dir= require="
+    (tmp_path / "shared").mkdir()
+    assert _ci_environment(tmp_path, {}) == f"dir={tmp_path / 'shared'} require=1"
+
+
+def test_ci_requires_the_shared_data_wmap_shared_dir_names(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    assert _ci_environment(tmp_path, {"WMAP_SHARED_DIR": str(elsewhere)}) == f"dir={elsewhere} require="
+    elsewhere.mkdir()
+    assert _ci_environment(tmp_path, {"WMAP_SHARED_DIR": str(elsewhere)}) == f"dir={elsewhere} require=1"
+    assert "pytest" in (REPO_ROOT / ".ci" / "run").read_text().rsplit("SHARED_DATA=", 1)[1]  # set before the run

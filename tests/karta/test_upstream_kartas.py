@@ -135,7 +135,7 @@ def _expected_documents():
                 yield pytest.param(entry, id=entry["file"])
 
 
-@pytest.mark.parametrize("entry", list(_expected_documents()))
+@pytest.mark.parametrize("entry", shared_params(KARTA_DIR, list(_expected_documents())))
 def test_corpus_totals_where_upstream_agrees(karta_catalog, entry):
     results = inspect_file(str(CORPUS_DIR / entry["file"]), catalog=karta_catalog)
     if entry["file"] in FAILS_UPSTREAM:
