@@ -167,6 +167,24 @@ def test_a_trainjob_with_its_runtime_in_the_input_is_changed_through_the_runtime
     assert alone.exit_code == 1 and "no place for the pods' schedulerName" in alone.stderr  # no runtime in the input
 
 
+def test_a_nimcache_and_nimservice_file_switches_the_nimservice_to_kai(wmap, tmp_path):
+    """The issue's own case: the NIMCache (a caching Job the operator runs; no schedulerName field in
+    NIMCacheSpec) stays as it is, the NIMService takes spec.schedulerName (NIMServiceSpec's own field,
+    k8s-nim-operator api/apps/v1alpha1/nimservice_types.go), and the output is the input plus that line."""
+    cache = (FIXTURES_DIR / "serving" / "nimcache.yaml").read_text()
+    service = (FIXTURES_DIR / "serving" / "nimservice-multinode.yaml").read_text()
+    both = tmp_path / "nim.yaml"
+    both.write_text(cache + "---\n" + service)
+    result = wmap("alter", str(both), "--scheduler-name", "kai-scheduler")
+    assert result.exit_code == 0, result.output  # one document took the change
+    changed_cache, changed_service = list(yaml.safe_load_all(result.stdout))
+    assert changed_cache == yaml.safe_load(cache)
+    assert changed_service["spec"]["schedulerName"] == "kai-scheduler"
+    assert _diff(both.read_text(), result.stdout) == ([], ["  schedulerName: kai-scheduler"])
+    assert "document #1 (NIMCache/model-cache): left unchanged" in result.stderr
+    assert "nothing printed" not in result.stderr
+
+
 def test_ruamel_loads_only_when_alter_prints_manifests():
     """Cold start is measured: `wmap inspect` and `wmap alter --patch` never import the round-trip library."""
     import subprocess
