@@ -16,7 +16,7 @@ from ..printing import output
 from ..printing.escape import escaped
 from ..printing.formats import Output
 from ..printing.views import Views, dump, plain, table, template
-from ..render.workloads import render_definition_table, render_lint_table
+from ..render.workloads import render_definition_table, render_lint_table, render_rules
 from .common import catalog_option, load_catalog
 
 if TYPE_CHECKING:  # heavy stages load inside the commands that use them
@@ -194,11 +194,8 @@ def catalog_lint(
     """
     from workloadmap.lint import has_errors, lint_path, rule_rows
 
-    if rules:  # a kubectl table fitted to the terminal, CATCHES wrapping (docs/lint.md has the Markdown form)
-        rows = [list(row) for row in rule_rows()]
-        output.human(
-            output.table(["RULE", "SEVERITY", "NEEDS", "CATCHES"], rows, free_text_last=True, wrap_last=True), fit=False
-        )
+    if rules:
+        output.human(render_rules(rule_rows()), fit=False)
         return
     if not paths:
         raise typer.BadParameter("give at least one definition FILE or DIR", param_hint="PATHS")
@@ -233,12 +230,10 @@ def catalog_export(
     from workloadmap.karta.export import export_karta
 
     catalog = load_catalog(catalog_dirs)
-    chosen: list[Any] = list(catalog)
-    if names:  # none named: every definition, the most common use
-        chosen = [catalog.get(name) for name in names]
-        missing = [name for name, found in zip(names, chosen, strict=True) if found is None]
-        if missing:
-            _unknown(catalog, missing[0])
+    chosen = [catalog.get(name) for name in names] if names else list(catalog)
+    missing = [name for name, found in zip(names, chosen, strict=True) if found is None] if names else []
+    if missing:
+        _unknown(catalog, missing[0])
     objects = []
     for definition in chosen:
         if isinstance(definition, KartaDefinition):

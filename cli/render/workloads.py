@@ -210,6 +210,11 @@ def render_lint_table(findings: list[LintFinding]) -> str:
     return table(["SEVERITY", "DEFINITION", "FIELD", "RULE", "MESSAGE"], rows, free_text_last=True)
 
 
+def render_rules(rows: Sequence[tuple[str, str, str, str]]) -> str:
+    """``catalog lint --rules``: RULE SEVERITY NEEDS, then what each catches, wrapped under its column."""
+    return table(["RULE", "SEVERITY", "NEEDS", "CATCHES"], rows, free_text_last=True, wrap_last=True)
+
+
 # -- placement -------------------------------------------------------------------------------
 
 

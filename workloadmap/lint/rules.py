@@ -11,17 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-__all__ = [
-    "Severity",
-    "LintFinding",
-    "Issue",
-    "Rule",
-    "RULES",
-    "rule",
-    "has_errors",
-    "render_rules_table",
-    "rule_rows",
-]
+__all__ = ["Severity", "LintFinding", "Issue", "Rule", "RULES", "rule", "has_errors", "render_rules_table", "rule_rows"]
 
 Severity = Literal["error", "warning"]
 
@@ -106,17 +96,19 @@ def has_errors(findings: Iterable[LintFinding]) -> bool:
     return any(finding.severity == "error" for finding in findings)
 
 
-def rule_rows() -> Iterator[tuple[str, str, str, str]]:
-    """Every rule as ``(id, severity, static|samples, what it catches)``, the schema check first."""
+def _rows() -> Iterator[tuple[str, str, str, str]]:
     yield ("schema", "error", "static", "The file is not a valid definition (format, names, expressions).")
     for entry in RULES.values():
         yield (entry.id, entry.severity, "samples" if entry.samples else "static", entry.summary)
 
 
+def rule_rows() -> list[tuple[str, str, str, str]]:
+    """Every rule as ``(id, severity, needs, summary)``, ``schema`` first: what ``--rules`` and docs/lint.md list."""
+    return list(_rows())
+
+
 def render_rules_table() -> str:
     """The rule table as Markdown (for docs/lint.md)."""
     lines = ["| rule | severity | needs | catches |", "| --- | --- | --- | --- |"]
-    lines += [
-        f"| `{rule_id}` | {severity} | {needs} | {summary} |" for rule_id, severity, needs, summary in rule_rows()
-    ]
+    lines += [f"| `{rule_id}` | {severity} | {needs} | {summary} |" for rule_id, severity, needs, summary in _rows()]
     return "\n".join(lines) + "\n"
