@@ -34,7 +34,7 @@ from workloadmap.interpreter import ChainedObjects, ObjectIndex
 from ..printing import output
 from ..printing.scalars import string_style
 from ..printing.views import Views, dump, plain
-from .common import catalog_option, load_catalog, located_error, related_option, worst_exit_code
+from .common import catalog_option, load_catalog, located_error, related_option, stdin_once, worst_exit_code
 
 if TYPE_CHECKING:  # heavy stages load inside the commands that use them
     from workloadmap.alter import Alteration, Changes
@@ -319,11 +319,13 @@ def run(
     """Alter every document of ``sources`` that can take the change and print the result.
 
     Nothing is printed when a document cannot be read or has no definition, nor when no document
-    took the change (exit 1), nor with ``strict`` when any refused it.
+    took the change (exit 1), nor with ``strict`` when any refused it. Standard input given twice is
+    a usage error (typer.BadParameter, exit 2).
     """
     from workloadmap.alter import Changes as Requested
     from workloadmap.alter import alter
 
+    stdin_once({"FILE": sources, "--related": related})
     catalog = load_catalog(catalog_dirs)
     codes: list[int] = []
     files, documents = _read(sources, recursive, codes)

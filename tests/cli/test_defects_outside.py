@@ -124,6 +124,8 @@ NODES = str(LIVE / "nvl72-nodes.yaml")
         (("inspect", "-", "--related", "-"), "FILE and --related"),
         (("describe", "-f", "-", "--objects", "-"), "-f and --objects"),
         (("topology", "show", "-", "--pods", "-"), "SOURCE and --pods"),
+        (("alter", "-", "--queue", "q", "--related", "-"), "FILE and --related"),
+        (("suspend", "-", "-"), "FILE twice"),
     ],
 )
 def test_standard_input_given_twice_is_a_usage_error(wmap, arguments, named):
