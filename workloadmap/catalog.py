@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from .catalog_cache import read_precompiled, write_precompiled
-from .documents import load_yaml_text
+from .documents import load_yaml_text, read_text
 from .errors import DefinitionError, InputError, NoDefinitionError
 from .runtime_definitions import Definition
 
@@ -183,8 +183,13 @@ def load_definition(path: str | Path) -> definitions.Definition:
 
 
 def _read(path: str | Path) -> tuple[str, str]:
-    """The text of a definition file and its name; an unreadable file is a DefinitionError."""
+    """The text of a definition file (``-``: standard input) and its name; an unreadable file is a DefinitionError."""
     file = str(path)
+    if file == "-":  # `wmap catalog export | wmap catalog validate -`
+        try:
+            return read_text(file), file
+        except InputError as error:
+            raise DefinitionError(error.message, file=file) from None
     try:
         return Path(path).read_text(encoding="utf-8"), file
     except OSError as error:

@@ -268,3 +268,24 @@ def test_every_demand_object_has_a_name_kubectl_apply_accepts(wmap, tmp_path):
     for document in documents:
         name = document["metadata"].get("name")
         assert name and "generateName" not in document["metadata"], document["metadata"]
+
+
+# -- catalog validate and lint read standard input ----------------------------------------------
+
+
+def test_exported_kartas_validate_and_lint_from_standard_input(wmap):
+    """`wmap catalog export jobset | wmap catalog validate -`: "-" was read as a file named "-" (exit 1)."""
+    exported = wmap("catalog", "export", "jobset")
+    assert exported.exit_code == 0, exported.output
+    validated = wmap("catalog", "validate", "-", stdin=exported.stdout)
+    assert validated.exit_code == 0, validated.output
+    assert validated.stdout.startswith("-: valid Karta jobset-x-k8s-io-jobset-v1alpha2 for JobSet")
+    linted = wmap(
+        "catalog", "lint", "-", "-o", "json", stdin=(FIXTURES_DIR.parent / "catalog" / "jobset.yaml").read_text()
+    )
+    assert linted.exit_code == 0, linted.output
+    broken = wmap("catalog", "lint", "-", "-o", "json", stdin="kind: [\n")
+    assert broken.exit_code == 1
+    [finding] = json.loads(broken.stdout)["findings"]
+    assert (finding["file"], finding["rule"]) == ("-", "schema")
+    assert finding["message"].startswith("invalid YAML at line 2")

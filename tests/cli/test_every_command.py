@@ -29,6 +29,7 @@ from workloadmap.cli.main import app
 WIDTH = 80
 runner = CliRunner()
 JOBSET = FIXTURES_DIR / "jobset-leader-workers.yaml"
+DEFINITION = REPO_ROOT / "catalog" / "jobset.yaml"
 
 
 def _leaves(command, prefix=()):
@@ -164,8 +165,8 @@ PLAIN: dict[str, list[tuple[list[str], bool]]] = {
     "get": [(["jobsets"], False), (["all"], False)],
     "catalog list": [([], False)],
     "catalog show": [(["jobset"], False)],
-    "catalog validate": [(["my-definitions"], False), (["my-definitions/jobset.yaml"], False)],
-    "catalog lint": [(["my-definitions"], False), (["--rules"], False)],
+    "catalog validate": [(["my-definitions"], False), (["my-definitions/jobset.yaml"], False), (["-"], True)],
+    "catalog lint": [(["my-definitions"], False), (["--rules"], False), (["-"], True)],
     "catalog schema": [([], False)],
     "catalog export": [([], False)],
     "cluster nodes": [([], False)],
@@ -176,6 +177,10 @@ PLAIN: dict[str, list[tuple[list[str], bool]]] = {
     "completion": [(["bash"], False)],
     "version": [([], False)],
 }
+
+
+STDIN = {"topology show": Path("nodes.json"), "catalog validate": DEFINITION, "catalog lint": DEFINITION}
+"""What a command given ``-`` reads when it is not a workload (JOBSET otherwise)."""
 
 
 def test_every_command_has_a_plainest_form():
@@ -190,7 +195,7 @@ def test_every_command_in_its_plainest_form(sandbox, command, arguments, stdin):
     words = [*command.split(), *arguments]
     text = None
     if stdin:
-        text = (Path("nodes.json") if command == "topology show" else JOBSET).read_text()
+        text = STDIN.get(command, JOBSET).read_text()
     result = runner.invoke(app, words, input=text, env=sandbox)
     shown = " ".join(["wmap", *words])
     assert "internal error" not in result.output and "Traceback" not in result.output, result.output
