@@ -23,16 +23,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
-import yaml
 
 from workloadmap import labels
 from workloadmap.catalog import NON_WORKLOAD_KINDS, Catalog
 from workloadmap.documents import Document, iter_input_files, objects_of_text, read_text
-from workloadmap.errors import AlterError, ReferencedTemplateError, WorkloadMapError
+from workloadmap.errors import AlterError, InputError, ReferencedTemplateError, WorkloadMapError
 from workloadmap.interpreter import ChainedObjects, ObjectIndex
 
 from ..printing import output
-from ..printing.scalars import string_style
 from ..printing.views import Views, dump, plain
 from .common import catalog_option, load_catalog, located_error, related_option, stdin_once, worst_exit_code
 
@@ -54,23 +52,6 @@ def _pairs(values: Optional[List[str]], option: str) -> dict[str, str]:
             raise typer.BadParameter(f"{text!r} is not KEY=VALUE", param_hint=option)
         pairs[key] = value
     return pairs
-
-
-def _literal_strings(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    """Multi-line strings as literal blocks, strings any YAML reader would retype quoted (``string_style``)."""
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=string_style(value))
-
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-_Dumper.add_representer(str, _literal_strings)
-
-
-def _manifests(objects: list[Any]) -> str:
-    """The manifests as a YAML stream for ``kubectl apply -f -``, multi-line strings as literal blocks."""
-    return yaml.dump_all(objects, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
 
 
 def _resource(obj: Mapping[str, Any]) -> str:
@@ -140,12 +121,12 @@ def _kept_layout(printed: Printed) -> str:
 
     files = printed.files
     if not files:  # objects without a file to keep the layout of (the library's callers, tests)
-        return _manifests(printed.objects)
+        return output.dump_manifests(printed.objects)
     if not printed.keep_json:
         files = [source for source in files if not source.text.lstrip().startswith(("{", "["))]
         if len(files) != len(printed.files):
-            return _manifests(printed.objects)
-    return render_files(files, lambda obj: _manifests([obj]), output.warn)
+            return output.dump_manifests(printed.objects)
+    return render_files(files, lambda obj: output.dump_manifests([obj]), output.warn)
 
 
 MANIFESTS = Views({"yaml": plain(_kept_layout), "json": dump(lambda printed: output.as_list(printed.objects))})
@@ -338,6 +319,8 @@ def run(
         if not _is_workload(document.body, catalog):
             continue
         try:
+            if not isinstance(document.body, Mapping):  # a List item that is no object: `items: [5]`
+                raise InputError(f"expected a Kubernetes object (a mapping), got {type(document.body).__name__}")
             outcome.alteration = alter(
                 document.body, changes, component=component, catalog=catalog, related=objects, existing=patch
             )

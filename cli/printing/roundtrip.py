@@ -5,7 +5,8 @@ key order, quoting, flow style and block scalars; only the values that differ be
 as read and as changed are set, added or removed in it, and the document is written back in the
 file's own indentation. Every other document, and everything between documents, is copied byte for
 byte. A JSON file stays JSON, in its own indentation. New strings are styled by
-:func:`.scalars.string_style`, so go-yaml v2 and v3 read them back as strings.
+:func:`workloadmap.yaml_typing.scalar_style` (the one quoting rule of every YAML writer of wmap),
+so go-yaml v2 and v3 read them back as strings.
 
 A document whose rewrite would not read back as the changed object (a construct ruamel lays out
 differently) is written afresh instead, with a note: the values are what count.
@@ -24,8 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workloadmap.documents import document_spans, load_yaml_text
-
-from .scalars import string_style
+from workloadmap.yaml_typing import scalar_style
 
 __all__ = ["SourceFile", "render_files"]
 
@@ -59,7 +59,7 @@ def _same(left: Any, right: Any) -> bool:
 def _fresh(value: Any) -> Any:
     """A new value as ruamel writes it: containers as round-trip ones, strings styled for every reader."""
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
-    from ruamel.yaml.scalarstring import LiteralScalarString, SingleQuotedScalarString
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString, LiteralScalarString, SingleQuotedScalarString
 
     if isinstance(value, dict):
         mapping = CommentedMap()
@@ -69,11 +69,13 @@ def _fresh(value: Any) -> Any:
     if isinstance(value, list):
         return CommentedSeq(_fresh(item) for item in value)
     if isinstance(value, str):
-        style = string_style(value)
+        style = scalar_style(value, literal_blocks=True)
         if style == "|":
             return LiteralScalarString(value)
         if style == "'":
             return SingleQuotedScalarString(value)
+        if style == '"':
+            return DoubleQuotedScalarString(value)
     return value
 
 
