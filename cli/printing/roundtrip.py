@@ -172,7 +172,10 @@ def _rewrite_yaml(
     head, body = piece[:start], piece[start:]  # the rest of a `---` line and leading comments stay as they are
     expected = _expected(load_yaml_text(body)[0].body, changes)
     writer = _yaml(body)
-    tree = writer.load(body)
+    try:
+        tree = writer.load(body)
+    except Exception:  # ruamel refuses what wmap's reader takes (a tag it constructs, `!!timestamp x`)
+        return head + fresh(expected), False
     kept = True
     for item, (old, new) in changes.items():
         if item is None:

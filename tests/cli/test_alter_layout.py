@@ -45,6 +45,8 @@ spec:
                   nvidia.com/gpu: 1
 """
 
+JOBSET_TEXT = (FIXTURES_DIR / "jobset-leader-workers.yaml").read_text()
+
 CONFIGMAP = """\
 apiVersion: v1
 kind: ConfigMap
@@ -183,6 +185,24 @@ def test_a_nimcache_and_nimservice_file_switches_the_nimservice_to_kai(wmap, tmp
     assert _diff(both.read_text(), result.stdout) == ([], ["  schedulerName: kai-scheduler"])
     assert "document #1 (NIMCache/model-cache): left unchanged" in result.stderr
     assert "nothing printed" not in result.stderr
+
+
+def test_a_document_the_round_trip_reader_refuses_is_written_afresh(wmap, tmp_path):
+    """wmap's reader keeps a timestamp as its text; ruamel's constructs it and fails on ``!!timestamp x``
+    (found by tests/fuzz/test_fuzz_alter.py, seed 44): the document is written afresh, never an internal error."""
+    path = tmp_path / "tagged.yaml"
+    path.write_text(
+        JOBSET_TEXT.replace("kind: JobSet\n", "kind: JobSet\n# tagged\n", 1).replace(
+            "metadata:\n", "metadata:\n  annotations: {note: !!timestamp not-a-time}\n", 1
+        )
+    )
+    result = wmap("alter", str(path), "--queue", "team-a")
+    assert result.exit_code == 0, result.output
+    assert "internal error" not in result.stderr
+    assert f"note: {path}, document #1: written afresh" in result.stderr
+    [changed] = list(yaml.safe_load_all(result.stdout.replace("!!timestamp ", "")))
+    assert changed["metadata"]["labels"]["kueue.x-k8s.io/queue-name"] == "team-a"
+    assert changed["metadata"]["annotations"] == {"note": "not-a-time"}
 
 
 def test_ruamel_loads_only_when_alter_prints_manifests():
