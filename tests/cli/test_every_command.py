@@ -22,6 +22,7 @@ from typer.main import get_command
 from typer.testing import CliRunner
 
 from helpers import FIXTURES_DIR, REPO_ROOT
+from helpers.admission import queue_resources
 from helpers.operators import LiveCluster, fill
 from workloadmap.cli.examples import EXAMPLES
 from workloadmap.cli.main import app
@@ -96,6 +97,38 @@ def _serve(server) -> None:
     for cluster in (research, default):
         server.add_all(cluster.objects)
     server.add_all(research.nodes)
+    # Kueue's queues (wmap admit against the cluster): one ClusterQueue over a flavor without labels or
+    # taints, open to every namespace (namespaceSelector {}), with the LocalQueue named "default" that
+    # Kueue's LocalQueueDefaulting gives a workload of research without a queue label.
+    group = "kueue.x-k8s.io/v1beta2"
+    quota = [{"name": name, "nominalQuota": amount} for name, amount in (("cpu", "64"), ("memory", "1Ti"))]
+    quota.append({"name": "nvidia.com/gpu", "nominalQuota": "16"})
+    queues = [
+        {"apiVersion": group, "kind": "ResourceFlavor", "metadata": {"name": "default-flavor"}, "spec": {}},
+        {
+            "apiVersion": group,
+            "kind": "ClusterQueue",
+            "metadata": {"name": "sandbox"},
+            "spec": {
+                "namespaceSelector": {},
+                "resourceGroups": [
+                    {
+                        "coveredResources": ["cpu", "memory", "nvidia.com/gpu"],
+                        "flavors": [{"name": "default-flavor", "resources": quota}],
+                    }
+                ],
+            },
+        },
+        {
+            "apiVersion": group,
+            "kind": "LocalQueue",
+            "metadata": {"name": "default", "namespace": "research"},
+            "spec": {"clusterQueue": "sandbox"},
+        },
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "research"}},
+    ]
+    server.resources.extend(queue_resources())
+    server.add_all(queues)
 
 
 def _words(line: str) -> tuple[list[str], str | None]:
@@ -153,6 +186,8 @@ WORKLOADS_DIR = "manifests"
 PLAIN: dict[str, list[tuple[list[str], bool]]] = {
     # command: [(arguments, reads standard input)] — the required arguments only
     "inspect": [(["job.yaml"], False), ([WORKLOADS_DIR], False), (["-"], True)],
+    "admit": [(["job.yaml"], False), ([WORKLOADS_DIR], False), (["-"], True)],  # the queues: the cluster's
+    "capacity": [(["job.yaml"], False), ([WORKLOADS_DIR], False), (["-"], True)],
     "place": [(["job.yaml"], False), ([WORKLOADS_DIR], False), (["-"], True)],
     "alter": [
         (["job.yaml", "--queue", "team-a"], False),
