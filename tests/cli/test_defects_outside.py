@@ -126,6 +126,8 @@ NODES = str(LIVE / "nvl72-nodes.yaml")
         (("topology", "show", "-", "--pods", "-"), "SOURCE and --pods"),
         (("alter", "-", "--queue", "q", "--related", "-"), "FILE and --related"),
         (("suspend", "-", "-"), "FILE twice"),
+        (("admit", "-", "--queues", "-"), "FILE and --queues"),
+        (("capacity", JOBSET, "--queues", "-", "-t", "-"), "--queues and -t"),
     ],
 )
 def test_standard_input_given_twice_is_a_usage_error(wmap, arguments, named):
