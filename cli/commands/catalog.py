@@ -140,7 +140,9 @@ def catalog_show(
 
 
 def catalog_validate(
-    files: List[Path] = typer.Argument(..., metavar="PATH...", help="Definition files or directories to check."),
+    files: List[Path] = typer.Argument(
+        ..., metavar="PATH...", help="Definition files or directories to check; - for standard input."
+    ),
 ) -> None:
     """Check definition files (or directories of them): wmap definitions and Kartas; expressions compile."""
     from workloadmap.karta import KartaDefinition
@@ -175,7 +177,7 @@ def catalog_schema(
 
 def catalog_lint(
     paths: Optional[List[Path]] = typer.Argument(
-        None, metavar="PATH...", help="Definition files or directories of definitions."
+        None, metavar="PATH...", help="Definition files or directories of definitions; - for standard input."
     ),
     samples: Optional[List[Path]] = typer.Option(
         None,
