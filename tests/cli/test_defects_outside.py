@@ -171,10 +171,10 @@ def test_suspend_patch_refuses_a_kind_whose_gate_holds_only_new_objects(wmap):
 def test_a_jobset_without_replicated_jobs_has_a_table_row(wmap):
     empty = "apiVersion: jobset.x-k8s.io/v1alpha2\nkind: JobSet\nmetadata: {name: empty, namespace: ns}\nspec: {}\n"
     assert wmap("inspect", "-", "-o", "name", stdin=empty).stdout == "jobset.jobset.x-k8s.io/empty\n"
-    for view in ("table", "wide"):
+    for view, first in (("table", []), ("wide", ["ns"])):  # -o wide: NAMESPACE first, as kubectl get -A
         lines = wmap("inspect", "-", "-o", view, stdin=empty).stdout.splitlines()
         assert len(lines) == 2, lines  # the header and the workload's row
-        assert lines[1].split()[:5] == ["<none>", "jobset/empty", "Undefined", "0", "0"]
+        assert lines[1].split()[:6] == [*first, "jobset/empty", "<none>", "Undefined", "0", "0", "0"][:6]
 
 
 # -- a Karta among the workloads ---------------------------------------------------------------
