@@ -55,6 +55,7 @@ def sandbox(tmp_path, monkeypatch, fake_cluster):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("WMAP_CATALOG", raising=False)
     (tmp_path / "fixtures").symlink_to(FIXTURES_DIR)
+    (tmp_path / "catalog").symlink_to(REPO_ROOT / "catalog")
     for name in ("job.yaml", "jobset.yaml"):
         shutil.copy(JOBSET, tmp_path / name)
     manifests = tmp_path / "manifests"
@@ -186,6 +187,7 @@ WORKLOADS_DIR = "manifests"
 PLAIN: dict[str, list[tuple[list[str], bool]]] = {
     # command: [(arguments, reads standard input)] — the required arguments only
     "inspect": [(["job.yaml"], False), ([WORKLOADS_DIR], False), (["-"], True)],
+    "diff": [(["job.yaml", "jobset.yaml"], False), (["-", "jobset.yaml"], True)],
     "admit": [(["job.yaml"], False), ([WORKLOADS_DIR], False), (["-"], True)],  # the queues: the cluster's
     "capacity": [(["job.yaml"], False), ([WORKLOADS_DIR], False), (["-"], True)],
     "place": [(["job.yaml"], False), ([WORKLOADS_DIR], False), (["-"], True)],

@@ -228,6 +228,17 @@ def _refuse_pods(leaves: Sequence[ExpandedComponent], total: int) -> None:
     check_budget("pods", total, f"pods (component {leaf.path}: {how})", field=leaf.count_field(factor))
 
 
+def _no_definition(catalog: Catalog, workload: WorkloadRef, source: str | None) -> WorkloadMapError:
+    """Why no definition reads ``workload``: a Karta is itself a definition (pass it with --catalog)."""
+    if workload.kind == labels.KARTA_KIND and workload.api_version.rpartition("/")[0] == labels.KARTA_GROUP:
+        return InputError(
+            f"this is a Karta, a definition of how to read a workload kind, not a workload: pass it with "
+            f"--catalog {source if source and source != '-' else 'FILE'}",
+            field="kind",
+        )
+    return catalog.no_definition(workload.api_version, workload.kind)
+
+
 def inspect(
     resource: Mapping[str, Any],
     *,
@@ -257,13 +268,7 @@ def inspect(
     workload = _identity(resource)
     lookup = catalog.lookup(workload.api_version, workload.kind)
     if lookup is None:
-        if workload.kind == labels.KARTA_KIND and workload.api_version.rpartition("/")[0] == labels.KARTA_GROUP:
-            raise InputError(
-                f"this is a Karta, a definition of how to read a workload kind, not a workload: pass it with "
-                f"--catalog {source if source and source != '-' else 'FILE'}",
-                field="kind",
-            )
-        raise catalog.no_definition(workload.api_version, workload.kind)
+        raise _no_definition(catalog, workload, source)
     definition = lookup.definition
     warnings = [lookup.warning] if lookup.warning else []
     warnings.extend(_name_warnings(resource, workload))
