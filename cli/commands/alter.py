@@ -199,10 +199,14 @@ def _read(sources: List[str], recursive: bool, codes: list[int]) -> tuple[list[A
     return files, documents
 
 
-def _identity(body: Any) -> tuple[Any, Any, Any]:
+def _identity(body: Any) -> tuple[str | None, str | None, str | None]:
+    """(kind, namespace, name) of an object; a field that is not a string (`name: [1, 2]`) is None."""
     metadata = body.get("metadata") if isinstance(body, Mapping) else None
     metadata = metadata if isinstance(metadata, Mapping) else {}
-    return (body.get("kind") if isinstance(body, Mapping) else None, metadata.get("namespace"), metadata.get("name"))
+    kind = body.get("kind") if isinstance(body, Mapping) else None
+    fields = (kind, metadata.get("namespace"), metadata.get("name"))
+    kind, namespace, name = (value if isinstance(value, str) else None for value in fields)
+    return kind, namespace, name
 
 
 def _where(document: Document) -> str:
