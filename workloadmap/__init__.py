@@ -112,6 +112,7 @@ _API: dict[str, tuple[str, ...]] = {
         "TopologyError",
         "PlacementError",
         "AlterError",
+        "ReferencedTemplateError",
         "DeadlineError",
         "InternalError",
         "ClusterError",

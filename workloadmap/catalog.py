@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
 
 from .catalog_cache import read_precompiled, write_precompiled
-from .documents import load_yaml_text
+from .documents import load_yaml_text, read_text
 from .errors import DefinitionError, InputError, NoDefinitionError
 from .labels import NATIVE_COMPOSITE_KIND, NATIVE_POD_GROUP_KIND, NATIVE_WORKLOAD_KIND
 from .runtime_definitions import Definition
@@ -121,6 +121,20 @@ NON_WORKLOAD_KINDS = frozenset(
         "DynamoGraphDeploymentScalingAdapter",  # Dynamo: writes a component's replicas into its DGD; no pod
         "DisaggregatedSetRoleScaler",  # LWS DisaggregatedSet: a role's scale subresource; no pod
         "ScaledObject",
+        # what a namespace or cluster dump holds beside its workloads (`kubectl get all,events -o yaml`)
+        "Event",
+        "Node",  # a cluster's topology: read with -t (a list of them is said once, interpreter/owned.py)
+        "Lease",
+        "ControllerRevision",
+        "PodTemplate",
+        "RuntimeClass",
+        "CSIDriver",
+        "CSINode",
+        "VolumeAttachment",
+        "APIService",
+        "ComponentStatus",
+        "Binding",
+        "NodeResourceTopology",
         "Task",  # Tekton: run by a TaskRun or a PipelineRun (their --related objects)
         "ClusterTask",
         "Pipeline",
@@ -184,8 +198,13 @@ def load_definition(path: str | Path) -> definitions.Definition:
 
 
 def _read(path: str | Path) -> tuple[str, str]:
-    """The text of a definition file and its name; an unreadable file is a DefinitionError."""
+    """The text of a definition file (``-``: standard input) and its name; an unreadable file is a DefinitionError."""
     file = str(path)
+    if file == "-":  # `wmap catalog export | wmap catalog validate -`
+        try:
+            return read_text(file), file
+        except InputError as error:
+            raise DefinitionError(error.message, file=file) from None
     try:
         return Path(path).read_text(encoding="utf-8"), file
     except OSError as error:

@@ -36,6 +36,8 @@ __all__ = [
     "read_text",
     "decode_text",
     "load_objects",
+    "objects_of_text",
+    "document_spans",
     "iter_input_files",
     "MAX_INPUT_BYTES",
 ]
@@ -89,15 +91,30 @@ def _split_documents(text: str) -> Iterator[tuple[int, str]]:
     not documents and are not numbered, as kubectl counts them. Each piece is cut as it is asked
     for: a stream is not held twice.
     """
+    for line, begin, end in _spans(text):
+        yield line, text[begin:end]
+
+
+def document_spans(text: str) -> list[tuple[int, int, int]]:
+    """Where each numbered document of a YAML stream lies: ``(first line, begin, end)`` offsets.
+
+    The text of document ``#n`` is ``text[begin:end]`` of the n-th span (after its ``---``);
+    what lies between spans is markers and content-free pieces. ``wmap alter`` rewrites a
+    changed document in place through them and leaves every other byte as it was.
+    """
+    return list(_spans(text))
+
+
+def _spans(text: str) -> Iterator[tuple[int, int, int]]:
+    """The spans of :func:`document_spans`, each found as it is asked for."""
     starts = [match.start() for match in _DOCUMENT_START.finditer(text)]
     bounds = [0, *starts, len(text)]
     line = 0
     for position, (begin, end) in enumerate(zip(bounds, bounds[1:], strict=False)):
-        piece = text[begin:end]
-        marker = position > 0  # every piece but the first starts at a `---` marker
-        if _CONTENT_LINE.search(piece[3:] if marker else piece):
-            yield line, piece[3:] if marker else piece
-        line += piece.count("\n")  # counted piece by piece: linear in the stream
+        skip = 3 if position > 0 else 0  # every piece but the first starts at a `---` marker
+        if _CONTENT_LINE.search(text[begin + skip : end]):  # a piece of its own: `^` at its start too
+            yield line, begin + skip, end
+        line += text.count("\n", begin, end)  # counted piece by piece: linear in the stream
 
 
 def load_yaml_text(text: str, file: str = "-", *, limits: Limits = WORKLOAD_LIMITS) -> list[Document]:
@@ -264,13 +281,18 @@ def load_objects(
         except InputError as error:
             yield error
             continue
-        for document in iter_documents(text, file, limits=limits):
-            if isinstance(document, InputError):
-                yield document
-                continue
-            if document.body is None:
-                continue
-            try:
-                yield from _flatten(document)
-            except InputError as error:
-                yield error
+        yield from objects_of_text(text, file, limits=limits)
+
+
+def objects_of_text(text: str, file: str, *, limits: Limits = WORKLOAD_LIMITS) -> Iterator[Document | InputError]:
+    """Every object of one file's text, as :func:`load_objects` gives them (for a caller that keeps the text)."""
+    for document in iter_documents(text, file, limits=limits):
+        if isinstance(document, InputError):
+            yield document
+            continue
+        if document.body is None:
+            continue
+        try:
+            yield from _flatten(document)
+        except InputError as error:
+            yield error

@@ -14,6 +14,7 @@ Every error the library raises on purpose derives from :class:`WorkloadMapError`
     ├── TopologyError                 a topology source cannot be read
     ├── PlacementError                placement cannot be computed (unknown level ...)
     ├── AlterError                    a change has no safe place in the workload (wmap alter)
+    │   └── ReferencedTemplateError   the pod template lives in a referenced object (a TrainJob's runtime)
     ├── DeadlineError                 the command's deadline (``--timeout``) passed
     ├── InternalError                 an unexpected failure inside one document, located (a bug)
     └── ClusterError                  talking to a live API server failed
@@ -55,6 +56,7 @@ __all__ = [
     "TopologyError",
     "PlacementError",
     "AlterError",
+    "ReferencedTemplateError",
     "DeadlineError",
     "InternalError",
     "internal_error",
@@ -299,6 +301,22 @@ class AlterError(WorkloadMapError):
     The kind keeps no such pod field, cannot be suspended, or a pod template is shared with a
     component the change does not target.
     """
+
+
+class ReferencedTemplateError(AlterError):
+    """The pod template a change targets lives in another object the workload references.
+
+    A TrainJob's pods come from its TrainingRuntime: the change belongs in that object.
+
+    Attributes:
+        kind, namespace, name: the referenced object holding the template.
+    """
+
+    def __init__(self, message: str, *, kind: str, namespace: str | None, name: str, **location: Any) -> None:
+        super().__init__(message, **location)
+        self.kind = kind
+        self.namespace = namespace
+        self.name = name
 
 
 class DeadlineError(WorkloadMapError):

@@ -123,9 +123,13 @@ def _parse_quantity(value: object, *, bounded: bool = True) -> Fraction:
         elif suffix in _DECIMAL:
             amount *= _DECIMAL[suffix]
         else:
-            exponent = int(suffix[1:])
+            # Read the digits only when they can be in range: int() of thousands of digits is slow, and
+            # past Python's int-string limit (4,300 digits) a ValueError (the API server: a bad suffix).
+            significant = suffix[1:].lstrip("+-").lstrip("0")
+            exponent = int(suffix[1:]) if len(significant) <= len(str(_MAX_EXPONENT)) else _MAX_EXPONENT + 1
             if abs(exponent) > _MAX_EXPONENT:
-                raise QuantityError(f"invalid quantity {text!r}: exponent out of range")
+                shown = repr(text) if len(text) <= 40 else f"{text[:20]!r}...({len(text)} characters)"
+                raise QuantityError(f"invalid quantity {shown}: exponent out of range")
             amount *= Fraction(10) ** exponent
     if bounded and amount > MAX_QUANTITY:
         raise QuantityError(f"invalid quantity {text!r}: beyond the int64 range Kubernetes stores (refused)")

@@ -375,6 +375,7 @@ class SuspendDefinition(DefinitionPart):
     suspend_actions: Sequence[SuspendAction]
     resume_actions: Sequence[SuspendAction]
     caveat: str | None
+    existing_object: str | None
     source: str
     # end of the generated head of SuspendDefinition
 

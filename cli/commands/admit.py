@@ -29,6 +29,7 @@ from .common import (
     located_error,
     related_option,
     source_forms,
+    stdin_once,
 )
 
 if TYPE_CHECKING:  # heavy stages load inside the commands that use them
@@ -202,6 +203,7 @@ def admit_command(
     from workloadmap.admission import AdmissionVerdict
 
     chosen = VIEWS.parse(output_format)
+    stdin_once({"FILE": workload, "--queues": queues, "-t": topology, "--pods": pods, "--related": related})
     collected = _collect(workload, catalog_dirs, related, gpu_resource)
     live = (not queues, not queues and topology is None)
     state, cluster, pod_objects = _inputs(queues, topology, pods, live, kubeconfig, context)
@@ -264,6 +266,7 @@ def capacity_command(
 ) -> None:
     """How many more copies of the workload fit now, per domain of its gangs' level, in all and by quota."""
     chosen = CAPACITY_VIEWS.parse(output_format)
+    stdin_once({"FILE": workload, "--queues": queues, "-t": topology, "--pods": pods, "--related": related})
     collected = _collect(workload, catalog_dirs, related, gpu_resource)
     live = (not queues and topology is None, topology is None)
     state, cluster, pod_objects = _inputs(queues, topology, pods, live, kubeconfig, context)

@@ -2,8 +2,15 @@
 
 Nothing is written to a cluster or to the input files: the manifests are printed, every document
 of the input in order (ConfigMaps and other non-workload kinds unchanged), for ``kubectl apply``;
-``--patch`` prints one ``kubectl patch --type merge`` per changed object instead. When any document
-fails, nothing is printed, so a pipe into ``kubectl apply`` never applies half a change.
+``--patch`` prints one ``kubectl patch --type merge`` per changed object instead. The printed
+manifests are the input plus the changed lines (comments, key order, quoting and layout kept;
+JSON stays JSON: ``printing/roundtrip.py``).
+
+Every document that can take the change gets it; one that cannot (a NIMCache has no schedulerName)
+is printed unchanged with a warning naming it and why, and a TrainJob whose runtime is in the same
+input is changed through that runtime. Exit 0 when at least one document took the change, 1 when
+none did; ``--strict`` makes any refusal an error. When a document cannot be read (or has no
+definition), nothing is printed, so a pipe into ``kubectl apply`` never applies half a change.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from __future__ import annotations
 import json
 import shlex
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, List, Optional
 
@@ -18,18 +26,22 @@ import typer
 
 from workloadmap import labels
 from workloadmap.catalog import NON_WORKLOAD_KINDS, Catalog
-from workloadmap.documents import Document, load_objects
-from workloadmap.errors import InputError, WorkloadMapError
+from workloadmap.documents import Document, iter_input_files, objects_of_text, read_text
+from workloadmap.errors import AlterError, InputError, ReferencedTemplateError, WorkloadMapError
 from workloadmap.interpreter import ChainedObjects, ObjectIndex
 
 from ..printing import output
 from ..printing.views import Views, dump, plain
-from .common import catalog_option, load_catalog, located_error, related_option, worst_exit_code
+from .common import catalog_option, load_catalog, located_error, related_option, stdin_once, worst_exit_code
 
 if TYPE_CHECKING:  # heavy stages load inside the commands that use them
     from workloadmap.alter import Alteration, Changes
 
 PATCH_HELP = "Print a `kubectl patch --type merge` per changed object instead of the manifests."
+STRICT_HELP = (
+    "All or nothing: when any document cannot take the change, print nothing (exit 1). Without it the others "
+    "are changed and each refused one is printed unchanged with a warning."
+)
 
 
 def _pairs(values: Optional[List[str]], option: str) -> dict[str, str]:
@@ -89,7 +101,35 @@ def _patch_data(kind: str) -> Callable[[list[dict[str, Any]]], str]:
     return lambda entries: output.dump(output.as_list(entries), kind) if entries else ""
 
 
-MANIFESTS = Views({"yaml": plain(output.dump_manifests), "json": dump(output.as_list)})
+@dataclass
+class Printed:
+    """What the manifest views write: every document of the input, in order, and the files they came from.
+
+    Attributes:
+        objects: each document as it is to be printed (changed or not).
+        files: the input files with their changed documents, for the YAML view that keeps their layout.
+        keep_json: JSON files stay JSON (no -o given); with ``-o yaml`` they are written as YAML.
+    """
+
+    objects: list[Any] = field(default_factory=list)
+    files: list[Any] = field(default_factory=list)
+    keep_json: bool = True
+
+
+def _kept_layout(printed: Printed) -> str:
+    from ..printing.roundtrip import render_files  # ruamel.yaml loads for alter's output only
+
+    files = printed.files
+    if not files:  # objects without a file to keep the layout of (the library's callers, tests)
+        return output.dump_manifests(printed.objects)
+    if not printed.keep_json:
+        files = [source for source in files if not source.text.lstrip().startswith(("{", "["))]
+        if len(files) != len(printed.files):
+            return output.dump_manifests(printed.objects)
+    return render_files(files, lambda obj: output.dump_manifests([obj]), output.warn)
+
+
+MANIFESTS = Views({"yaml": plain(_kept_layout), "json": dump(lambda printed: output.as_list(printed.objects))})
 """The views of the changed manifests (every document of the input, in order): the -o values."""
 PATCHES = Views(
     {"kubectl": plain(_kubectl_patches), "yaml": plain(_patch_data("yaml")), "json": plain(_patch_data("json"))}
@@ -120,6 +160,135 @@ def _report(alteration: Alteration, patch: bool) -> None:
         )
 
 
+@dataclass
+class _Outcome:
+    """One document of the input and what became of it."""
+
+    document: Document
+    alteration: Alteration | None = None
+    refusal: AlterError | None = None
+    through: Document | None = None  # a TrainJob changed through its runtime, this document of the input
+
+
+def _read(sources: List[str], recursive: bool, codes: list[int]) -> tuple[list[Any], list[Document]]:
+    """The input files (with their text) and their documents; unreadable ones reported, their codes kept."""
+    from ..printing.roundtrip import SourceFile
+
+    files, documents = [], []
+    for source in sources:
+        try:
+            names = iter_input_files(source, recursive=recursive)
+        except WorkloadMapError as error:
+            output.error(str(error))
+            codes.append(error.exit_code)
+            continue
+        for name in names:
+            try:
+                text = read_text(name)
+            except WorkloadMapError as error:
+                output.error(str(error))
+                codes.append(error.exit_code)
+                continue
+            files.append(SourceFile(name, text))
+            for document in objects_of_text(text, name):
+                if isinstance(document, WorkloadMapError):
+                    output.error(str(document))
+                    codes.append(document.exit_code)
+                else:
+                    documents.append(document)
+    return files, documents
+
+
+def _identity(body: Any) -> tuple[str | None, str | None, str | None]:
+    """(kind, namespace, name) of an object; a field that is not a string (`name: [1, 2]`) is None."""
+    metadata = body.get("metadata") if isinstance(body, Mapping) else None
+    metadata = metadata if isinstance(metadata, Mapping) else {}
+    kind = body.get("kind") if isinstance(body, Mapping) else None
+    fields = (kind, metadata.get("namespace"), metadata.get("name"))
+    kind, namespace, name = (value if isinstance(value, str) else None for value in fields)
+    return kind, namespace, name
+
+
+def _where(document: Document) -> str:
+    return f"#{document.index}" + (f" item {document.item}" if document.item is not None else "")
+
+
+def _through_runtimes(outcomes: list[_Outcome], own_part: Callable[[Document], Alteration | None]) -> None:
+    """Refusals for a pod template that lives in a referenced object of the input, which took the change.
+
+    Such a document is changed through that object (a TrainJob through its TrainingRuntime); what
+    the change sets on the object itself (labels, annotations, queue, suspension) is still set on
+    it, by ``own_part``.
+    """
+    altered = {_identity(o.document.body): o.document for o in outcomes if o.alteration is not None}
+    for outcome in outcomes:
+        refusal = outcome.refusal
+        if isinstance(refusal, ReferencedTemplateError):
+            holder = altered.get((refusal.kind, refusal.namespace, refusal.name))
+            if holder is None and refusal.namespace is None:  # a namespaced runtime named without its namespace
+                namespace = _identity(outcome.document.body)[1]
+                holder = altered.get((refusal.kind, namespace, refusal.name))
+            if holder is not None:
+                outcome.through, outcome.refusal = holder, None
+                try:
+                    outcome.alteration = own_part(outcome.document)
+                except AlterError as error:  # its pods still change through the runtime; its own part cannot
+                    outcome.refusal = error.located(file=outcome.document.file, document=outcome.document.label)
+
+
+def _judged(
+    outcomes: list[_Outcome], codes: list[int], *, strict: bool, sources: List[str], empty: bool
+) -> list[_Outcome]:
+    """The outcomes that took the change; refusals reported (errors with ``strict`` or when none took it).
+
+    Raises:
+        typer.Exit: some document is in error: nothing is to be printed.
+    """
+    took = [outcome for outcome in outcomes if outcome.alteration is not None or outcome.through is not None]
+    refused = [outcome.refusal for outcome in outcomes if outcome.refusal is not None]
+    for refusal in refused:
+        if strict or not took:
+            output.error(str(refusal))
+            codes.append(refusal.exit_code)
+        else:
+            output.warn(f"warning: {refusal.location}: left unchanged: {refusal.message}")
+    if empty and not codes:
+        output.warn(f"note: no Kubernetes objects found in {', '.join(sources)}")
+    if codes:
+        why = "fix the errors above" if took or not refused else "no document could take the change"
+        output.warn(f"note: nothing printed: {why} (a partial change is never printed)")
+        raise typer.Exit(worst_exit_code(codes))
+    for outcome in took:
+        if outcome.through is not None:
+            kind, _, name = _identity(outcome.through.body)
+            output.warn(
+                f"note: {outcome.document.file}, document {outcome.document.label}: its pods are changed "
+                f"through {kind}/{name} (document {_where(outcome.through)} of this input), which holds "
+                "their template"
+            )
+    return took
+
+
+def _print(
+    outcomes: list[_Outcome], took: list[_Outcome], files: list[Any], output_format: str | None, patch: bool
+) -> None:
+    for outcome in took:
+        if outcome.alteration is not None:
+            _report(outcome.alteration, patch)
+    if patch:
+        alterations = [outcome.alteration for outcome in took if outcome.alteration is not None]
+        PATCHES.write(PATCHES.parse(output_format or PATCHES.default), _patches(alterations))
+        return
+    printed = Printed(files=files, keep_json=output_format is None)
+    by_name = {source.name: source for source in files}
+    for outcome in outcomes:
+        document, alteration = outcome.document, outcome.alteration
+        printed.objects.append(alteration.object if alteration is not None else document.body)
+        if alteration is not None:
+            by_name[document.file].changed[(document.index, document.item)] = (document.body, alteration.object)
+    MANIFESTS.write(MANIFESTS.parse(output_format or MANIFESTS.default), printed)
+
+
 def run(
     sources: List[str],
     changes: Changes,
@@ -130,46 +299,53 @@ def run(
     recursive: bool,
     catalog_dirs: Optional[List[Path]],
     related: Optional[List[str]],
+    strict: bool = False,
 ) -> None:
-    """Alter every document of ``sources`` and print the result (or nothing, when one fails)."""
+    """Alter every document of ``sources`` that can take the change and print the result.
+
+    Nothing is printed when a document cannot be read or has no definition, nor when no document
+    took the change (exit 1), nor with ``strict`` when any refused it. Standard input given twice is
+    a usage error (typer.BadParameter, exit 2).
+    """
+    from workloadmap.alter import Changes as Requested
     from workloadmap.alter import alter
 
+    stdin_once({"FILE": sources, "--related": related})
     catalog = load_catalog(catalog_dirs)
-    documents = [document for source in sources for document in load_objects(source, recursive=recursive)]
-    own = ObjectIndex(document.body for document in documents if isinstance(document, Document))
-    objects = ChainedObjects(own, ObjectIndex.from_paths(related)) if related else own
-    printed: list[Any] = []
-    alterations: list[Alteration] = []
     codes: list[int] = []
+    files, documents = _read(sources, recursive, codes)
+    own = ObjectIndex(document.body for document in documents)
+    objects = ChainedObjects(own, ObjectIndex.from_paths(related)) if related else own
+    outcomes: list[_Outcome] = []
     for document in documents:
-        if isinstance(document, WorkloadMapError):
-            output.error(str(document))
-            codes.append(document.exit_code)
-            continue
+        outcome = _Outcome(document)
+        outcomes.append(outcome)
         if not _is_workload(document.body, catalog):
-            printed.append(document.body)
             continue
         try:
             if not isinstance(document.body, Mapping):  # a List item that is no object: `items: [5]`
                 raise InputError(f"expected a Kubernetes object (a mapping), got {type(document.body).__name__}")
-            alteration = alter(document.body, changes, component=component, catalog=catalog, related=objects)
+            outcome.alteration = alter(
+                document.body, changes, component=component, catalog=catalog, related=objects, existing=patch
+            )
+        except AlterError as error:  # this document cannot take the change: the others still can
+            outcome.refusal = error.located(file=document.file, document=document.label)
         except Exception as error:  # each document is reported on its own, bugs included
             located = located_error(error, file=document.file, document=document.label)
             output.error(str(located))
             codes.append(located.exit_code)
-            continue
-        _report(alteration, patch)
-        alterations.append(alteration)
-        printed.append(alteration.object)
-    if not documents:
-        output.warn(f"note: no Kubernetes objects found in {', '.join(sources)}")
-    if codes:
-        output.warn("note: nothing printed: fix the errors above (a partial change is never printed)")
-        raise typer.Exit(worst_exit_code(codes))
-    if patch:
-        PATCHES.write(PATCHES.parse(output_format or PATCHES.default), _patches(alterations))
-    else:
-        MANIFESTS.write(MANIFESTS.parse(output_format or MANIFESTS.default), printed)
+    own_changes = Requested(
+        labels=changes.labels, annotations=changes.annotations, queue=changes.queue, suspend=changes.suspend
+    )  # what a TrainJob changed through its runtime still gets on itself
+
+    def own_part(document: Document) -> Alteration | None:
+        if own_changes.empty:
+            return None
+        return alter(document.body, own_changes, catalog=catalog, related=objects, existing=patch)
+
+    _through_runtimes(outcomes, own_part)
+    took = _judged(outcomes, codes, strict=strict, sources=sources, empty=not documents)
+    _print(outcomes, took, files, output_format, patch)
 
 
 OUTPUT_HELP = "Output format (default yaml; with --patch, the patches as data instead of kubectl commands)"
@@ -237,6 +413,7 @@ def alter_command(
     ),
     output_format: Optional[str] = MANIFESTS.option("alter", OUTPUT_HELP, optional=True),
     patch: bool = typer.Option(False, "--patch", help=PATCH_HELP),
+    strict: bool = typer.Option(False, "--strict", help=STRICT_HELP),
     recursive: bool = typer.Option(False, "-R", "--recursive", help="Read directories recursively."),
     catalog_dirs: Optional[List[Path]] = catalog_option(),
     related: Optional[List[str]] = related_option(),
@@ -267,7 +444,7 @@ def alter_command(
         )
     run(
         files, changes, component=component, output_format=output_format, patch=patch,
-        recursive=recursive, catalog_dirs=catalog_dirs, related=related,
+        recursive=recursive, catalog_dirs=catalog_dirs, related=related, strict=strict,
     )  # fmt: skip
 
 
@@ -276,6 +453,7 @@ def _suspension(suspend: bool) -> Any:
         files: List[str] = typer.Argument(..., metavar="FILE...", help="FILE, DIR or - (standard input)."),
         output_format: Optional[str] = MANIFESTS.option("suspend" if suspend else "resume", OUTPUT_HELP, optional=True),
         patch: bool = typer.Option(False, "--patch", help=PATCH_HELP),
+        strict: bool = typer.Option(False, "--strict", help=STRICT_HELP),
         recursive: bool = typer.Option(False, "-R", "--recursive", help="Read directories recursively."),
         catalog_dirs: Optional[List[Path]] = catalog_option(),
     ) -> None:
@@ -283,7 +461,7 @@ def _suspension(suspend: bool) -> Any:
 
         run(
             files, Changes(suspend=suspend), component=None, output_format=output_format, patch=patch,
-            recursive=recursive, catalog_dirs=catalog_dirs, related=None,
+            recursive=recursive, catalog_dirs=catalog_dirs, related=None, strict=strict,
         )  # fmt: skip
 
     verb = "Suspend" if suspend else "Resume"

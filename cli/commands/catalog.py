@@ -143,7 +143,9 @@ def catalog_show(
 
 
 def catalog_validate(
-    files: List[Path] = typer.Argument(..., metavar="PATH...", help="Definition files or directories to check."),
+    files: List[Path] = typer.Argument(
+        ..., metavar="PATH...", help="Definition files or directories to check; - for standard input."
+    ),
 ) -> None:
     """Check definition files (or directories of them): wmap definitions and Kartas; expressions compile."""
     from workloadmap.karta import KartaDefinition
@@ -162,7 +164,7 @@ def catalog_validate(
         for definition in definitions:
             what = "Karta" if isinstance(definition, KartaDefinition) else "definition"
             versions = ",".join(definition.versions)
-            output.write(
+            output.human(  # fitted: a long path wraps instead of running past the terminal's edge
                 f"{path}: valid {what} {definition.name} for {definition.kind} "
                 f"({definition.group or 'core'}/{versions})\n"
             )
@@ -178,7 +180,7 @@ def catalog_schema(
 
 def catalog_lint(
     paths: Optional[List[Path]] = typer.Argument(
-        None, metavar="PATH...", help="Definition files or directories of definitions."
+        None, metavar="PATH...", help="Definition files or directories of definitions; - for standard input."
     ),
     samples: Optional[List[Path]] = typer.Option(
         None,

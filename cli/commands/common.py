@@ -210,6 +210,21 @@ def parse_levels(levels: Optional[str]) -> Optional[List[str]]:
     return [level.strip() for level in levels.split(",") if level.strip()]
 
 
+def stdin_once(sources: dict[str, Any]) -> None:
+    """Refuse ``-`` (standard input) given to more than one input, or twice to one: it can be read once.
+
+    ``sources`` maps each input's name as the user wrote it (``FILE``, ``-t``) to its value or
+    values (a path, a list of them, or None). A usage error (exit 2), never a silently empty read.
+    """
+    users: list[str] = []
+    for name, value in sources.items():
+        values = value if isinstance(value, (list, tuple)) else [value]
+        users.extend(name for item in values if item is not None and str(item) == "-")
+    if len(users) > 1:
+        given = " and ".join(dict.fromkeys(users)) if len(set(users)) > 1 else f"{users[0]} twice"
+        raise bad_parameter(f"standard input (-) can be read only once; it is given for {given}", param_hint=users[-1])
+
+
 def worst_exit_code(codes: Iterable[int]) -> int:
     """Invalid input (1) ranks above "no definition" (4); otherwise the highest code."""
     codes = list(codes)

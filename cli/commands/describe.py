@@ -41,6 +41,7 @@ from .common import (
     related_option,
     selected,
     selector_option,
+    stdin_once,
     worst_exit_code,
 )
 
@@ -208,6 +209,7 @@ def describe_command(
 ) -> None:
     """Describe workloads: their components with their live pods, recent events, and where their gangs landed."""
     chosen = VIEWS.parse(output_format)
+    stdin_once({"-f": filename, "--objects": objects, "--nodes": nodes, "--related": related})
     wanted = parse_selector(selector)
     if ref is not None and filename:
         raise typer.BadParameter("give TYPE[/NAME] or -f FILE, not both", param_hint="TYPE/NAME")

@@ -275,7 +275,11 @@ class _Rows:
 
         documents = [Document(body=obj, file=self.source, index=index) for index, obj in enumerate(objects, 1)]
         start = len(collected.trees)
-        collected.add(inspect_documents(documents, catalog=self.catalog, gpu_resources=self.gpus, related=self.related))
+        # `wmap get jobsets,jobs` lists what was asked for, as kubectl does: nothing folded into its owner
+        results = inspect_documents(
+            documents, catalog=self.catalog, gpu_resources=self.gpus, related=self.related, fold_controlled=False
+        )
+        collected.add(results)
         rows = []
         for tree, obj in collected.trees[start:]:
             report = None

@@ -44,6 +44,7 @@ from .common import (
     load_catalog,
     parse_selector,
     selected,
+    stdin_once,
 )
 
 
@@ -125,11 +126,17 @@ def inspect_output(value: str, *, no_headers: bool = False, summary: bool = Fals
     return replace(VIEWS.parse(value), header=not no_headers, summary=summary)
 
 
-def inspect_sources(files: Sequence[str] | None, filename: Sequence[str] | None) -> list[str]:
-    """The sources to read: FILE arguments, then ``-f`` values (typer.BadParameter when there are none)."""
+def inspect_sources(
+    files: Sequence[str] | None, filename: Sequence[str] | None, related: Sequence[str] | None = None
+) -> list[str]:
+    """The sources to read: FILE arguments, then ``-f`` values.
+
+    typer.BadParameter when there are none, or when standard input is given twice (it can be read once).
+    """
     sources = list(files or []) + list(filename or [])
     if not sources:
         raise bad_parameter("give at least one FILE, DIR or - (standard input)", param_hint="FILE")
+    stdin_once({"FILE": list(files or []), "-f": list(filename or []), "--related": list(related or [])})
     return sources
 
 
@@ -144,7 +151,7 @@ def prepare(files: Sequence[str] | None, values: Mapping[str, Any]) -> Callable[
     """
     guard = Guard.from_options(dict(values))
     chosen = inspect_output(values["output_format"], no_headers=values["no_headers"], summary=values["summary"])
-    sources = inspect_sources(files, values["filename"])
+    sources = inspect_sources(files, values["filename"], values["related"])
     selector = parse_selector(values["selector"])
     if values["sort_by"] is not None:
         parse_sort_by(values["sort_by"])

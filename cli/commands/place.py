@@ -38,6 +38,7 @@ from .common import (
     parse_levels,
     related_option,
     source_forms,
+    stdin_once,
 )
 from .numa_options import NODE_TOPOLOGY, TM_POLICY, TM_POLICY_OPTIONS, TM_SCOPE, numa_load_options
 
@@ -290,6 +291,10 @@ def place(
     """Show where each gang of the workload fits (per topology level), or emit scheduler objects."""
     from workloadmap.placement import Verdict
 
+    stdin_once(
+        {"FILE": workload, "-t": topology, "--pods": pods, "--topology-object": topology_object,
+         "--node-topology": node_topology, "--related": related}
+    )  # fmt: skip
     targets = list(emit or [])
     chosen = replace(_chosen(output_format, targets), header=not no_headers)
     if html is not None:

@@ -20,7 +20,7 @@ from ..printing.terminal import progress
 from ..printing.views import Views, dump, human, plain, table, template
 from ..render.numa import render_numa_zones
 from ..render.topology import render_domain_tree, render_presets, shown_depth
-from .common import default_preset, parse_levels, source_forms
+from .common import default_preset, parse_levels, source_forms, stdin_once
 from .numa_options import NODE_TOPOLOGY, TM_POLICY, TM_POLICY_OPTIONS, TM_SCOPE, numa_load_options
 
 if TYPE_CHECKING:  # the topology stage loads inside the commands that use it
@@ -158,6 +158,9 @@ def show(
     from workloadmap.topology import load_cluster
 
     chosen = SHOW_VIEWS.parse(output_format)
+    stdin_once(
+        {"SOURCE": source, "--pods": pods, "--topology-object": topology_object, "--node-topology": node_topology}
+    )
     if html is not None:
         refuse_input_as_output(html, [source, pods, topology_object, node_topology], "--html")
     with progress(f"reading topology {source}"):

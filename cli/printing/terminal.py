@@ -184,7 +184,7 @@ _STYLES = {"red": "\033[31m", "green": "\033[32m", "yellow": "\033[33m", "dim": 
 
 # Verdicts, phases and warnings; the first alternative that matches at a position wins.
 _PAINTED = [
-    ("red", r"DOES NOT FIT|NOT SATISFIED|\bFailed\b|\bnot ready\b|\bNotReady\b|^error:"),
+    ("red", r"DOES NOT FIT|NOT SATISFIED|INCOMPLETE|\bFailed\b|\bnot ready\b|\bNotReady\b|^error:"),
     ("yellow", r"\b(?:Degraded|Initializing|Pending|Suspended|Suspending|Resuming|Undefined)\b|^warning:"),
     ("yellow", r"\bSchedulingDisabled\b|\bcordoned\b"),
     ("green", r"\bfits\b|\bRunning\b|\bCompleted\b|\bSucceeded\b|\bsatisfied\b"),

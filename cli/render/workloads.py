@@ -208,18 +208,27 @@ def render_inspect_table(trees: list[WorkloadTree], *, wide: bool = False, heade
 
     Every amount is the component's total (as GPUS is); ``wide`` adds the replicas and the amounts
     per pod, and NAMESPACE (first, as with ``kubectl get -A``) shows when the workloads come from
-    several namespaces, or with ``wide``.
+    several namespaces, or with ``wide``. A workload without one (a JobSet with no replicatedJobs)
+    still has a row, its COMPONENT ``<none>`` as kubectl writes an empty cell, with zero pods: the
+    tree and ``-o name`` show it too.
     """
     names = typed_names([tree.workload for tree in trees])
-    components = [
-        (tree, name, c) for tree, name in zip(trees, names, strict=True) for c in tree.walk() if c.has_pod_template
-    ]
+    components: list[tuple[WorkloadTree, str, Component | None]] = []
+    for tree, name in zip(trees, names, strict=True):
+        own = [(tree, name, c) for c in tree.walk() if c.has_pod_template]
+        components += own or [(tree, name, None)]
     gpu_names = trees[0].gpu_resources if trees else ()
-    extra = accelerator_columns([component.pod_resources for _, _, component in components], gpu_names)
+    extra = accelerator_columns([c.pod_resources for _, _, c in components if c is not None], gpu_names)
     namespaces = wide or len({tree.workload.namespace for tree in trees}) > 1
     rows = []
     for tree, name, component in components:
         row: list[Any] = [tree.workload.namespace] if namespaces else []
+        if component is None:  # no pod-bearing component: a row of zeros
+            row += [name, "<none>", tree.phase.value, 0, 0, *(0 for _ in extra), "0", "0"]
+            if wide:
+                row += [0, 0, *(0 for _ in extra), "0", "0", tree.definition]
+            rows.append(row)
+            continue
         row += [name, component.name, tree.phase.value, component.pods, count(component.gpus)]
         row += [count(_total(component, resource)) for resource, _ in extra]
         row += [amount("cpu", _total(component, "cpu")), amount("memory", _total(component, "memory"))]
@@ -416,6 +425,8 @@ def _audit_line(gang: Any) -> str:
         if level:
             parts.append(f"{what} {level} ({source})")
     verdict = {True: "satisfied", False: "NOT SATISFIED", None: "not judged"}[gang.satisfied]
+    if gang.incomplete and gang.satisfied is False:
+        verdict = "INCOMPLETE"  # fewer than minMember scheduled: the reason gives the count
     parts.append(verdict + (f": {gang.reason}" if gang.reason else ""))
     if gang.accelerator_split:
         parts.append("split across NVLink domains although one holds the gang")

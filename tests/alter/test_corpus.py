@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
-from helpers import CORPUS_DIR, DATA_DIR
+from helpers import CORPUS_DIR, DATA_DIR, shared_params
 from workloadmap.alter import Changes, NodeRequirement, Toleration, alter, apply_merge_patch
 from workloadmap.catalog import Catalog
 from workloadmap.documents import Document, load_objects
@@ -120,7 +120,7 @@ def _expected_components() -> dict[tuple[str, str], int]:
     return counts
 
 
-@pytest.mark.parametrize("file", _corpus_files())
+@pytest.mark.parametrize("file", shared_params(CORPUS_DIR, _corpus_files()))
 def test_alter_round_trip(file, corpus_dir):
     documents, own = _workloads(file)
     expected = _expected_components()
@@ -168,7 +168,7 @@ def test_alter_round_trip(file, corpus_dir):
         assert apply_merge_patch(body, result.patch()) == result.object
 
 
-@pytest.mark.parametrize("file", _corpus_files())
+@pytest.mark.parametrize("file", shared_params(CORPUS_DIR, _corpus_files()))
 def test_suspend_resume_round_trip(file, corpus_dir):
     documents, _ = _workloads(file)
     for document in documents:

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 import workloadmap
-from helpers import CORPUS_DIR, DATA_DIR
+from helpers import CORPUS_DIR, DATA_DIR, require_shared
 from workloadmap.documents import load_objects
 
 EXPECTED_FILE = DATA_DIR / "corpus_expected.yaml"
@@ -50,8 +50,7 @@ def _skipped_entries():
 
 @pytest.fixture(scope="module")
 def results():
-    if not CORPUS.is_dir():
-        pytest.skip(f"shared corpus not found at {CORPUS} (it lives beside the repository in CI)")
+    require_shared(CORPUS)
     cache: dict[str, list] = {}
 
     def get(file: str):
@@ -143,8 +142,7 @@ def test_every_document_is_interpreted_or_skipped(results, file, skipped):
 
 
 def test_every_corpus_manifest_has_expected_figures():
-    if not CORPUS.is_dir():
-        pytest.skip(f"shared corpus not found at {CORPUS}")
+    require_shared(CORPUS)
     covered = {entry["file"] for entry in yaml.safe_load(EXPECTED_FILE.read_text())}
     manifests = {
         str(path.relative_to(CORPUS))

@@ -19,7 +19,7 @@ from collections import Counter
 import pytest
 import yaml
 
-from helpers import CORPUS_DIR
+from helpers import CORPUS_DIR, require_shared, shared_missing
 from workloadmap.catalog import Catalog
 from workloadmap.interpreter import inspect
 
@@ -91,7 +91,7 @@ def _frames() -> list:
             pytest.param(
                 None,
                 None,
-                marks=pytest.mark.skip(reason=f"recorded flows not available: {RECORDED_DIR} does not exist"),
+                marks=pytest.mark.skip(reason=shared_missing(RECORDED_DIR)),
                 id="no-recordings",
             )
         ]
@@ -137,8 +137,7 @@ def test_recorded_state(catalog, relative, frame):
 
 def test_disagreements_name_real_frames():
     """Every listed disagreement points at an existing STATE frame (a renamed file must not hide one)."""
-    if not RECORDED_DIR.is_dir():
-        pytest.skip(f"recorded flows not available: {RECORDED_DIR} does not exist")
+    require_shared(RECORDED_DIR)
     for relative, index in _DISAGREEMENTS:
         path = RECORDED_DIR / relative
         assert path.is_file(), relative

@@ -70,18 +70,26 @@ def test_a_replaced_value_is_warned_on_stderr(wmap):
     assert "warning: JobSet/llm-train: component leader: schedulerName kai-scheduler replaced by other" in again.stderr
 
 
-def test_one_failing_document_prints_nothing(wmap, tmp_path):
+def test_a_document_that_cannot_take_the_change_is_left_unchanged_with_a_warning(wmap, tmp_path):
     both = tmp_path / "both.yaml"
-    both.write_text(
-        (FIXTURES_DIR / "jobset-leader-workers.yaml").read_text()
-        + "\n---\n"
-        + (FIXTURES_DIR / "serving" / "nimcache.yaml").read_text()
-    )
+    nimcache = (FIXTURES_DIR / "serving" / "nimcache.yaml").read_text()
+    both.write_text((FIXTURES_DIR / "jobset-leader-workers.yaml").read_text() + "\n---\n" + nimcache)
     result = wmap("alter", str(both), "--scheduler-name", "kai-scheduler")
-    assert result.exit_code == 1
-    assert result.stdout == ""
-    assert "document #2 (NIMCache/" in result.stderr and "no place for the pods' schedulerName" in result.stderr
-    assert "nothing printed" in result.stderr
+    assert result.exit_code == 0  # one document took the change (issue 25)
+    jobset, cache = list(yaml.safe_load_all(result.stdout))
+    assert (
+        jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]["schedulerName"] == "kai-scheduler"
+    )
+    assert cache == yaml.safe_load(nimcache)  # unchanged
+    assert "warning: " in result.stderr and "document #2 (NIMCache/" in result.stderr
+    assert "left unchanged: NIMCache component nimcache: no place for the pods' schedulerName" in result.stderr
+    strict = wmap("alter", str(both), "--scheduler-name", "kai-scheduler", "--strict")  # all or nothing
+    assert strict.exit_code == 1
+    assert strict.stdout == ""
+    assert "error: " in strict.stderr and "nothing printed" in strict.stderr
+    alone = wmap("alter", str(FIXTURES_DIR / "serving" / "nimcache.yaml"), "--scheduler-name", "kai-scheduler")
+    assert alone.exit_code == 1 and alone.stdout == ""  # none took it
+    assert "no document could take the change" in alone.stderr
 
 
 def test_usage_errors(wmap):
@@ -126,11 +134,14 @@ def test_place_emit_pinned(wmap):
 def test_printed_manifests_load_back_to_the_same_values():
     # Multi-line strings print as literal blocks when YAML allows it, quoted otherwise; either way
     # the printed manifest means the same.
-    from workloadmap.cli.commands.alter import MANIFESTS
+    from workloadmap.cli.commands.alter import MANIFESTS, Printed
 
     objects = [
         {"script": "set -e\npython train.py\n", "spaced": "x \ny", "tab": "\tz\nw", "tail": "a\n\n", "n": "007"},
-        {"kind": "ConfigMap", "data": {"true": "yes", "on": "1.0"}},
+        {"kind": "ConfigMap", "data": {"true": "yes", "on": "1.0", "exp": "1e3", "oct": "0o17", "empty": ""}},
     ]
-    assert list(yaml.safe_load_all(MANIFESTS.text(MANIFESTS.parse(MANIFESTS.default), objects))) == objects
-    assert json.loads(MANIFESTS.text(MANIFESTS.parse("json"), objects))["items"] == objects
+    text = MANIFESTS.text(MANIFESTS.parse(MANIFESTS.default), Printed(objects=objects))
+    assert list(yaml.safe_load_all(text)) == objects
+    # go-yaml v3 (YAML 1.2) reads a plain 1e3 as a number and 0o17 as 15: both quoted
+    assert "exp: '1e3'" in text and "oct: '0o17'" in text
+    assert json.loads(MANIFESTS.text(MANIFESTS.parse("json"), Printed(objects=objects)))["items"] == objects

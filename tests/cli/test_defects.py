@@ -188,7 +188,8 @@ def test_generate_name_objects_are_not_shown_as_name_dash(wmap, tmp_path):
     assert wmap("inspect", str(path)).stdout.startswith("JobSet/llm-train-<generated>  namespace research")
     assert json.loads(wmap("inspect", str(path), "-o", "json").stdout)["workload"]["name"] == "llm-train-"
     demand = yaml.safe_load(wmap("place", str(path), "--emit", "demand").stdout)
-    assert demand["metadata"] == {"generateName": "llm-train-", "namespace": "research"}
+    # named by the prefix: `kubectl apply` refuses an object without metadata.name (issue 25)
+    assert demand["metadata"] == {"name": "llm-train", "namespace": "research"}
 
 
 def test_the_demand_export_has_a_name(wmap):

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from helpers import CORPUS_DIR, FIXTURES_DIR
+from helpers import CORPUS_DIR, FIXTURES_DIR, require_shared
 from helpers.fuzz import corpus_documents, fuzz_plan, make_case
 from workloadmap.cli.printing.output import dump
 from workloadmap.cli.render.workloads import render_tree
@@ -28,8 +28,7 @@ _documents: dict[str, list[tuple[str, Any]]] = {}
 
 
 def documents(source: str) -> list[tuple[str, Any]]:
-    if not SOURCES[source].is_dir():
-        pytest.skip(f"corpus not available: {SOURCES[source]} does not exist (it lives outside the repository)")
+    require_shared(SOURCES[source])
     if source not in _documents:
         _documents[source] = corpus_documents(SOURCES[source])
     return _documents[source]

@@ -16,6 +16,35 @@ SHARED_DIR = Path(os.environ.get("WMAP_SHARED_DIR") or REPO_ROOT.parent / "share
 CORPUS_DIR = SHARED_DIR / "corpus"
 DATA_DIR = REPO_ROOT / "tests" / "data"
 
+SHARED_MISSING = "shared data not found"
+"""Every skip for want of the shared data says this first: conftest counts them, and CI fails on them."""
+
+
+def shared_missing(path: Path) -> str:
+    """The skip reason of a test whose shared data (``path``) is absent: where it looked, how to point it elsewhere."""
+    return (
+        f"{SHARED_MISSING}: {path} does not exist (set WMAP_SHARED_DIR to the shared directory, "
+        "or place shared/ beside the clone)"
+    )
+
+
+def require_shared(path: Path) -> Path:
+    """``path`` under the shared data, or skip the test saying why."""
+    import pytest
+
+    if not path.exists():
+        pytest.skip(shared_missing(path))
+    return path
+
+
+def shared_params(path: Path, values: list[Any], arity: int = 1) -> list[Any]:
+    """Parameters read from the shared data, or one skipped parameter saying why (never an empty, silent set)."""
+    import pytest
+
+    if path.exists():
+        return values
+    return [pytest.param(*([None] * arity), marks=pytest.mark.skip(reason=shared_missing(path)), id="no-shared-data")]
+
 
 def load_fixture(name: str) -> dict[str, Any]:
     """The single document of ``fixtures/<name>`` as a dict (safe loader, timestamps kept as strings)."""

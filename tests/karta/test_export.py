@@ -16,7 +16,7 @@ from collections import Counter
 import pytest
 import yaml
 
-from helpers import CORPUS_DIR, FIXTURES_DIR
+from helpers import CORPUS_DIR, FIXTURES_DIR, shared_missing
 from workloadmap.catalog import Catalog
 from workloadmap.documents import load_objects
 from workloadmap.expressions import compile_expression
@@ -119,7 +119,7 @@ def _corpus_documents():
     ]
 
 
-@pytest.mark.skipif(not CORPUS_DIR.is_dir(), reason="the shared corpus (../shared/corpus) is absent")
+@pytest.mark.skipif(not CORPUS_DIR.is_dir(), reason=shared_missing(CORPUS_DIR))
 def test_every_builtin_expression_translates_faithfully_on_the_corpus(builtin):
     documents = _corpus_documents()
     checked = 0
@@ -187,7 +187,7 @@ def _summary(tree):
     }
 
 
-@pytest.mark.skipif(not CORPUS_DIR.is_dir(), reason="the shared corpus (../shared/corpus) is absent")
+@pytest.mark.skipif(not CORPUS_DIR.is_dir(), reason=shared_missing(CORPUS_DIR))
 def test_round_trip_over_the_corpus(builtin):
     exported_catalog = Catalog()
     losses = {}
@@ -245,7 +245,7 @@ def test_the_shipped_crd_is_upstreams_and_checks_strictly():
     assert any("'group' is a required property" in problem for problem in problems)
 
 
-@pytest.mark.skipif(not CORPUS_DIR.is_dir(), reason="the shared corpus (../shared/corpus) is absent")
+@pytest.mark.skipif(not CORPUS_DIR.is_dir(), reason=shared_missing(CORPUS_DIR))
 def test_upstream_kartas_pass_the_shipped_crd():
     for path in sorted((CORPUS_DIR / "karta").glob("*.yaml")):
         assert crd_problems(yaml.safe_load(path.read_text())) == [], path.name

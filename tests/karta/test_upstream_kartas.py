@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from helpers import CORPUS_DIR, DATA_DIR
+from helpers import CORPUS_DIR, DATA_DIR, shared_missing, shared_params
 from workloadmap.catalog import Catalog, load_definitions
 from workloadmap.definitions import Phase
 from workloadmap.interpreter import inspect, inspect_file
@@ -25,7 +25,7 @@ from workloadmap.karta import KartaDefinition
 KARTA_DIR = CORPUS_DIR / "karta"
 RECORDED_DIR = CORPUS_DIR / "recorded"
 
-pytestmark = pytest.mark.skipif(not KARTA_DIR.is_dir(), reason="the shared corpus (../shared/corpus) is absent")
+pytestmark = pytest.mark.skipif(not KARTA_DIR.is_dir(), reason=shared_missing(KARTA_DIR))
 
 # Frames whose recording used another revision of the Karta than the saved one.
 OTHER_REVISION = {
@@ -75,7 +75,7 @@ def _frames():
                 yield pytest.param(recording["kartaName"], event, (relative, index), id=f"{relative}#{index}")
 
 
-@pytest.mark.parametrize(("karta_name", "event", "where"), list(_frames()))
+@pytest.mark.parametrize(("karta_name", "event", "where"), shared_params(RECORDED_DIR, list(_frames()), 3))
 def test_recorded_phases(kartas, karta_name, event, where):
     catalog = Catalog([kartas[karta_name]])
     tree = inspect(event["object"], catalog=catalog)
@@ -135,7 +135,7 @@ def _expected_documents():
                 yield pytest.param(entry, id=entry["file"])
 
 
-@pytest.mark.parametrize("entry", list(_expected_documents()))
+@pytest.mark.parametrize("entry", shared_params(KARTA_DIR, list(_expected_documents())))
 def test_corpus_totals_where_upstream_agrees(karta_catalog, entry):
     results = inspect_file(str(CORPUS_DIR / entry["file"]), catalog=karta_catalog)
     if entry["file"] in FAILS_UPSTREAM:

@@ -11,7 +11,7 @@ import typer
 import yaml
 from typer.testing import CliRunner
 
-from helpers import CORPUS_DIR
+from helpers import CORPUS_DIR, require_shared
 from workloadmap.catalog import builtin_catalog_dir, load_definition
 from workloadmap.cli.main import app
 from workloadmap.errors import DefinitionError
@@ -671,8 +671,7 @@ def test_builtin_catalog_has_no_static_errors():
 
 
 def test_builtin_catalog_lints_without_errors_on_the_corpus():
-    if not CORPUS.is_dir():
-        pytest.skip(f"corpus not found at {CORPUS} (the shared corpus is outside the repository)")
+    require_shared(CORPUS)
     findings = lint_path(builtin_catalog_dir(), CORPUS)
     errors = [finding for finding in findings if finding.severity == "error"]
     assert not errors, _report(errors)
@@ -779,7 +778,7 @@ def test_docs_lint_page_lists_every_rule_as_the_table_says():
     table = page[
         page.index("<!-- rules:begin -->\n") + len("<!-- rules:begin -->\n") : page.index("<!-- rules:end -->")
     ]
-    assert table == render_rules_table(), "regenerate docs/lint.md from `wmap catalog lint --rules`"
+    assert table == render_rules_table(), "regenerate docs/lint.md's table from workloadmap.lint.render_rules_table()"
     assert all(f"`{rule_id}`" in table for rule_id in RULES)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import yaml
 
-from helpers import CORPUS_DIR, FIXTURES_DIR
+from helpers import CORPUS_DIR, FIXTURES_DIR, require_shared
 from workloadmap.lint import has_errors, lint_path
 
 KARTA = FIXTURES_DIR / "karta" / "trainer-karta.yaml"
@@ -33,8 +33,6 @@ def test_samples_show_a_gang_that_cannot_be_admitted():
 
 
 def test_nested_scales_of_the_upstream_lws_karta():
-    path = CORPUS_DIR / "karta" / "leaderworkerset-x-k8s-io-leaderworkerset-v1.yaml"
-    if not path.exists():
-        return
+    path = require_shared(CORPUS_DIR / "karta" / "leaderworkerset-x-k8s-io-leaderworkerset-v1.yaml")
     [finding] = lint_path(path)
     assert (finding.rule, finding.field) == ("karta-nested-scale", "group")

@@ -91,8 +91,10 @@ def test_a_gang_larger_than_one_rack_may_span_racks():
 
 def test_only_scheduled_pods_are_judged():
     gang = _group(_audit(_jobset(18), "run_jobset", _rack(2, 10) + [None] * 8), "train")
-    assert (gang.pods, gang.scheduled_pods) == (18, 10)
-    assert gang.narrowest_level == ACCELERATOR and gang.satisfied is True
+    assert (gang.pods, gang.min_member, gang.scheduled_pods) == (18, 18, 10)
+    assert gang.narrowest_level == ACCELERATOR  # the 10 share a rack, yet the gang is broken:
+    assert gang.incomplete is True and gang.satisfied is False
+    assert gang.reason == "only 10 of minMember 18 pods scheduled"
     nothing = _group(_audit(_jobset(18), "run_jobset", [None] * 18), "train")
     assert nothing.scheduled_pods == 0 and nothing.satisfied is None
     assert nothing.reason == "no pod is scheduled yet"
@@ -132,3 +134,34 @@ def test_lws_subgroups_get_the_automatic_nvlink_requirement(group_1_nodes, satis
     assert second.accelerator_split is (not satisfied)
     leader = _group(audit, "vllm-group-1", "leader")
     assert leader.scheduled_pods == 1 and leader.narrowest_level == "kubernetes.io/hostname"
+
+
+def _pytorchjob(workers: int, min_available: int) -> dict:
+    replica = {"replicas": 1, "template": GPU_POD}
+    return {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "PyTorchJob",
+        "metadata": {"name": "elastic"},
+        "spec": {
+            "runPolicy": {"schedulingPolicy": {"minAvailable": min_available}},
+            "pytorchReplicaSpecs": {"Master": replica, "Worker": {**replica, "replicas": workers}},
+        },
+    }
+
+
+def test_a_gang_with_fewer_scheduled_pods_than_min_member_is_incomplete():
+    """KAI's pod-grouper gives a gang minMember; the scheduler binds that many together or none (issue 25).
+
+    The elastic job's minMember is runPolicy.schedulingPolicy.minAvailable, as KAI's kubeflow pod-grouper reads
+    it (pkg/podgrouper/podgrouper/plugins/kubeflow, TestGetPodGroupMetadata_OnlyMinAvailable).
+    """
+    three = _group(_audit(_jobset(3), "run_jobset", _rack(0, 2) + [None]), "train")
+    assert (three.min_member, three.scheduled_pods) == (3, 2)
+    assert three.narrowest_level == ACCELERATOR
+    assert three.incomplete is True and three.satisfied is False
+    assert three.reason == "only 2 of minMember 3 pods scheduled"
+    elastic = _group(_audit(_pytorchjob(3, 2), "run_pytorchjob", _rack(0, 2) + [None, None]), "elastic")
+    assert (elastic.pods, elastic.min_member, elastic.scheduled_pods) == (4, 2, 2)
+    assert elastic.incomplete is False and elastic.satisfied is True  # its minimum runs
+    short = _group(_audit(_pytorchjob(3, 2), "run_pytorchjob", _rack(0, 1) + [None] * 3), "elastic")
+    assert short.incomplete is True and short.satisfied is False

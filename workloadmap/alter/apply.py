@@ -191,6 +191,7 @@ def alter(
     component: str | Sequence[str] | None = None,
     catalog: Catalog | None = None,
     related: RelatedObjects | None = None,
+    existing: bool = False,
 ) -> Alteration:
     """Apply ``changes`` to a workload: every pod template of every component (or of ``component``).
 
@@ -205,6 +206,8 @@ def alter(
             object-level changes (labels, annotations, queue, suspension) still apply to the object.
         catalog: definitions to use; the built-in catalog when omitted.
         related: where to find objects the workload references (a TrainJob's runtime).
+        existing: the object is already in the cluster and the change goes out as a patch: a
+            suspension that holds only a new object (Kueue's admission gate) is refused.
 
     Raises:
         TypeError: ``resource`` is not a mapping or ``changes`` not a :class:`Changes`.
@@ -236,7 +239,9 @@ def alter(
         writer.merge_map(("metadata", "annotations"), None, changes.annotations, "annotation", "the object")
     removed: list[tuple[str, ...]] = []
     if changes.suspend is not None:
-        removed = apply_suspend(definition, obj, resource, changes.suspend, write=set_value, warnings=warnings)
+        removed = apply_suspend(
+            definition, obj, resource, changes.suspend, write=set_value, warnings=warnings, existing=existing
+        )
     return Alteration(
         workload=workload,
         definition=definition.name,

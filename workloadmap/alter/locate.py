@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog import Catalog
-from ..errors import AlterError, format_path
+from ..errors import AlterError, ReferencedTemplateError, format_path
 from ..expressions import field_path
 from ..interpreter import EvaluationContext, ExpandedComponent, Expander
 from .changes import POD_METADATA_FIELDS, POD_SPEC_FIELDS
@@ -35,6 +35,8 @@ class PodSlot:
         places: pod field (``schedulerName``, ``labels`` ...) -> where it is written; a field the
             operator takes no value for has no entry.
         why_not: why fields without a place have none (for the error).
+        held_by: the referenced object holding the pod template, as (kind, namespace, name),
+            when that is why (a TrainJob's runtime).
         seed: where the pod in effect is written before any field, when the operator builds a
             default pod only while that field is absent (KubeRay's submitter).
     """
@@ -45,6 +47,7 @@ class PodSlot:
     view: Mapping[str, Any]
     places: dict[str, Path] = field(default_factory=dict)
     why_not: str = ""
+    held_by: tuple[str, str | None, str] | None = None
     seed: Path | None = None
 
     def effective(self, name: str) -> Any:
@@ -56,11 +59,16 @@ class PodSlot:
         """Where pod field ``name`` is written.
 
         Raises:
+            ReferencedTemplateError: the pod template lives in a referenced object (``held_by``).
             AlterError: the operator keeps no such field for this component (naming the kind).
         """
         found = self.places.get(name)
         if found is None:
-            raise AlterError(f"{kind} component {self.component}: no place for the pods' {name}: {self.why_not}")
+            message = f"{kind} component {self.component}: no place for the pods' {name}: {self.why_not}"
+            if self.held_by is not None:
+                held_kind, namespace, held_name = self.held_by
+                raise ReferencedTemplateError(message, kind=held_kind, namespace=namespace, name=held_name)
+            raise AlterError(message)
         return found
 
 
@@ -107,7 +115,7 @@ def _slot(
     if fragment is not None and fragment.seed and scope_at is not None:
         seed_at = (*scope_at, *field_path(fragment.seed))
         slot.seed = seed_at if get_at(locator.root, seed_at) is None else None
-    slot.why_not = _why_not(node, template, referenced, refs, fragment is not None, scope_at)
+    slot.why_not, slot.held_by = _why_not(node, template, referenced, refs, fragment is not None, scope_at)
     return slot
 
 
@@ -118,20 +126,25 @@ def _why_not(
     refs: Mapping[str, Any],
     has_fragment: bool,
     scope_at: Path | None,
-) -> str:
+) -> tuple[str, tuple[str, str | None, str] | None]:
     for name, found in referenced.items():
         traced = (node.scope, template, template.get("spec"), template.get("metadata"))
         places = (found.path_of(value) for value in traced if value is not found.root)
         where = next((place for place in places if place is not None), None)
         if where is not None:
             obj = refs[name]
-            kind, name_ = obj.get("kind"), (obj.get("metadata") or {}).get("name")
-            return f"its pod template lives in the referenced {kind}/{name_} ({format_path(where)}); alter that object"
+            metadata = obj.get("metadata") or {}
+            kind, name_ = obj.get("kind"), metadata.get("name")
+            why = f"its pod template lives in the referenced {kind}/{name_} ({format_path(where)}); alter that object"
+            return why, (str(kind), metadata.get("namespace"), str(name_))
     if has_fragment and scope_at is None:
-        return "its fields sit in an element the definition computes, which cannot be traced back into the object"
+        return "its fields sit in an element the definition computes, which cannot be traced back into the object", None
     if has_fragment:
-        return f"the operator takes no such field for it (definition podFields of component {node.definition.name})"
+        return (
+            f"the operator takes no such field for it (definition podFields of component {node.definition.name})",
+            None,
+        )
     return (
         "the definition computes its pod template from other fields and declares no podFields "
         f"for component {node.definition.name}, so there is no field wmap could write"
-    )
+    ), None

@@ -76,13 +76,16 @@ def apply_suspend(
     *,
     write: Write,
     warnings: list[str],
+    existing: bool = False,
 ) -> list[tuple[str, ...]]:
     """Apply the definition's suspend (or resume) steps to ``obj``; the removed fields are returned.
 
     Steps with a ``when`` run only when it holds on ``original``. ``write(path, value)`` sets a field.
+    ``existing``: the object is already in the cluster (the change goes out as a patch).
 
     Raises:
-        AlterError: the kind cannot be suspended, or no step applies to this object.
+        AlterError: the kind cannot be suspended, or no step applies to this object, or (with
+            ``existing``) its steps hold only a new object (the definition's ``existingObject``).
     """
     section = definition.suspend
     verb = "suspended" if suspend else "resumed"
@@ -98,6 +101,11 @@ def apply_suspend(
     ]
     if not actions:
         raise AlterError(f"{definition.kind} cannot be {verb}: no step of definition {definition.name} fits it")
+    if suspend and existing and section.existing_object:
+        raise AlterError(
+            f"an existing {definition.kind} cannot be suspended by a patch (its suspend steps hold only a new "
+            f"object); {section.existing_object.replace('{name}', str(mapping_at(original, 'metadata').get('name')))}"
+        )
     removed: list[tuple[str, ...]] = []
     for action in actions:
         _step(action, obj, write, removed)

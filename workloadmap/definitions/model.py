@@ -105,6 +105,13 @@ class SuspendDefinition(_Strict, runtime.SuspendDefinition):
     suspend_actions: list[SuspendAction] = Field(min_length=1, alias="suspendActions")
     resume_actions: list[SuspendAction] = Field(min_length=1, alias="resumeActions")
     caveat: str | None = Field(default=None, description="What a user must know, printed with every suspend/resume.")
+    existing_object: str | None = Field(
+        default=None,
+        alias="existingObject",
+        description="When the suspend steps hold only a new object (Kueue's admission gate): what suspends an "
+        "existing one instead (`{name}`: the object's name). `wmap suspend --patch` refuses with it; null: the steps "
+        "work on an existing object.",
+    )
     source: str = Field(default="", description="Where the operator defines the field (API type, controller).")
 
 

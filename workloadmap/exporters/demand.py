@@ -76,11 +76,9 @@ def demand(tree: WorkloadTree, report: PlacementReport | None = None) -> list[di
     document: dict[str, Any] = {
         "apiVersion": DEMAND_API_VERSION,
         "kind": "WorkloadDemand",
-        "metadata": (
-            {"generateName": tree.workload.name}
-            if tree.workload.generate_name
-            else {"name": dns_name(tree.workload.name, limit=253)}
-        ),
+        # Always named: `kubectl apply` refuses an object without metadata.name (generateName is for
+        # create only); a workload that has only a generateName prefix names its demand by the prefix.
+        "metadata": {"name": dns_name(tree.workload.name.rstrip("-") or "workload", limit=253)},
         "workload": tree.workload.to_dict(),
         "gangs": gangs,
         "totals": {

@@ -36,6 +36,7 @@ from .expand import ExpandedComponent, Expander
 from .gangs import form_pod_groups
 from .merge import merge_bases
 from .native import NATIVE_POLICY, native_gangs
+from .owned import controlled_notes, node_lists
 from .phases import evaluate_phase
 from .references import ChainedObjects, ObjectIndex, RelatedObjects, resolve_references
 from .runs import has_run_order, run_figures
@@ -231,6 +232,17 @@ def _refuse_pods(leaves: Sequence[ExpandedComponent], total: int) -> None:
     check_budget("pods", total, f"pods (component {leaf.path}: {how})", field=leaf.count_field(factor))
 
 
+def _no_definition(catalog: Catalog, workload: WorkloadRef, source: str | None) -> WorkloadMapError:
+    """Why no definition reads ``workload``: a Karta is itself a definition (pass it with --catalog)."""
+    if workload.kind == labels.KARTA_KIND and workload.api_version.rpartition("/")[0] == labels.KARTA_GROUP:
+        return InputError(
+            f"this is a Karta, a definition of how to read a workload kind, not a workload: pass it with "
+            f"--catalog {source if source and source != '-' else 'FILE'}",
+            field="kind",
+        )
+    return catalog.no_definition(workload.api_version, workload.kind)
+
+
 def inspect(
     resource: Mapping[str, Any],
     *,
@@ -260,7 +272,7 @@ def inspect(
     workload = _identity(resource)
     lookup = catalog.lookup(workload.api_version, workload.kind)
     if lookup is None:
-        raise catalog.no_definition(workload.api_version, workload.kind)
+        raise _no_definition(catalog, workload, source)
     definition = lookup.definition
     warnings = [lookup.warning] if lookup.warning else []
     warnings.extend(_name_warnings(resource, workload))
@@ -358,10 +370,18 @@ class InspectResult:
 
 
 def _skipped_kind(body: Any, catalog: Catalog) -> str | None:
-    """The kind of a document that travels with workloads but runs no pods, if it is one."""
+    """The kind of a document that travels with workloads but runs no pods, if it is one.
+
+    A Karta the catalog already holds (the input's directory given with ``--catalog`` too) is one:
+    a definition, read as such; any other Karta is an error saying to pass it with ``--catalog``.
+    """
     if body.__class__ is not dict and not isinstance(body, Mapping):
         return None
     kind, api_version = body.get("kind"), body.get("apiVersion")
+    if kind == labels.KARTA_KIND and api_version.__class__ is str and api_version.startswith(labels.KARTA_GROUP + "/"):
+        metadata = body.get("metadata")
+        name = metadata.get("name") if isinstance(metadata, Mapping) else None
+        return "Karta (a definition, read with --catalog)" if isinstance(name, str) and catalog.get(name) else None
     if (
         isinstance(kind, str)
         and kind in NON_WORKLOAD_KINDS
@@ -378,8 +398,14 @@ def inspect_documents(
     catalog: Catalog | None = None,
     gpu_resources: Iterable[str] = DEFAULT_GPU_RESOURCES,
     related: RelatedObjects | None = None,
+    fold_controlled: bool = True,
 ) -> Iterator[InspectResult]:
     """Inspect each document, never stopping at a bad one; non-workload kinds are skipped with a note.
+
+    With ``fold_controlled`` (the default), an object whose controller (an ``ownerReference`` with
+    ``controller: true``) is a workload of the same input is part of it, skipped with a note: a
+    namespace dump's Jobs and pods are not counted beside their JobSet (see :mod:`.owned`). A list
+    of Nodes is one error (they are a topology, read with ``-t``), not one note per node.
 
     An unexpected exception (a bug, memory or recursion exhausted) in one document becomes an
     :class:`~workloadmap.errors.InternalError` located at that document; only the command's
@@ -397,7 +423,7 @@ def inspect_documents(
     """
     catalog = catalog if catalog is not None else default_catalog()
     gpu_resources = tuple(gpu_resources)
-    stream = _Stream(documents, catalog.referenced_kinds())
+    stream = _Stream(documents, catalog.referenced_kinds(), fold=catalog if fold_controlled else None)
     own = ObjectIndex.deferred(stream.referable(), kinds=stream.kinds)
     sources = ChainedObjects(own, related) if related is not None else own
     while True:
@@ -405,10 +431,15 @@ def inspect_documents(
         # walks every object alive. A batch's results are examined once, at its end, not again in
         # the middle generation.
         with paused_gc(promote=True):
-            batch = [_inspect_one(document, catalog, gpu_resources, sources) for document in stream.next_batch(_BATCH)]
+            batch = [
+                _skipped(document, note)
+                if note is not None
+                else _inspect_one(document, catalog, gpu_resources, sources)
+                for document, note in stream.next_batch(_BATCH)
+            ]
         if not batch:
             return
-        yield from batch
+        yield from (result for result in batch if result.skipped != "")
 
 
 class _Stream:
@@ -421,16 +452,29 @@ class _Stream:
     for its turn as ``marshal`` bytes (a parsed document holds only JSON values: a few times smaller
     than the objects, and read back several times faster than YAML is parsed), so even then memory
     stays near the size of the input's text.
+
+    With ``fold`` (the catalog), objects whose controller is a workload of the same input, and the
+    Nodes of a NodeList, are skipped with a note (:mod:`.owned`). That needs the whole input, but
+    only once such an object turns up: until then each document leaves only its identity (kind,
+    name, namespace, uid: what an owner reference names); at the first one the rest is read ahead
+    and the notes are decided for every document at once.
     """
 
-    def __init__(self, documents: Iterable[Document | WorkloadMapError], kinds: frozenset[str]) -> None:
+    def __init__(
+        self, documents: Iterable[Document | WorkloadMapError], kinds: frozenset[str], *, fold: Catalog | None = None
+    ) -> None:
         self.kinds = kinds
         self._rest: Iterator[Document | WorkloadMapError] = iter(documents)
         self._ahead: deque[Document | WorkloadMapError | _Marshalled] = deque()
         self._kept: list[Any] | None = []  # None once the index has read everything
+        self._fold = fold
+        self._identities: list[Document | None] | None = [] if fold is not None else None  # None once decided
+        self._notes: dict[int, str] = {}
+        self._replaced: dict[int, WorkloadMapError] = {}
+        self._position = 0
 
-    def next_batch(self, size: int) -> list[Document | WorkloadMapError]:
-        """The next ``size`` documents (fewer at the end, none after it)."""
+    def next_batch(self, size: int) -> list[tuple[Document | WorkloadMapError, str | None]]:
+        """The next ``size`` documents (fewer at the end, none after it), each with its skip note or None."""
         batch: list[Document | WorkloadMapError] = []
         ahead = self._ahead
         while ahead and len(batch) < size:
@@ -438,10 +482,41 @@ class _Stream:
             batch.append(waiting.restored() if isinstance(waiting, _Marshalled) else waiting)
         if len(batch) < size:
             for document in itertools.islice(self._rest, size - len(batch)):
+                self._read(document)
                 batch.append(document)
-                if self._kept is not None and isinstance(document, Document) and self._referable(document.body):
-                    self._kept.append(document.body)
-        return batch
+        if self._identities is not None and any(_folded(document) for document in batch):
+            self._decide()
+        start, self._position = self._position, self._position + len(batch)
+        notes, replaced = self._notes, self._replaced
+        return [
+            (replaced.get(position, document), notes.get(position)) for position, document in enumerate(batch, start)
+        ]
+
+    def _read(self, document: Document | WorkloadMapError) -> None:
+        """What a document read from the input leaves behind: its body if referable, its identity for folding."""
+        if self._kept is not None and isinstance(document, Document) and self._referable(document.body):
+            self._kept.append(document.body)
+        if self._identities is not None:
+            self._identities.append(_identity_of(document))
+
+    def _decide(self) -> None:
+        """Read the rest of the input ahead and decide every document's note (once)."""
+        for document in self._rest:
+            self._read(document)
+            if isinstance(document, Document) and not self._referable(document.body):
+                self._ahead.append(_Marshalled.of(document))
+            else:
+                self._ahead.append(document)
+        identities, self._identities = self._identities or [], None
+        assert self._fold is not None
+        self._notes = controlled_notes(identities, self._fold)
+        for nodes in node_lists(identities):
+            first = identities[nodes[0]]
+            assert first is not None
+            self._notes.update(dict.fromkeys(nodes[1:], ""))  # said once, at the first node
+            self._replaced[nodes[0]] = InputError(
+                f"this is a NodeList ({len(nodes)} nodes), not workloads; pass it with -t", file=first.file
+            ).located(document=f"#{first.index}")
 
     def _referable(self, body: Any) -> bool:
         # what the index keeps: objects of the kinds a reference names (anything else not a dict it judges itself)
@@ -455,6 +530,8 @@ class _Stream:
         kept, self._kept = self._kept or [], None
         yield from kept
         for document in self._rest:
+            if self._identities is not None:
+                self._identities.append(_identity_of(document))
             if not isinstance(document, Document):
                 self._ahead.append(document)
             elif self._referable(document.body):
@@ -462,6 +539,39 @@ class _Stream:
                 yield document.body
             else:  # the index passes it by: kept small until its turn
                 self._ahead.append(_Marshalled.of(document))
+
+
+def _folded(document: Document | WorkloadMapError) -> bool:
+    """Whether a document may be skipped as part of another (it names a controller) or is a listed Node."""
+    if document.__class__ is not Document:
+        return False
+    assert isinstance(document, Document)
+    body = document.body
+    if body.__class__ is not dict:
+        return False
+    if document.item is not None and body.get("kind") == "Node":
+        return True
+    metadata = body.get("metadata")
+    return metadata.__class__ is dict and bool(metadata.get("ownerReferences"))
+
+
+_IDENTITY_FIELDS = ("name", "namespace", "uid", "ownerReferences")
+
+
+def _identity_of(document: Document | WorkloadMapError) -> Document | None:
+    """What folding reads of a document: its kind and apiVersion, and the metadata an owner reference names."""
+    if document.__class__ is not Document:
+        return None
+    assert isinstance(document, Document)
+    body = document.body
+    if body.__class__ is not dict:
+        return Document(None, document.file, document.index, document.item)
+    metadata = body.get("metadata")
+    kept = (
+        {key: metadata[key] for key in _IDENTITY_FIELDS if key in metadata} if metadata.__class__ is dict else metadata
+    )
+    light = {"apiVersion": body.get("apiVersion"), "kind": body.get("kind"), "metadata": kept}
+    return Document(light, document.file, document.index, document.item)
 
 
 class _Marshalled(NamedTuple):
@@ -486,6 +596,13 @@ class _Marshalled(NamedTuple):
 
 
 _BATCH = 128
+
+
+def _skipped(document: Document | WorkloadMapError, note: str) -> InspectResult:
+    """A document folded into its controller's workload (or a Node after a NodeList's first): its note."""
+    return InspectResult(document if isinstance(document, Document) else None, skipped=note)
+
+
 """Documents interpreted between two chances for the cyclic garbage collector to run."""
 
 

@@ -16,9 +16,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..catalog import Catalog, definition_files, load_definition
+from ..catalog import Catalog, definition_files, load_definition, parse_definition
 from ..definitions import Definition
-from ..documents import Document, load_objects, load_yaml_text
+from ..documents import Document, load_objects, load_yaml_text, read_text
 from ..errors import DefinitionError, InputError, InputNotFoundError, WorkloadMapError
 from ..karta import is_karta
 from ..loader import field_line
@@ -156,11 +156,21 @@ def load_samples(paths: Iterable[str | Path]) -> list[Document]:
     return documents
 
 
-def _kartas_in(file: Path) -> list[Mapping[str, Any]]:
-    """The Karta objects of a file (none for a wmap definition or an unreadable file)."""
+def _text(file: Path) -> str | None:
+    """The text of a definition file (``-``: standard input, which can be read once), None when unreadable."""
     try:
-        bodies = [doc.body for doc in load_yaml_text(file.read_text(encoding="utf-8"), str(file))]
-    except (OSError, UnicodeDecodeError, WorkloadMapError):
+        return read_text(str(file))
+    except WorkloadMapError:
+        return None
+
+
+def _kartas_in(text: str | None, file: Path) -> list[Mapping[str, Any]]:
+    """The Karta objects of a file's text (none for a wmap definition or an unreadable file)."""
+    if text is None:
+        return []
+    try:
+        bodies = [doc.body for doc in load_yaml_text(text, str(file))]
+    except WorkloadMapError:
         return []
     return [body for body in bodies if is_karta(body)]
 
@@ -169,7 +179,9 @@ def lint_path(
     path: str | Path,
     samples_dir: str | Path | Iterable[str | Path] | None = None,
 ) -> list[LintFinding]:
-    """Lint a definition file, or every ``*.yaml``/``*.yml`` file of a directory (Kartas: :mod:`.karta`).
+    """Lint a definition file (``-``: standard input) or every ``*.yaml``/``*.yml`` file of a directory.
+
+    Kartas are linted by :mod:`.karta`.
 
     A file that fails schema validation gives one ``schema`` error finding (the others are still
     linted). ``samples_dir``: FILE|DIR (or several) of sample objects, see :func:`load_samples`.
@@ -179,7 +191,7 @@ def lint_path(
         InputNotFoundError: a samples path does not exist.
     """
     path = Path(path)
-    if not path.exists():
+    if str(path) != "-" and not path.exists():
         raise DefinitionError("no such file or directory", file=str(path))
     if samples_dir is None:
         sample_paths: list[str | Path] = []
@@ -197,13 +209,14 @@ def lint_path(
     findings: list[LintFinding] = []
     for file in definition_files(path) if path.is_dir() else [path]:
         found: list[LintFinding] = []
-        kartas = _kartas_in(file)
+        text = _text(file)
+        kartas = _kartas_in(text, file)
         if kartas:
             bodies = [sample.body for sample in samples if isinstance(sample.body, Mapping)]
             found.extend(finding for karta in kartas for finding in lint_karta(karta, str(file), bodies))
         else:
             try:
-                definition = load_definition(file)
+                definition = load_definition(file) if text is None else parse_definition(text, str(file))
             except WorkloadMapError as error:
                 found.append(
                     LintFinding(

@@ -12,8 +12,10 @@ level that applies comes from :func:`workloadmap.placement.place` on the same no
   accelerator domain can hold the whole gang (a gang split across NVLink domains pays in
   bandwidth even when nothing required otherwise).
 
-``satisfied`` is null while no pod is scheduled; otherwise the scheduled pods lie in one domain
-of the required level, and of the preferred level unless no domain of it could hold the gang.
+``satisfied`` is null while no pod is scheduled; otherwise at least ``minMember`` pods are
+scheduled (fewer is an ``incomplete`` gang, whatever its domains: a gang scheduler binds a gang's
+minimum together or none of it) and the scheduled pods lie in one domain of the required level,
+and of the preferred level unless no domain of it could hold the gang.
 ``acceleratorSplit`` flags a gang spread over several accelerator domains although one would
 have held it ("would have held": allocatable capacity of the ready nodes, other workloads ignored).
 """
@@ -43,7 +45,9 @@ class GangAudit(JsonForm):
         name: wmap's PodGroup name.
         sub_group: the SubGroup, or None for the whole PodGroup.
         pods: the gang's pods at the declared scale.
+        min_member: the fewest of them the gang runs with (its ``minMember``).
         scheduled_pods: its attributed pods bound to a node.
+        incomplete: fewer pods scheduled than ``min_member`` (never satisfied).
         domains: per level, the label values of the nodes they run on (null: a node without
             that label).
         narrowest_level: the narrowest level one of whose domains holds every scheduled pod.
@@ -56,7 +60,9 @@ class GangAudit(JsonForm):
     name: str
     sub_group: str | None = None
     pods: int
+    min_member: int
     scheduled_pods: int
+    incomplete: bool = False
     domains: dict[str, list[str | None]] = field(default_factory=dict)
     narrowest_level: str | None = None
     required_level: str | None = None
@@ -147,12 +153,25 @@ class _Auditor:
         return placement.levels[self.levels.index(level)].fitting > 0
 
     def gang(
-        self, name: str, sub: str | None, pods: int, pod_sets: Sequence[PodSet], members: list[AttributedPod]
+        self,
+        name: str,
+        sub: str | None,
+        size: tuple[int, int],
+        pod_sets: Sequence[PodSet],
+        members: list[AttributedPod],
     ) -> GangAudit:
+        pods, min_member = size
         placement = self.placements.get((name, sub))
         scheduled = [member for member in members if member.pod.node]
         nodes = [self.nodes[member.pod.node] for member in scheduled if member.pod.node in self.nodes]
-        audit = GangAudit(name=name, sub_group=sub, pods=pods, scheduled_pods=len(scheduled))
+        audit = GangAudit(
+            name=name,
+            sub_group=sub,
+            pods=pods,
+            min_member=min_member,
+            scheduled_pods=len(scheduled),
+            incomplete=len(scheduled) < min_member,
+        )
         for level in self.levels:
             values = {node.labels.get(level) for node in nodes}
             audit.domains[level] = sorted(values, key=lambda value: (value is None, value or ""))
@@ -174,6 +193,8 @@ class _Auditor:
             audit.reason = "some pods run on nodes that were not read"
             return
         problems = []
+        if audit.incomplete:
+            problems.append(f"only {scheduled} of minMember {audit.min_member} pods scheduled")
         for level, what in ((audit.required_level, "required"), (audit.preferred_level, "preferred")):
             if level is None:
                 continue
@@ -192,11 +213,12 @@ class _Auditor:
         audit = PlacementAudit(levels=self.levels, accelerator_level=self.accelerator)
         for group in self.tree.pod_groups:
             in_group = [member for member in members if member.gang == group.name]
-            audit.pod_groups.append(self.gang(group.name, None, group.pods, group_pod_sets(group), in_group))
+            size = (group.pods, group.min_member)
+            audit.pod_groups.append(self.gang(group.name, None, size, group_pod_sets(group), in_group))
             for sub in group.sub_groups:
                 in_sub = [member for member in in_group if sub.name in member.sub_groups]
                 sets = subgroup_pod_sets(group, sub.name)
-                audit.pod_groups.append(self.gang(group.name, sub.name, sub.pods, sets, in_sub))
+                audit.pod_groups.append(self.gang(group.name, sub.name, (sub.pods, sub.min_member), sets, in_sub))
         audit.unknown_nodes = sorted({m.pod.node for m in members if m.pod.node and m.pod.node not in self.nodes})
         return audit
 
