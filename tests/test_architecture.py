@@ -43,6 +43,7 @@ RANK = {
     "placement": 9,
     "exporters": 10,
     "live": 10,
+    "service": 10.5,  # wmap serve: watches, cache, interpretation, metrics, API (above live and exporters)
     "__init__": 11,
 }
 
@@ -68,6 +69,7 @@ SUBPACKAGES = [
     "karta",
     "live",
     "numa",
+    "service",
 ]
 
 

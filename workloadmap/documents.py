@@ -26,6 +26,7 @@ __all__ = [
     "read_text",
     "decode_text",
     "load_objects",
+    "text_objects",
     "iter_input_files",
     "MAX_INPUT_BYTES",
 ]
@@ -245,13 +246,18 @@ def load_objects(
         except InputError as error:
             yield error
             continue
-        for document in iter_documents(text, file, limits=limits):
-            if isinstance(document, InputError):
-                yield document
-                continue
-            if document.body is None:
-                continue
-            try:
-                yield from _flatten(document)
-            except InputError as error:
-                yield error
+        yield from text_objects(text, file, limits=limits)
+
+
+def text_objects(text: str, file: str = "-", *, limits: Limits = WORKLOAD_LIMITS) -> Iterator[Document | InputError]:
+    """Every object of one text (a file's, or a request body's) as :func:`load_objects` reads them."""
+    for document in iter_documents(text, file, limits=limits):
+        if isinstance(document, InputError):
+            yield document
+            continue
+        if document.body is None:
+            continue
+        try:
+            yield from _flatten(document)
+        except InputError as error:
+            yield error

@@ -26,7 +26,7 @@ from ..interpreter import (
 )
 from ..resources import DEFAULT_GPU_RESOURCES
 from ..runtime_definitions import Definition
-from ..topology import cluster_from_objects
+from ..topology import Cluster, cluster_from_objects
 from ..tree import Component, WorkloadTree
 from ..values import mapping_at
 from .attribution import AttributedPod, Attribution, attribute, workload_pods
@@ -54,6 +54,8 @@ class LiveObjects:
         events_api: the API they came from.
         nodes: the cluster's Node objects, for the placement audit (None: no audit).
         chains: owner chains already walked (shared between several workloads).
+        cluster: the nodes already read into a cluster, for the audit instead of ``nodes`` (a
+            service builds it once per change of the nodes, not once per workload).
     """
 
     pods: Sequence[Mapping[str, Any]]
@@ -63,6 +65,7 @@ class LiveObjects:
     nodes: Sequence[Mapping[str, Any]] | None = None
     chains: OwnerChains | None = None
     warnings: list[str] = field(default_factory=list)
+    cluster: Cluster | None = None
 
 
 def _pod_status(member: AttributedPod) -> PodStatus:
@@ -232,9 +235,11 @@ def describe(
     pods = [member.pod for member in [*attribution.attributed(), *attribution.unattributed]]
     report.events = _events(live, resource, pods, chains)
     report.events_api = live.events_api
-    if live.nodes is not None:
+    if live.nodes is not None or live.cluster is not None:
         try:
-            cluster = cluster_from_objects(list(live.nodes), name="cluster", source="nodes")
+            cluster = live.cluster
+            if cluster is None:
+                cluster = cluster_from_objects(list(live.nodes or ()), name="cluster", source="nodes")
             report.placement = audit_placement(tree, cluster, attribution.attributed())
         except (TopologyError, PlacementError) as error:
             # A required level the nodes do not carry is what the scheduler would refuse too: say so.
