@@ -45,6 +45,16 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "# Offline, from kubectl dumps of the namespace and the nodes",
         "wmap describe -f job.yaml --objects namespace.yaml --nodes nodes.yaml",
     ),
+    "serve": (
+        "# Metrics, the JSON API and a page for every namespace, on 127.0.0.1:8080",
+        "wmap serve -A",
+        "# One namespace, with the POST API (inspect, demand, place) for a placer, for an hour",
+        "wmap serve -n research --enable-api --timeout 1h",
+        "# In a pod (deploy/): every interface, one shard per StatefulSet replica",
+        "wmap serve -A --listen 0.0.0.0:8080 --shard auto --total-shards auto",
+        "# The ClusterRole it needs, generated from the catalog",
+        "wmap serve --print-rbac | kubectl apply -f -",
+    ),
     "alter": (
         "wmap alter job.yaml --scheduler-name kai-scheduler --queue team-a | kubectl apply -f -",
         "wmap alter job.yaml --toleration nvidia.com/gpu:NoSchedule --patch",

@@ -21,7 +21,7 @@ from workloadmap.placement import DomainView, GangView, NodeView, PlacementMap, 
 
 from ..printing.numbers import count, plural
 
-__all__ = ["render_html", "write_html_report", "write_topology_html"]
+__all__ = ["render_html", "write_html_report", "write_topology_html", "topology_svg", "gang_colours", "PAGE_STYLE"]
 
 TILE = 26
 GAP = 4
@@ -212,6 +212,17 @@ def _svg(picture: PlacementMap, colours: dict[str, str]) -> str:
     return "\n".join(out)
 
 
+def topology_svg(picture: PlacementMap, colours: dict[str, str]) -> str:
+    """The picture's SVG alone (``wmap serve``'s page draws its own tables around it)."""
+    return _svg(picture, colours)
+
+
+def gang_colours(pictures: Sequence[PlacementMap]) -> dict[str, str]:
+    """Each gang's colour, alike across pictures."""
+    keys = list(dict.fromkeys(gang.key for picture in pictures for gang in picture.gangs))
+    return {key: PALETTE[index % len(PALETTE)] for index, key in enumerate(keys)}
+
+
 def _short_id(domain_id: str) -> str:
     return domain_id.rpartition("/")[2] or domain_id
 
@@ -291,6 +302,9 @@ span.fit,li.fit{color:#2e7d32;font-weight:bold} span.unfit,li.unfit{color:#c6282
 ul.verdicts,ul.notes{margin:4px 0;padding-left:20px}
 """
 
+PAGE_STYLE = _STYLE
+"""The pictures' style sheet (inline: pages fetch nothing)."""
+
 _LEGEND = (
     '<p class="legend"><span>box: a topology domain</span><span>tile: a node (grey bar: GPUs in use before)</span>'
     "<span>coloured tile: pods a gang put there</span><span>solid outline: a gang's chosen domain</span>"
@@ -300,8 +314,7 @@ _LEGEND = (
 
 def render_html(pictures: Sequence[PlacementMap], title: str, extras: dict[str, str] | None = None) -> str:
     """The whole page: a section per cluster, gangs coloured alike across them."""
-    keys = list(dict.fromkeys(gang.key for picture in pictures for gang in picture.gangs))
-    colours = {key: PALETTE[index % len(PALETTE)] for index, key in enumerate(keys)}
+    colours = gang_colours(pictures)
     sections = "\n".join(_section(picture, colours, (extras or {}).get(picture.cluster, "")) for picture in pictures)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'

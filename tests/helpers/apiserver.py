@@ -8,9 +8,11 @@ made through :meth:`FakeApiServer.add`, :meth:`~FakeApiServer.update` and
 :meth:`~FakeApiServer.delete` bumps a global resourceVersion and is streamed to watchers
 (chunked, one JSON event per line, as the real server does); :meth:`~FakeApiServer.compact`
 makes older versions answer ``410 Gone`` and :meth:`~FakeApiServer.cut_watches` breaks the open
-streams off mid-connection. It records the method and path of every request; the
-``fake_cluster`` fixture fails a test whose client sent anything but ``GET`` (``writes_expected``
-opts out, for the test that proves writes are recorded).
+streams off mid-connection; :meth:`~FakeApiServer.serve_resource` and
+:meth:`~FakeApiServer.stop_serving` install and remove a resource type (a CRD) while it runs. It
+records the method and path of every request; the ``fake_cluster`` fixture fails a test whose
+client sent anything but ``GET`` (``writes_expected`` opts out, for the test that proves writes
+are recorded).
 
 Use the ``fake_cluster`` fixture (import it into the test module) or :class:`FakeApiServer`.
 """
@@ -181,6 +183,19 @@ class FakeApiServer:
             stored = json.loads(json.dumps(stored))
             stored["metadata"]["resourceVersion"] = str(self.version)
             self.events.append((self.version, "DELETED", (resource.group, resource.plural), stored))
+            self._changed.notify_all()
+
+    def serve_resource(self, resource: FakeResource) -> None:
+        """Start serving a resource type (a CRD installed now): discovery lists it from the next request on."""
+        with self._lock:
+            if resource not in self.resources:
+                self.resources.append(resource)
+
+    def stop_serving(self, resource: FakeResource) -> None:
+        """Stop serving a resource type (its CRD deleted): its objects go, discovery no longer lists it."""
+        with self._changed:
+            self.resources.remove(resource)
+            self.objects.pop((resource.group, resource.plural), None)
             self._changed.notify_all()
 
     def add_all(self, objects: Iterable[dict]) -> None:

@@ -26,11 +26,14 @@ CORE_RESOURCES = ("events", "nodes", "pods")
 """What the service reads of the core group."""
 
 
+def _rule(groups: list[str], resources: list[str]) -> dict[str, Any]:
+    return {"apiGroups": groups, "resources": resources, "verbs": list(labels.SERVE_READ_VERBS)}
+
+
 def cluster_role(
     catalog: Catalog, *, reference_kinds: Iterable[tuple[str, str]] = (), name: str = labels.SERVE_NAME
 ) -> dict[str, Any]:
     """The ClusterRole for ``catalog``; ``reference_kinds``: ``(group, kind)`` the user allowed references to read."""
-    verbs = list(labels.SERVE_READ_VERBS)
     groups = {definition.group for definition in catalog if definition.group}
     core = set(CORE_RESOURCES)
     for group, kind in reference_kinds:
@@ -38,11 +41,13 @@ def cluster_role(
             groups.add(group)
         else:
             core.add(resource_plural(kind))
-    rules: list[dict[str, Any]] = [{"apiGroups": [""], "resources": sorted(core), "verbs": verbs}]
-    rules.append({"apiGroups": ["events.k8s.io"], "resources": ["events"], "verbs": verbs})
-    rules.append({"apiGroups": [labels.KARTA_GROUP], "resources": [labels.KARTA_RESOURCE], "verbs": verbs})
     groups -= {"events.k8s.io", labels.KARTA_GROUP}
-    rules.append({"apiGroups": sorted(groups), "resources": ["*"], "verbs": verbs})
+    rules = [
+        _rule([""], sorted(core)),
+        _rule(["events.k8s.io"], ["events"]),
+        _rule([labels.KARTA_GROUP], [labels.KARTA_RESOURCE]),
+        _rule(sorted(groups), ["*"]),
+    ]
     return {
         "apiVersion": labels.RBAC_API_VERSION,
         "kind": "ClusterRole",

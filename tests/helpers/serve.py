@@ -1,0 +1,119 @@
+"""``wmap serve`` in the test process, against the stand-in API server, on 127.0.0.1 only.
+
+:func:`running_service` starts a :class:`~workloadmap.service.Service` and its HTTP server on a
+free loopback port (the pages drawn by the command line's renderer), and stops both after the
+block. :func:`get` and :func:`post` talk to it with the standard library; :func:`wait_until` polls
+a condition (the service coalesces changes, so tests wait for the state they expect, with a
+deadline, never a fixed sleep).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from workloadmap.catalog import Catalog
+from workloadmap.kube import ClusterClient
+from workloadmap.service import Api, ApiOptions, Pages, Service, ServiceOptions, ServiceServer
+
+
+@dataclass
+class Running:
+    """A started service: the service, its HTTP server and its base URL."""
+
+    service: Service
+    server: ServiceServer
+    url: str
+
+
+@contextmanager
+def running_service(
+    kubeconfig: Path,
+    *,
+    options: ServiceOptions | None = None,
+    api: ApiOptions | None = None,
+    catalog_dirs: tuple[str, ...] = (),
+    ready: bool = True,
+) -> Iterator[Running]:
+    """A service over the cluster ``kubeconfig`` points at, its server on 127.0.0.1:<free port>."""
+    from workloadmap.cli.render.serve_page import index_page, workload_page
+
+    client = ClusterClient(kubeconfig=kubeconfig)
+    options = options or ServiceOptions(coalesce=0.05, max_delay=0.3)
+    service = Service(client, lambda: Catalog.load(list(catalog_dirs), use_env=False), options)
+    server = ServiceServer(
+        ("127.0.0.1", 0), service, Api(service, api or ApiOptions()), Pages(index_page, workload_page)
+    )
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    service.start()
+    thread.start()
+    try:
+        if ready:
+            assert service.wait_ready(60), f"not ready: {service.snapshot.unsynced()}"
+        yield Running(service, server, server.url)
+    finally:
+        server.shutdown()
+        server.server_close()
+        service.stop()
+        client.close()
+
+
+def get(url: str, *, accept_error: bool = True) -> tuple[int, str, dict[str, str]]:
+    """``GET url``: the status, the body as text, the headers."""
+    try:
+        with urllib.request.urlopen(url, timeout=30) as answer:
+            return answer.status, answer.read().decode(), dict(answer.headers)
+    except urllib.error.HTTPError as error:
+        if not accept_error:
+            raise
+        return error.code, error.read().decode(), dict(error.headers)
+
+
+def get_json(url: str) -> tuple[int, Any]:
+    """``GET url`` and its JSON body."""
+    status, text, _ = get(url)
+    return status, json.loads(text)
+
+
+def post(url: str, body: bytes, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    """``POST url`` with ``body``: the status and the JSON answer."""
+    request = urllib.request.Request(
+        url, data=body, method="POST", headers=headers or {"Content-Type": "application/yaml"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+def wait_until(condition: Callable[[], Any], seconds: float = 30.0, what: str = "the condition") -> Any:
+    """Poll ``condition`` until it returns something truthy (returned), or fail after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    last: Any = None
+    while time.monotonic() < deadline:
+        last = condition()
+        if last:
+            return last
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {seconds:g} s waiting for {what} (last: {last!r})")
+
+
+def samples(text: str, name: str) -> dict[tuple[tuple[str, str], ...], float]:
+    """The samples of metric ``name`` in an exposition text, by their sorted labels (parsed by prometheus_client)."""
+    from prometheus_client.parser import text_string_to_metric_families
+
+    found: dict[tuple[tuple[str, str], ...], float] = {}
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name:
+                found[tuple(sorted(sample.labels.items()))] = sample.value
+    return found
