@@ -117,3 +117,52 @@ def samples(text: str, name: str) -> dict[tuple[tuple[str, str], ...], float]:
             if sample.name == name:
                 found[tuple(sorted(sample.labels.items()))] = sample.value
     return found
+
+
+WORKLOADS = {
+    "jobset/llm-train": ("jobset-leader-workers.yaml", "run_jobset"),
+    "lws/vllm-multihost": ("leaderworkerset.yaml", "run_lws"),
+    "raycluster/ray-mixed": ("raycluster.yaml", "run_raycluster"),
+    "pytorchjob/elastic-train": ("pytorchjob-elastic.yaml", "run_pytorchjob"),
+    "pcs/scaled": ("grove/podcliqueset-scaling-group.yaml", "run_podcliqueset"),
+}
+"""The workloads of :func:`operator_cluster`: ``type/name`` -> (fixture, the operator that makes its objects)."""
+
+
+def operator_cluster(*, pending: int = 1, namespace: str = "ml") -> Any:
+    """Every workload of :data:`WORKLOADS` in ``namespace`` as its operator makes it, on two NVL72 racks.
+
+    The first ``pending`` pods of each workload stay unscheduled; the namespace also holds another
+    workload's pod and a bare pod, and Events about the workloads and a pod.
+    """
+    import yaml
+
+    from helpers import FIXTURES_DIR
+    from helpers.operators import LiveCluster, fill
+
+    cluster = LiveCluster(namespace=namespace)
+    nodes = cluster.nvl72_racks(2)
+    for ref, (fixture, method) in WORKLOADS.items():
+        text = (FIXTURES_DIR / fixture).read_text()
+        manifest = next(doc for doc in yaml.safe_load_all(text) if doc and doc.get("spec"))
+        manifest["metadata"] = {**manifest["metadata"], "name": ref.split("/")[1], "namespace": namespace}
+        workload = cluster.workload(manifest)
+        count = [0]
+
+        def place(name: str, labels: dict, count: list[int] = count) -> str | None:
+            count[0] += 1
+            return None if count[0] <= pending else nodes[count[0] % len(nodes)]
+
+        getattr(cluster, method)(workload, place)
+        cluster.event(workload, "Created", "the operator created the workload's objects")
+    other = cluster.workload({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "unrelated"}, "spec": {}})
+    cluster.pod("unrelated-x", other, {}, None, fill(nodes))
+    cluster.pod("debug", None, {}, None, fill(nodes))
+    cluster.event(cluster.pods()[0], "FailedScheduling", "0/36 nodes are available", kind="Warning")
+    return cluster
+
+
+def serve_cluster(server: Any, cluster: Any) -> None:
+    """Store a :class:`~helpers.operators.LiveCluster`'s nodes and objects in the stand-in API server."""
+    server.add_all(cluster.nodes)
+    server.add_all(cluster.objects)

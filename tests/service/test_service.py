@@ -20,52 +20,29 @@ from typer.testing import CliRunner
 
 from helpers import FIXTURES_DIR
 from helpers.apiserver import FakeResource
-from helpers.operators import LiveCluster, fill
-from helpers.serve import get, get_json, running_service, samples, wait_until
+from helpers.operators import LiveCluster
+from helpers.serve import (
+    WORKLOADS,
+    get,
+    get_json,
+    operator_cluster,
+    running_service,
+    samples,
+    serve_cluster,
+    wait_until,
+)
 from workloadmap.cli.main import app
 from workloadmap.service import ServiceOptions
 
 runner = CliRunner()
 
-WORKLOADS = {
-    "jobset/llm-train": ("jobset-leader-workers.yaml", "run_jobset"),
-    "lws/vllm-multihost": ("leaderworkerset.yaml", "run_lws"),
-    "raycluster/ray-mixed": ("raycluster.yaml", "run_raycluster"),
-    "pytorchjob/elastic-train": ("pytorchjob-elastic.yaml", "run_pytorchjob"),
-    "pcs/scaled": ("grove/podcliqueset-scaling-group.yaml", "run_podcliqueset"),
-}
-
-
-def _manifest(fixture: str) -> dict:
-    return next(doc for doc in yaml.safe_load_all((FIXTURES_DIR / fixture).read_text()) if doc and doc.get("spec"))
-
 
 def _cluster(*, pending: int = 1) -> LiveCluster:
-    """Every workload of WORKLOADS in namespace ml, the first ``pending`` pods of each unscheduled."""
-    cluster = LiveCluster(namespace="ml")
-    nodes = cluster.nvl72_racks(2)
-    for ref, (fixture, method) in WORKLOADS.items():
-        manifest = _manifest(fixture)
-        manifest["metadata"] = {**manifest["metadata"], "name": ref.split("/")[1], "namespace": "ml"}
-        workload = cluster.workload(manifest)
-        count = [0]
-
-        def place(name: str, labels: dict, count=count) -> str | None:
-            count[0] += 1
-            return None if count[0] <= pending else nodes[count[0] % len(nodes)]
-
-        getattr(cluster, method)(workload, place)
-        cluster.event(workload, "Created", "the operator created the workload's objects")
-    other = cluster.workload({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "unrelated"}, "spec": {}})
-    cluster.pod("unrelated-x", other, {}, None, fill(nodes))
-    cluster.pod("debug", None, {}, None, fill(nodes))
-    cluster.event(cluster.pods()[0], "FailedScheduling", "0/36 nodes are available", kind="Warning")
-    return cluster
+    return operator_cluster(pending=pending)
 
 
 def _serve(server, cluster: LiveCluster) -> None:
-    server.add_all(cluster.nodes)
-    server.add_all(cluster.objects)
+    serve_cluster(server, cluster)
 
 
 def _key(tree: dict) -> tuple:
