@@ -42,6 +42,7 @@ def running_service(
     api: ApiOptions | None = None,
     catalog_dirs: tuple[str, ...] = (),
     ready: bool = True,
+    read_seconds: float = 30.0,
 ) -> Iterator[Running]:
     """A service over the cluster ``kubeconfig`` points at, its server on 127.0.0.1:<free port>."""
     from workloadmap.cli.render.serve_page import index_page, workload_page
@@ -49,8 +50,9 @@ def running_service(
     client = ClusterClient(kubeconfig=kubeconfig)
     options = options or ServiceOptions(coalesce=0.05, max_delay=0.3)
     service = Service(client, lambda: Catalog.load(list(catalog_dirs), use_env=False), options)
+    pages = Pages(index_page, workload_page)
     server = ServiceServer(
-        ("127.0.0.1", 0), service, Api(service, api or ApiOptions()), Pages(index_page, workload_page)
+        ("127.0.0.1", 0), service, Api(service, api or ApiOptions()), pages, read_seconds=read_seconds
     )
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     service.start()

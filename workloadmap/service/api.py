@@ -12,7 +12,7 @@
 
 Errors are a Kubernetes ``Status`` object: ``code`` the HTTP status, ``message`` the located
 one-line error, ``details`` its file, document and field. 4xx says the request is at fault (400
-bad input, 404 unknown workload or endpoint, 413 body too large, 422 no definition or a budget
+bad input, 404 unknown workload or endpoint, 408 a body that stalls, 413 body too large, 422 no definition or a budget
 or deadline passed, 429 busy), 5xx the service (500 a bug, 503 not ready or busy).
 """
 
@@ -59,6 +59,7 @@ _REASONS = {
     400: "BadRequest",
     404: "NotFound",
     405: "MethodNotAllowed",
+    408: "Timeout",
     411: "LengthRequired",
     413: "RequestEntityTooLarge",
     422: "Invalid",

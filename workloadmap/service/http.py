@@ -203,7 +203,11 @@ class _Handler(BaseHTTPRequestHandler):
         if length > limit:
             self.close_connection = True  # the body is never read
             raise ApiError(413, f"request body of {length:,} bytes is larger than the limit of {limit:,} bytes")
-        body = self.rfile.read(length)
+        try:
+            body = self.rfile.read(length)
+        except OSError:  # a client that stalls: socket timeout
+            self.close_connection = True
+            raise ApiError(408, f"the request body did not arrive within {self.timeout:g} s") from None
         if len(body) != length:
             self.close_connection = True
             raise ApiError(400, f"request body ended after {len(body):,} of {length:,} bytes")
@@ -218,13 +222,23 @@ class ServiceServer(ThreadingHTTPServer):
         service: the service.
         api: the JSON API.
         pages: draws the HTML pages (None: no pages).
+        read_seconds: how long a client may take to send its request.
     """
 
     daemon_threads = True
     allow_reuse_address = True
 
-    def __init__(self, address: tuple[str, int], service: Service, api: Api, pages: Pages | None = None) -> None:
-        super().__init__(address, _Handler)
+    def __init__(
+        self,
+        address: tuple[str, int],
+        service: Service,
+        api: Api,
+        pages: Pages | None = None,
+        *,
+        read_seconds: float = READ_SECONDS,
+    ) -> None:
+        handler = type("Handler", (_Handler,), {"timeout": read_seconds})
+        super().__init__(address, handler)
         self.service = service
         self.api = api
         self.pages = pages

@@ -498,11 +498,10 @@ class Service:
             if self._live_cluster is not None and self._live_cluster[0] == self._generation:
                 return self._live_cluster[1]
             nodes = list(self.cache.nodes.values())
-            cluster = (
-                cluster_from_objects(nodes, self.cache.all_pods(), name="cluster", source=self.source)
-                if nodes
-                else None
-            )
+            cluster = None
+            if nodes:  # named as `wmap place -t cluster:` names the live cluster
+                name = self.client.context or "cluster"
+                cluster = cluster_from_objects(nodes, self.cache.all_pods(), name=name, source="cluster:")
             self._live_cluster = (self._generation, cluster)
             return cluster
 
