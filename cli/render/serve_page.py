@@ -86,6 +86,26 @@ def _gangs(report: Any) -> tuple[str, str]:
     return gangs, f'<span class="{css}">{satisfied}/{len(audits)} satisfied</span>'
 
 
+def _gang_table(picture: Any, colours: dict[str, str]) -> str:
+    """The gangs drawn: colour, workload, gang, pods scheduled of minMember, the domain holding them."""
+    if not picture.gangs:
+        return ""
+    rows = []
+    for gang in picture.gangs:
+        state = "complete" if gang.fits else (gang.reason or "incomplete")
+        where = gang.chosen.rpartition("/")[2] if gang.chosen else ("" if gang.fits else "-")
+        css = "gang fits" if gang.fits else "gang unfit"
+        rows.append(
+            f'<tr class="{css}" data-gang="{_text(gang.key)}"><td><span class="swatch" '
+            f'style="background:{colours[gang.key]}"></span></td><td>{_text(gang.workload)}</td>'
+            f"<td>{_text(gang.name)}</td><td>{gang.pods} (min {gang.min_member})</td>"
+            f'<td><span class="{"ok" if gang.fits else "bad"}">{_text(state)}</span></td>'
+            f"<td>{_text(gang.level or '')}</td><td>{_text(where)}</td></tr>"
+        )
+    head = "".join(f"<th>{name}</th>" for name in ("", "workload", "gang", "pods", "state", "level", "domain"))
+    return f'<table class="gangs"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
 _HEADERS = ("namespace", "kind", "name", "phase", "pods ready/desired", "GPUs", "gangs", "placement", "problem")
 
 
@@ -131,7 +151,7 @@ def index_page(snapshot: Any, picture: Any) -> str:
             f"{_text(' > '.join(shown_picture.levels))}</p>"
             '<p class="legend muted">box: a topology domain; tile: a node (grey bar: GPUs in use); coloured: '
             "the pods of a gang on it; solid outline: the narrowest domain holding a gang's scheduled pods</p>"
-            f'<div class="picture">{topology_svg(shown_picture, colours)}</div>'
+            f'<div class="picture">{topology_svg(shown_picture, colours)}</div>{_gang_table(shown_picture, colours)}'
         )
         notes = "".join(f"<li>{_text(note)}</li>" for note in dict.fromkeys(shown_picture.notes))
         parts.append(f'<ul class="notes">{notes}</ul>' if notes else "")

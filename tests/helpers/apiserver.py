@@ -19,6 +19,7 @@ Use the ``fake_cluster`` fixture (import it into the test module) or :class:`Fak
 
 from __future__ import annotations
 
+import bisect
 import json
 import threading
 import time
@@ -149,6 +150,7 @@ class FakeApiServer:
         self.compacted = 0  # watches from a resourceVersion below this answer 410 Gone
         self.expired_as_status = False  # 410 as the HTTP status instead of an ERROR event
         self.events: list[tuple[int, str, tuple[str, str], dict]] = []  # (version, type, (group, plural), obj)
+        self._history: dict[tuple[str, str], list[tuple[int, str, dict]]] = {}  # the same, by resource type
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._watch_sockets: list[Any] = []
@@ -182,7 +184,7 @@ class FakeApiServer:
             self.version += 1
             stored = json.loads(json.dumps(stored))
             stored["metadata"]["resourceVersion"] = str(self.version)
-            self.events.append((self.version, "DELETED", (resource.group, resource.plural), stored))
+            self._record(self.version, "DELETED", (resource.group, resource.plural), stored)
             self._changed.notify_all()
 
     def serve_resource(self, resource: FakeResource) -> None:
@@ -216,15 +218,20 @@ class FakeApiServer:
             self.version += 1
             metadata["resourceVersion"] = str(self.version)
             self.objects.setdefault((resource.group, resource.plural), {})[key] = obj
-            self.events.append((self.version, kind, (resource.group, resource.plural), obj))
+            self._record(self.version, kind, (resource.group, resource.plural), obj)
             self._changed.notify_all()
         return obj
+
+    def _record(self, version: int, kind: str, key: tuple[str, str], obj: dict) -> None:
+        self.events.append((version, kind, key, obj))
+        self._history.setdefault(key, []).append((version, kind, obj))
 
     def compact(self) -> None:
         """Forget the change history: a watch from an older resourceVersion gets 410 Gone."""
         with self._changed:
             self.compacted = self.version  # etcd compacted at the current revision
             self.events.clear()
+            self._history.clear()
 
     def cut_watches(self) -> int:
         """Break every open watch off without ending the chunked stream (a dropped connection)."""
@@ -537,7 +544,9 @@ class FakeApiServer:
         key = (resource.group, resource.plural)
         while True:
             with self._changed:
-                pending = [event for event in self.events if event[0] > cursor and event[2] == key]
+                history = self._history.get(key, [])
+                start = bisect.bisect_right(history, cursor, key=lambda event: event[0])
+                pending = [(version, kind, key, obj) for version, kind, obj in history[start:]]
                 if not pending:
                     remaining = deadline - time.monotonic()
                     if remaining <= 0 or self._stopping or connection not in self._watch_sockets:

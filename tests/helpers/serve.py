@@ -60,6 +60,7 @@ def running_service(
     try:
         if ready:
             assert service.wait_ready(60), f"not ready: {service.snapshot.unsynced()}"
+            wait_until(lambda: service.snapshot.audits_pending == 0, 60, "the placement audits")
         yield Running(service, server, server.url)
     finally:
         server.shutdown()

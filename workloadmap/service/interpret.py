@@ -38,6 +38,7 @@ class WorkloadState:
         report: describe's report without events; None when interpretation failed.
         row: ``wmap get``'s row.
         error: the one-line error when interpretation failed.
+        audited: the report holds the placement audit (it is made after the rest, see :meth:`Interpreter.interpret`).
         samples: its series' samples.
     """
 
@@ -51,6 +52,7 @@ class WorkloadState:
     report: DescribeReport | None = None
     row: WorkloadRow | None = None
     error: str | None = None
+    audited: bool = False
     samples: tuple[Sample, ...] = field(default=(), repr=False)
 
     @property
@@ -115,7 +117,7 @@ class Interpreter:
         self.warnings: list[str] = []
         self.events_api: str | None = None
 
-    def _live(self, uid: str, events: bool) -> LiveObjects:
+    def _live(self, uid: str, events: bool, audit: bool = True) -> LiveObjects:
         obj = self.cache.workload(uid) or {}
         namespace = object_key(obj)[0] or None
         return LiveObjects(
@@ -123,14 +125,14 @@ class Interpreter:
             owners=self.cache,
             events=self.cache.events_of(namespace) if events else (),
             events_api=self.events_api if events else None,
-            nodes=self.nodes if self.cluster is None else None,
-            cluster=self.cluster,
+            nodes=self.nodes if self.cluster is None and audit else None,
+            cluster=self.cluster if audit else None,
             chains=OwnerChains(self.cache),
             warnings=list(self.warnings),
         )
 
-    def describe(self, uid: str, *, events: bool) -> DescribeReport:
-        """Describe's report on a cached workload (with the cached Events when ``events``).
+    def describe(self, uid: str, *, events: bool, audit: bool = True) -> DescribeReport:
+        """The describe report of a cached workload (the cached Events with ``events``, the audit with ``audit``).
 
         Raises:
             WorkloadMapError: as :func:`workloadmap.live.describe`.
@@ -142,7 +144,7 @@ class Interpreter:
         try:
             return describe(
                 obj,
-                self._live(uid, events),
+                self._live(uid, events, audit),
                 catalog=self.catalog,
                 gpu_resources=self.gpu_resources,
                 related=related,
@@ -151,8 +153,13 @@ class Interpreter:
         finally:
             self.cache.read_by(uid, related.read)
 
-    def interpret(self, uid: str) -> WorkloadState | None:
-        """The state of cached workload ``uid``; None when it is no longer a workload."""
+    def interpret(self, uid: str, *, audit: bool = False) -> WorkloadState | None:
+        """The state of cached workload ``uid``; None when it is no longer a workload.
+
+        Without ``audit`` the placement audit is left out (``audited`` False): on thousands of
+        nodes it costs a placement per workload, so the service runs it after the rest, in the
+        worker's idle time.
+        """
         obj = self.cache.workload(uid)
         if obj is None:
             return None
@@ -161,7 +168,7 @@ class Interpreter:
         group = api_version.rpartition("/")[0]
         failed = WorkloadState(uid, namespace, kind, group, name, type_name(obj), obj)
         try:
-            report = self.describe(uid, events=False)
+            report = self.describe(uid, events=False, audit=audit)
         except ClusterError as error:
             return replace(failed, error=str(error))
         except WorkloadMapError as error:
@@ -171,6 +178,7 @@ class Interpreter:
         return replace(
             failed,
             report=report,
+            audited=audit,
             row=workload_row(obj, report.tree, report),
             samples=tuple(workload_samples((namespace, kind, group, name), report.tree, report)),
         )

@@ -81,6 +81,7 @@ class HealthCollector(Collector):
             families["wmap_interpretation_errors_total"].add_metric([f"{kind}.{group}" if group else kind], count)
         families["wmap_interpretations_total"].add_metric([], snapshot.interpretations)
         families["wmap_workloads"].add_metric([], len(snapshot.workloads))
+        families["wmap_audits_pending"].add_metric([], snapshot.audits_pending)
         if snapshot.last_sync is not None:
             families["wmap_last_sync_timestamp_seconds"].add_metric([], snapshot.last_sync)
             families["wmap_sync_age_seconds"].add_metric([], max(0.0, self.clock() - snapshot.last_sync))

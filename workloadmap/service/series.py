@@ -131,6 +131,7 @@ HEALTH_SERIES: dict[str, Series] = {
         Series("wmap_interpretations_total", "Workloads interpreted (after a change of them or of their pods).", (),
                "counter"),
         Series("wmap_workloads", "Workloads interpreted in the current snapshot.", ()),
+        Series("wmap_audits_pending", "Workloads whose placement audit is still to be made.", ()),
         Series("wmap_last_sync_timestamp_seconds", "When the cache last caught up with every watch event.", ()),
         Series("wmap_sync_age_seconds", "Seconds since the cache last caught up with every watch event.", ()),
     )

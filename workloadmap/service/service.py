@@ -53,6 +53,8 @@ class ServiceOptions:
         shard: this process's share of the namespaces.
         coalesce: seconds without events before a batch is interpreted.
         max_delay: seconds after the first change of a batch by which it is interpreted anyway.
+        audit_seconds: time the worker gives placement audits at a time, when no event waits (an
+            audit places the workload on the cached nodes: 0.2 s on 6,000 nodes).
         chunk_size: page size of the lists (None: the client's default, 500).
         cluster_kartas: read the cluster's Karta definitions into the catalog.
     """
@@ -63,6 +65,7 @@ class ServiceOptions:
     shard: Shard = UNSHARDED
     coalesce: float = 0.2
     max_delay: float = 1.0
+    audit_seconds: float = 0.25
     chunk_size: int | None = None
     cluster_kartas: bool = True
 
@@ -112,6 +115,7 @@ class Service:
         self._last_event = 0.0
         self._next_resync = 0.0
         self._live_cluster: tuple[int, Cluster | None] | None = None
+        self._audits: dict[str, None] = {}  # workloads interpreted whose placement audit is still to be made
         self._generation = 0
         self._stop = threading.Event()
         self.context = contextvars.copy_context()  # budgets and allowed reference kinds of the command
@@ -181,6 +185,7 @@ class Service:
                 self._drain()
                 self._follow_up()
                 self._maybe_interpret()
+                self._audit()
         except BaseException as error:  # healthz reports it; the command exits with it
             self.failure = error
 
@@ -192,7 +197,7 @@ class Service:
 
     def _drain(self) -> None:
         """Apply the queued events: wait for the first (a short while), take the rest as they are."""
-        wait = self.options.coalesce if self._first_change is not None else 0.5
+        wait = self.options.coalesce if self._first_change is not None or self._audits else 0.5
         try:
             item = self.queue.get(timeout=wait)
         except queue.Empty:
@@ -437,15 +442,39 @@ class Service:
     def _interpret(self, uids: set[str]) -> None:
         self._prepare_cluster()
         for uid in uids:
+            self._audits.pop(uid, None)
             state = self.interpreter.interpret(uid)
             if state is None:
                 self.states.pop(uid, None)
                 continue
+            if state.error is None and (self.interpreter.cluster is not None or self.interpreter.nodes is not None):
+                self._audits[uid] = None
             self.counts.interpretations += 1
             if state.error is not None:
                 key = (state.group, state.kind)
                 self.counts.errors[key] = self.counts.errors.get(key, 0) + 1
             self.states[uid] = state
+
+    def _audit(self) -> None:
+        """Placement audits of interpreted workloads, while no event waits, for ``audit_seconds`` at a time."""
+        if not self._audits or not self._initialized or not self.queue.empty():
+            return
+        self._prepare_cluster()
+        started = time.monotonic()
+        done = 0
+        while self._audits and time.monotonic() - started < self.options.audit_seconds:
+            uid = next(iter(self._audits))
+            del self._audits[uid]
+            state = self.interpreter.interpret(uid, audit=True)
+            done += 1
+            if state is None:
+                self.states.pop(uid, None)
+            else:
+                self.states[uid] = state
+            if not self.queue.empty():
+                break
+        if done:
+            self._publish()
 
     def _publish(self) -> None:
         watches = tuple(
@@ -464,6 +493,7 @@ class Service:
             objects=dict(self.cache.counters.objects),
             errors=dict(self.counts.errors),
             interpretations=self.counts.interpretations,
+            audits_pending=len(self._audits),
             last_sync=time.time() if caught_up and self._initialized else previous.last_sync,
             cluster=self.interpreter.cluster,
             catalog=self.catalog,
@@ -472,7 +502,7 @@ class Service:
     # -- requests that need the cache ------------------------------------------------------------
 
     def describe(self, state: WorkloadState, timeout: float) -> DescribeReport:
-        """Describe's report on a workload, from the cache, Events included (``to_dict()``: ``-o json``).
+        """The describe report of a workload, from the cache, Events included (``to_dict()``: ``-o json``).
 
         Raises:
             KeyError: the workload is gone.

@@ -41,6 +41,7 @@ class Snapshot:
         objects: objects held, by resource.
         errors: failed interpretations so far, by ``(group, kind)``.
         interpretations: interpretations so far.
+        audits_pending: workloads whose placement audit is still to be made.
         last_sync: ``time.time()`` when the cache last caught up with every event (None: never).
         cluster: the nodes as a cluster (None without nodes).
         catalog: the definitions in use.
@@ -55,6 +56,7 @@ class Snapshot:
     objects: Mapping[str, int] = field(default_factory=dict)
     errors: Mapping[tuple[str, str], int] = field(default_factory=dict)
     interpretations: int = 0
+    audits_pending: int = 0
     last_sync: float | None = None
     cluster: Cluster | None = None
     catalog: Catalog | None = None
