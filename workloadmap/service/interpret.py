@@ -16,7 +16,16 @@ from typing import Any
 from ..catalog import Catalog
 from ..errors import ClusterError, WorkloadMapError, internal_error
 from ..interpreter import RelatedObjects
-from ..live import DescribeReport, LiveObjects, OwnerChains, WorkloadRow, describe, type_name, workload_row
+from ..live import (
+    ClusterAnalysis,
+    DescribeReport,
+    LiveObjects,
+    OwnerChains,
+    WorkloadRow,
+    describe,
+    type_name,
+    workload_row,
+)
 from ..topology import Cluster
 from ..tree import WorkloadTree
 from .cache import Cache
@@ -113,6 +122,7 @@ class Interpreter:
         self.source = source
         self.fallback = fallback
         self.cluster: Cluster | None = None
+        self.analysis: ClusterAnalysis | None = None
         self.nodes: list[dict[str, Any]] | None = None
         self.warnings: list[str] = []
         self.events_api: str | None = None
@@ -125,8 +135,8 @@ class Interpreter:
             owners=self.cache,
             events=self.cache.events_of(namespace) if events else (),
             events_api=self.events_api if events else None,
-            nodes=self.nodes if self.cluster is None and audit else None,
-            cluster=self.cluster if audit else None,
+            nodes=self.nodes if self.analysis is None and audit else None,
+            analysis=self.analysis if audit else None,
             chains=OwnerChains(self.cache),
             warnings=list(self.warnings),
         )

@@ -26,7 +26,7 @@ from typing import Any, TypeVar
 from ..catalog import Catalog
 from ..errors import ClusterError, DefinitionError, TopologyError, WorkloadMapError
 from ..kube import ADDED, DELETED, MODIFIED, SYNCED, ClusterClient, ClusterObjects
-from ..live import DescribeReport
+from ..live import ClusterAnalysis, DescribeReport
 from ..resources import DEFAULT_GPU_RESOURCES
 from ..topology import Cluster, cluster_from_objects
 from .cache import Cache, Role, kind_key
@@ -40,6 +40,10 @@ from .watchers import FAILED, LISTING, Watch, WatchSpec
 __all__ = ["Service", "ServiceOptions"]
 
 T = TypeVar("T")
+
+INLINE_AUDITS = 64
+"""Batches of at most this many workloads are audited as they are interpreted; larger ones (the first
+sync, a resync) are interpreted first and audited in the worker's idle time."""
 
 
 @dataclass(frozen=True)
@@ -438,16 +442,20 @@ class Service:
             interpreter.cluster = cluster_from_objects(nodes, name="cluster", source="nodes") if readable else None
         except TopologyError:
             interpreter.cluster = None  # describe reads the nodes itself and says why there is no audit
+        interpreter.analysis = ClusterAnalysis(interpreter.cluster) if interpreter.cluster is not None else None
 
     def _interpret(self, uids: set[str]) -> None:
+        """Interpret a batch; a small one with its audits, a large one (the first, a resync) without, audited later."""
         self._prepare_cluster()
+        auditable = self.interpreter.cluster is not None or self.interpreter.nodes is not None
+        inline = len(uids) <= INLINE_AUDITS
         for uid in uids:
             self._audits.pop(uid, None)
-            state = self.interpreter.interpret(uid)
+            state = self.interpreter.interpret(uid, audit=inline and auditable)
             if state is None:
                 self.states.pop(uid, None)
                 continue
-            if state.error is None and (self.interpreter.cluster is not None or self.interpreter.nodes is not None):
+            if state.error is None and auditable and not state.audited:
                 self._audits[uid] = None
             self.counts.interpretations += 1
             if state.error is not None:
