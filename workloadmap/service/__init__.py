@@ -27,7 +27,7 @@ from .discovery import catalog_groups, wanted_watches
 from .http import MAX_POSTS, READ_SECONDS, Pages, ServiceServer
 from .interpret import Interpreter, WorkloadState
 from .metrics import HealthCollector, MetricsEndpoint, WorkloadCollector
-from .objects import EVENT_FIELDS, OWNER_FIELDS, POD_FIELDS, keep, workload_copy
+from .objects import EVENT_FIELDS, OWNER_FIELDS, POD_FIELDS, cut, keep, workload_copy
 from .picture import live_picture
 from .rbac import cluster_role
 from .series import HEALTH_SERIES, WORKLOAD_SERIES, Series, resource_unit, sanitized, workload_samples
@@ -74,6 +74,7 @@ __all__ = [
     "namespace_hash",
     "statefulset_ordinal",
     "keep",
+    "cut",
     "workload_copy",
     "POD_FIELDS",
     "OWNER_FIELDS",

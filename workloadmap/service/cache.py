@@ -25,7 +25,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..live import OwnerChains, controller_of
-from .objects import EVENT_FIELDS, NODE_FIELDS, OWNER_FIELDS, POD_FIELDS, keep, object_key, object_uid, workload_copy
+from .objects import (
+    EVENT_FIELDS,
+    NODE_FIELDS,
+    OWNER_FIELDS,
+    POD_FIELDS,
+    cut,
+    keep,
+    object_key,
+    object_uid,
+    workload_copy,
+)
 
 __all__ = ["Cache", "Role", "MAX_EVENTS_CACHED", "kind_key"]
 
@@ -309,10 +319,10 @@ class Cache:
         if entry.role == Role.OWNERS:
             entry.obj, entry.cut = keep(source, OWNER_FIELDS), True
             return
-        cut = top is not None
+        owned = top is not None
         workload = top is None and waiting is None
-        if cut:
-            kept = keep(source, POD_FIELDS if entry.role == Role.PODS else OWNER_FIELDS)
+        if owned:
+            kept = cut(source, POD_FIELDS if entry.role == Role.PODS else OWNER_FIELDS)
         elif fresh is not None:
             kept = workload_copy(fresh)
         else:
@@ -321,7 +331,7 @@ class Cache:
                 self.refetch.add(uid)
         changed = kept != entry.obj
         entry.obj = kept
-        entry.cut = cut or (fresh is None and entry.cut)
+        entry.cut = owned or (fresh is None and entry.cut)
         entry.workload = workload
         if workload:
             self.workloads[uid] = None

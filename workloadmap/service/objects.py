@@ -14,8 +14,9 @@ node and every container status a kubelet wrote. The cache keeps:
 * **nodes**: :data:`workloadmap.topology.stream.NODE_FIELDS`, what the cluster model reads;
 * **Events**: :data:`EVENT_FIELDS`, what :func:`workloadmap.live.event_view` reads.
 
-Cutting an object down is :func:`keep`; ``tests/service/test_objects.py`` checks that describe
-and the cluster model answer the same from the kept fields as from the whole objects.
+Cutting an object down is :func:`cut` (:func:`keep`, and the last-applied annotation dropped);
+``tests/service/test_objects.py`` checks that describe and the cluster model answer the same from
+the kept fields as from the whole objects.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ __all__ = [
     "NODE_FIELDS",
     "EVENT_FIELDS",
     "keep",
+    "cut",
     "workload_copy",
     "object_uid",
     "object_key",
@@ -128,6 +130,12 @@ def keep(value: Any, fields: Fields) -> Any:
     if value.__class__ is list:
         return [keep(entry, fields) if entry.__class__ is dict else entry for entry in value]
     return value
+
+
+def cut(obj: dict[str, Any], fields: Fields) -> dict[str, Any]:
+    """``obj`` with only ``fields``, and without the last-applied annotation (a copy of the whole object)."""
+    kept: dict[str, Any] = keep(obj, fields)
+    return workload_copy(kept)
 
 
 def workload_copy(obj: dict[str, Any]) -> dict[str, Any]:
