@@ -151,6 +151,8 @@ class FakeApiServer:
         self.expired_as_status = False  # 410 as the HTTP status instead of an ERROR event
         self.events: list[tuple[int, str, tuple[str, str], dict]] = []  # (version, type, (group, plural), obj)
         self._history: dict[tuple[str, str], list[tuple[int, str, dict]]] = {}  # the same, by resource type
+        self._changes: dict[tuple[str, str], int] = {}  # changes per resource type, for the list order kept
+        self._listed: dict[tuple[str, str], tuple[int, list]] = {}
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._watch_sockets: list[Any] = []
@@ -198,6 +200,8 @@ class FakeApiServer:
         with self._changed:
             self.resources.remove(resource)
             self.objects.pop((resource.group, resource.plural), None)
+            key = (resource.group, resource.plural)
+            self._changes[key] = self._changes.get(key, 0) + 1
             self._changed.notify_all()
 
     def add_all(self, objects: Iterable[dict]) -> None:
@@ -223,6 +227,7 @@ class FakeApiServer:
         return obj
 
     def _record(self, version: int, kind: str, key: tuple[str, str], obj: dict) -> None:
+        self._changes[key] = self._changes.get(key, 0) + 1
         self.events.append((version, kind, key, obj))
         self._history.setdefault(key, []).append((version, kind, obj))
 
@@ -462,7 +467,7 @@ class FakeApiServer:
             return _WATCH, {"resource": resource, "namespace": namespace}
         items = [
             obj
-            for (obj_namespace, _), obj in sorted(stored.items())
+            for (obj_namespace, _), obj in self._sorted(resource, stored)
             if (namespace is None or obj_namespace == namespace)
             and _field_selector_matches(obj, query.get("fieldSelector", ""))
             and _label_selector_matches(obj, query.get("labelSelector", ""))
@@ -482,6 +487,19 @@ class FakeApiServer:
             "metadata": metadata,
             "items": page,
         }
+
+    def _sorted(self, resource: FakeResource, stored: dict) -> list:
+        """The objects of a type in list order, sorted once per change of the type (lists come page by page)."""
+        key = (resource.group, resource.plural)
+        with self._lock:
+            changes = self._changes.get(key, 0)
+            cached = self._listed.get(key)
+        if cached is not None and cached[0] == changes:
+            return cached[1]
+        ordered = sorted(stored.items())
+        with self._lock:
+            self._listed[key] = (changes, ordered)
+        return ordered
 
     def _stream(
         self, handler: BaseHTTPRequestHandler, resource: FakeResource, namespace: str | None, query: dict[str, str]

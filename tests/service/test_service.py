@@ -223,3 +223,30 @@ def test_readyz_waits_for_every_watch_and_healthz_for_the_worker(fake_cluster):
         wait_until(lambda: get(f"{running.url}/readyz")[0] == 200, what="ready")
         status, ready = get_json(f"{running.url}/readyz")
         assert ready == {"ready": True, "unsynced": [], "errors": {}}
+
+
+def test_a_karta_added_to_the_cluster_brings_its_kind_in(tmp_path, monkeypatch):
+    from helpers import load_fixture
+    from helpers.apiserver import DEFAULT_RESOURCES, TEST_TOKEN, FakeApiServer
+
+    for variable in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(variable, raising=False)
+    karta_resource = FakeResource("run.ai", "v1alpha1", "kartas", "karta", "Karta", namespaced=False)
+    trainers = FakeResource("example.com", "v1", "trainers", "trainer", "Trainer")
+    karta = yaml.safe_load((FIXTURES_DIR / "karta" / "trainer-karta.yaml").read_text())
+    with FakeApiServer([*DEFAULT_RESOURCES, karta_resource, trainers], token=TEST_TOKEN) as server:
+        server.add(load_fixture("karta/trainer.yaml"))
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig")
+        with running_service(kubeconfig) as running:
+            assert not running.service.snapshot.workloads, "no definition covers Trainer yet"
+            server.add(karta)
+            found = wait_until(lambda: running.service.snapshot.workloads, 30, "the Trainer interpreted")
+            (state,) = found
+            assert (state.kind, state.tree.definition, state.tree.totals.pods) == (
+                "Trainer",
+                "example-com-trainer-v1",
+                8,
+            )
+            server.delete(karta)
+            wait_until(lambda: not running.service.snapshot.workloads, 30, "the Trainer forgotten with its Karta")
+        assert server.methods == {"GET"}
