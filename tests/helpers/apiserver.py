@@ -451,6 +451,7 @@ class FakeApiServer:
             )
         with self._lock:
             stored = dict(self.objects.get((resource.group, resource.plural), {}))
+            changes = self._changes.get((resource.group, resource.plural), 0)  # the version of ``stored``
         if len(rest) == 2:
             obj = stored.get((namespace or "" if resource.namespaced else "", rest[1]))
             if obj is None:
@@ -467,7 +468,7 @@ class FakeApiServer:
             return _WATCH, {"resource": resource, "namespace": namespace}
         items = [
             obj
-            for (obj_namespace, _), obj in self._sorted(resource, stored)
+            for (obj_namespace, _), obj in self._sorted(resource, stored, changes)
             if (namespace is None or obj_namespace == namespace)
             and _field_selector_matches(obj, query.get("fieldSelector", ""))
             and _label_selector_matches(obj, query.get("labelSelector", ""))
@@ -488,17 +489,17 @@ class FakeApiServer:
             "items": page,
         }
 
-    def _sorted(self, resource: FakeResource, stored: dict) -> list:
-        """The objects of a type in list order, sorted once per change of the type (lists come page by page)."""
+    def _sorted(self, resource: FakeResource, stored: dict, changes: int) -> list:
+        """``stored`` in list order, sorted once per change of the type (lists come page by page)."""
         key = (resource.group, resource.plural)
         with self._lock:
-            changes = self._changes.get(key, 0)
             cached = self._listed.get(key)
         if cached is not None and cached[0] == changes:
             return cached[1]
         ordered = sorted(stored.items())
         with self._lock:
-            self._listed[key] = (changes, ordered)
+            if self._changes.get(key, 0) == changes:
+                self._listed[key] = (changes, ordered)
         return ordered
 
     def _stream(
