@@ -16,6 +16,7 @@ from helpers.operators import LiveCluster, fill
 from workloadmap.catalog import Catalog
 from workloadmap.service import Cache, Role, Shard
 from workloadmap.service import cache as cache_module
+from workloadmap.service.cache import prepared
 
 CATALOG = Catalog.load(use_env=False)
 JOBSETS = ("jobset.x-k8s.io", "jobsets")
@@ -112,13 +113,16 @@ def test_a_refused_owner_kind_ends_the_chain():
              "metadata": {"name": "w", "namespace": "ml", "uid": "uid-w"}}  # fmt: skip
     pod = cluster.pod("w-1", owner, {}, None, fill(["n"]))
     cache = Cache(_covered)
-    cache.apply(Role.PODS, PODS, "ADDED", pod)
+    kept, precut = prepared(Role.PODS, pod, _covered)  # as the watch's thread hands it on
+    assert precut and "image" not in str(kept)
+    cache.apply(Role.PODS, PODS, "ADDED", kept, precut=precut)
     assert cache.wanted_kinds == {("example.com", "Widget")}
     cache.wanted_kinds.clear()
     cache.pending_kinds.discard(("example.com", "Widget"))
     cache.refused_kinds.add(("example.com", "Widget"))
     cache.reclassify(cache.waiting_on([("example.com", "Widget")]))
     assert list(cache.workloads) == [pod["metadata"]["uid"]], "as wmap get all: a pod no covered kind owns"
+    assert cache.refetch == {pod["metadata"]["uid"]}, "it came cut down: its whole object is read again"
 
 
 def test_an_owner_kept_cut_down_that_turns_out_a_workload_is_fetched_again():

@@ -37,7 +37,7 @@ from .objects import (
     workload_copy,
 )
 
-__all__ = ["Cache", "Role", "MAX_EVENTS_CACHED", "kind_key"]
+__all__ = ["Cache", "Role", "MAX_EVENTS_CACHED", "kind_key", "prepared"]
 
 MAX_EVENTS_CACHED = 50_000
 """Events kept at most (the oldest-updated go first); the API server keeps them an hour anyway."""
@@ -57,6 +57,30 @@ class Role:
 def kind_key(api_version: str, kind: str) -> tuple[str, str]:
     """``(group, kind)`` of an apiVersion and kind: owner references may name another version."""
     return api_version.rpartition("/")[0], kind
+
+
+def prepared(role: str, obj: dict[str, Any], covered: Callable[[str, str], bool]) -> tuple[dict[str, Any], bool]:
+    """An object as a watch hands it on: cut down already where its kind and owner say enough (and whether it was).
+
+    Cut on the watch's thread, so the whole object is dropped at once and the worker's queue
+    holds only what is kept: a pod that has a controller owner (pods of workloads), an object of
+    a covered kind whose controller owner is of a covered kind too (a JobSet's Job), an owner in
+    between, a node, an Event. Should a pod or object so cut turn out to be a workload after all
+    (its owner's kind not covered after all), the cache reads it again whole.
+    """
+    if role == Role.PODS:
+        return (cut(obj, POD_FIELDS), True) if controller_of(obj) is not None else (obj, False)
+    if role == Role.OWNERS:
+        return cut(obj, OWNER_FIELDS), True
+    if role == Role.NODES:
+        return keep(obj, NODE_FIELDS), True
+    if role == Role.EVENTS:
+        return keep(obj, EVENT_FIELDS), True
+    if role == Role.WORKLOADS:
+        reference = controller_of(obj)
+        if reference is not None and covered(str(reference.get("apiVersion") or ""), str(reference.get("kind") or "")):
+            return cut(obj, OWNER_FIELDS), True
+    return obj, False
 
 
 @dataclass
@@ -133,8 +157,14 @@ class Cache:
 
     # -- events ---------------------------------------------------------------------------------
 
-    def apply(self, role: str, resource: tuple[str, str], event_type: str, obj: Mapping[str, Any]) -> None:
-        """Apply one watch event (``ADDED``, ``MODIFIED`` or ``DELETED``) of a resource type with ``role``."""
+    def apply(
+        self, role: str, resource: tuple[str, str], event_type: str, obj: Mapping[str, Any], *, precut: bool = False
+    ) -> None:
+        """Apply one watch event (``ADDED``, ``MODIFIED`` or ``DELETED``) of a resource type with ``role``.
+
+        ``precut``: the object was already cut down (:func:`prepared`, in the watch's thread);
+        should it turn out to be a workload, its whole object is read again.
+        """
         name = f"{resource[1]}.{resource[0]}" if resource[0] else resource[1]
         self.counters.event(name, event_type)
         body = obj if isinstance(obj, dict) else dict(obj)
@@ -151,7 +181,7 @@ class Cache:
             if event_type == "DELETED":
                 self._remove(object_uid(body), name)
             else:
-                self._store(role, resource, body, name)
+                self._store(role, resource, body, name, precut)
 
     def drop_resource(self, resource: tuple[str, str]) -> None:
         """Forget every object of a resource type no longer watched (its CRD was removed)."""
@@ -205,7 +235,7 @@ class Cache:
 
     # -- objects and pods -----------------------------------------------------------------------
 
-    def _store(self, role: str, resource: tuple[str, str], obj: dict[str, Any], name: str) -> None:
+    def _store(self, role: str, resource: tuple[str, str], obj: dict[str, Any], name: str, precut: bool) -> None:
         uid = object_uid(obj)
         previous = self.entries.get(uid)
         reference = controller_of(obj)
@@ -223,7 +253,7 @@ class Cache:
         if parent:
             self.children.setdefault(parent, set()).add(uid)
         was = entry.workload
-        self._classify(uid, entry, obj)
+        self._classify(uid, entry, obj, precut)
         if moved or was != entry.workload:
             self._reclassify_below(uid)
         self._touch_readers(obj)
@@ -305,33 +335,32 @@ class Cache:
                     return top, kind
         return top, None
 
-    def _classify(self, uid: str, entry: _Entry, fresh: dict[str, Any] | None) -> None:
-        """Decide what ``entry`` is and keep what that needs; ``fresh``: the whole object just received.
+    def _classify(self, uid: str, entry: _Entry, fresh: dict[str, Any] | None, precut: bool = False) -> None:
+        """Decide what ``entry`` is and keep what that needs; ``fresh``: the object just received.
 
-        Classified again without a fresh object (an owner came or went), an entry kept cut down
-        cannot grow back: when it turns out to be a workload its whole object is fetched again
-        (:attr:`refetch`).
+        An entry kept cut down (classified again without a fresh object after an owner came or
+        went, or received cut down) cannot grow back: when it turns out to be a workload its whole
+        object is fetched again (:attr:`refetch`).
         """
         source = fresh if fresh is not None else entry.obj
         top, waiting = self._chain_end(source) if entry.parent else (None, None)
         entry.waiting = waiting
         was = entry.workload
         if entry.role == Role.OWNERS:
-            entry.obj, entry.cut = keep(source, OWNER_FIELDS), True
+            entry.obj, entry.cut = cut(source, OWNER_FIELDS), True
             return
         owned = top is not None
         workload = top is None and waiting is None
+        was_cut = precut if fresh is not None else entry.cut
         if owned:
             kept = cut(source, POD_FIELDS if entry.role == Role.PODS else OWNER_FIELDS)
-        elif fresh is not None:
-            kept = workload_copy(fresh)
         else:
-            kept = entry.obj
-            if entry.cut and workload:
+            kept = workload_copy(fresh) if fresh is not None else entry.obj
+            if was_cut and workload:
                 self.refetch.add(uid)
         changed = kept != entry.obj
         entry.obj = kept
-        entry.cut = owned or (fresh is None and entry.cut)
+        entry.cut = owned or was_cut
         entry.workload = workload
         if workload:
             self.workloads[uid] = None

@@ -29,7 +29,7 @@ from ..kube import ADDED, DELETED, MODIFIED, SYNCED, ClusterClient, ClusterObjec
 from ..live import ClusterAnalysis, DescribeReport
 from ..resources import DEFAULT_GPU_RESOURCES
 from ..topology import Cluster, cluster_from_objects
-from .cache import Cache, Role, kind_key
+from .cache import Cache, Role, kind_key, prepared
 from .discovery import catalog_groups, owner_resource, wanted_watches
 from .interpret import Interpreter, WorkloadState
 from .objects import object_key, object_uid
@@ -196,8 +196,11 @@ class Service:
     def _covered(self, api_version: str, kind: str) -> bool:
         return self.catalog.lookup(api_version, kind) is not None
 
-    def _sink(self, watch: Watch, event_type: str, obj: dict[str, Any] | None) -> None:
-        self.queue.put(("event", watch, event_type, obj))
+    def _sink(self, watch: Watch, event_type: str, obj: dict[str, Any] | None, precut: bool) -> None:
+        self.queue.put(("event", watch, event_type, obj, precut))
+
+    def _prepare(self, role: str, obj: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+        return prepared(role, obj, self._covered)
 
     def _drain(self) -> None:
         """Apply the queued events: wait for the first (a short while), take the rest as they are."""
@@ -227,7 +230,7 @@ class Service:
             return
         if item[0] != "event":
             return
-        _, watch, event_type, obj = item
+        _, watch, event_type, obj, precut = item
         assert isinstance(watch, Watch)
         key = watch.spec.key
         if self.watches.get(key) is not watch:
@@ -243,7 +246,7 @@ class Service:
             seen = self._listing.get(key)
             if seen is not None and event_type != DELETED:
                 seen.add(self._identity(role, obj))
-            self.cache.apply(role, key, event_type, obj)
+            self.cache.apply(role, key, event_type, obj, precut=precut)
             self._last_event = time.monotonic()
             if self._first_change is None:
                 self._first_change = self._last_event
@@ -372,7 +375,13 @@ class Service:
             self.cache.watched_kinds.add((spec.resource.group, spec.resource.kind))
             self.cache.pending_kinds.add((spec.resource.group, spec.resource.kind))
         watch = Watch(
-            self.client, spec, self.options.namespace, self._sink, self.options.shard, self.options.chunk_size
+            self.client,
+            spec,
+            self.options.namespace,
+            self._sink,
+            self.options.shard,
+            self.options.chunk_size,
+            prepare=self._prepare,
         )
         self.watches[spec.key] = watch
         watch.start()

@@ -47,7 +47,8 @@ class WatchSpec:
         return self.resource.group, self.resource.plural
 
 
-Sink = Callable[["Watch", str, "dict[str, Any] | None"], None]
+Sink = Callable[["Watch", str, "dict[str, Any] | None", bool], None]
+Prepare = Callable[[str, "dict[str, Any]"], "tuple[dict[str, Any], bool]"]
 
 
 def _stub(obj: dict[str, Any]) -> dict[str, Any]:
@@ -67,6 +68,8 @@ class Watch:
         sink: called on the watch's thread with ``(watch, event type, object)``.
         in_shard: whether a namespace is this process's.
         chunk_size: page size of the lists.
+        prepare: ``(role, object) -> (object, cut)``: what is handed on of each object (cut down
+            on this thread, so the whole one is dropped at once); by default the object itself.
 
     Attributes:
         synced: the first list is complete (or the type was refused for good).
@@ -82,6 +85,7 @@ class Watch:
         sink: Sink,
         in_shard: Callable[[str], bool],
         chunk_size: int | None = None,
+        prepare: Prepare | None = None,
     ) -> None:
         self.client = client
         self.spec = spec
@@ -89,6 +93,7 @@ class Watch:
         self.sink = sink
         self.in_shard = in_shard
         self.chunk_size = chunk_size
+        self.prepare: Prepare = prepare or (lambda _role, obj: (obj, False))
         self.stop = threading.Event()
         self.synced = False
         self.error: str | None = None
@@ -122,12 +127,12 @@ class Watch:
             )
             self._current = watch
             try:
-                self.sink(self, LISTING, None)
+                self.sink(self, LISTING, None, False)
                 for event in watch:
                     if event.type == SYNCED:
                         self.error, pause = None, 0
                         self.synced = True
-                        self.sink(self, SYNCED, None)
+                        self.sink(self, SYNCED, None, False)
                         continue
                     self._forward(watch, event.type, event.object)
             except ClusterApiError as error:
@@ -150,7 +155,8 @@ class Watch:
         namespace = metadata.get("namespace")
         uid = str(metadata.get("uid") or f"{namespace or ''}/{metadata.get('name', '')}")
         if not namespace or self.in_shard(str(namespace)):
-            self.sink(self, event_type, obj)
+            kept, precut = self.prepare(self.spec.role, obj) if event_type != "DELETED" else (obj, False)
+            self.sink(self, event_type, kept, precut)
         if isinstance(watch.known.get(uid), dict):
             watch.known[uid] = _stub(obj)  # the watch only compares resourceVersions after a relist
 
@@ -159,8 +165,8 @@ class Watch:
         self.error = str(error) or type(error).__name__
         if refused and not self.synced:
             self.synced = True  # listed as empty: nothing can be read of it
-            self.sink(self, SYNCED, None)
-        self.sink(self, FAILED, None)
+            self.sink(self, SYNCED, None, False)
+        self.sink(self, FAILED, None, False)
 
 
 def wait_all(watches: list[Watch], seconds: float) -> bool:
