@@ -181,7 +181,7 @@ def _run(client: Any, catalog_loader: Any, address: tuple[str, int], seconds: Op
         catalog_loader,
         ServiceOptions(
             namespace=options["namespace"], gpu_resources=options["gpu_resources"], resync=options["resync"],
-            shard=options["shard"], chunk_size=options["chunk_size"],
+            shard=options["shard"], chunk_size=options["chunk_size"], freeze_after_sync=True,
         ),
     )  # fmt: skip
     api = Api(service, ApiOptions(options["enable_api"], options["max_body"], options["request_seconds"],

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextvars
+import gc
 import queue
 import threading
 import time
@@ -61,6 +62,9 @@ class ServiceOptions:
             audit places the workload on the cached nodes: 0.2 s on 6,000 nodes).
         chunk_size: page size of the lists (None: the client's default, 500).
         cluster_kartas: read the cluster's Karta definitions into the catalog.
+        freeze_after_sync: after the first sync, move every object to the collector's permanent
+            generation (``gc.freeze``): for a process that only serves (``wmap serve``), not for a
+            library caller whose other objects would be frozen too.
     """
 
     namespace: str | None = None
@@ -72,6 +76,7 @@ class ServiceOptions:
     audit_seconds: float = 0.25
     chunk_size: int | None = None
     cluster_kartas: bool = True
+    freeze_after_sync: bool = False
 
 
 @dataclass
@@ -425,10 +430,16 @@ class Service:
             overdue = now - self._first_change >= self.options.max_delay
             if not (quiet or overdue):
                 return
+        first = not self._snapshot.ready
         dirty, self.cache.dirty = self.cache.dirty, set()
         self._first_change = None
         self._interpret(dirty)
         self._publish()
+        if first and self.options.freeze_after_sync:
+            # The cache of the first sync lives as long as the process: the cyclic collector need
+            # not walk its millions of (acyclic) containers on every collection after this one.
+            gc.collect()
+            gc.freeze()
 
     def _prepare_cluster(self) -> None:
         cache, interpreter = self.cache, self.interpreter
