@@ -272,8 +272,8 @@ def soak(process, server, cluster, jobsets, args, serve_start: float, floor_seco
     ready = time.perf_counter() - serve_start
     print(f"wmap serve ready (listed and interpreted): {ready:.1f} s ({ready / floor_seconds:.1f}x the floor), "
           f"CPU {cpu_seconds(process.pid):.1f} s, RSS {rss_mib(process.pid):.0f} MiB")  # fmt: skip
-    while metric_value(fetch(f"{url}/metrics").decode(), "wmap_audits_pending ") > 0:
-        time.sleep(1)
+    while json.loads(fetch(f"{url}/readyz"))["auditsPending"] > 0:
+        time.sleep(2)
     audited = time.perf_counter() - serve_start
     print(f"every placement audit made: {audited:.1f} s, RSS {rss_mib(process.pid):.0f} MiB")
     scrape(url, "after the sync")

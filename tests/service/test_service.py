@@ -222,7 +222,9 @@ def test_readyz_waits_for_every_watch_and_healthz_for_the_worker(fake_cluster):
         assert status == 200 and body == "ok\n"
         wait_until(lambda: get(f"{running.url}/readyz")[0] == 200, what="ready")
         status, ready = get_json(f"{running.url}/readyz")
-        assert ready == {"ready": True, "unsynced": [], "errors": {}}
+        wait_until(lambda: get_json(f"{running.url}/readyz")[1]["auditsPending"] == 0, what="the audits")
+        status, ready = get_json(f"{running.url}/readyz")
+        assert ready == {"ready": True, "unsynced": [], "auditsPending": 0, "errors": {}}
 
 
 def test_a_karta_added_to_the_cluster_brings_its_kind_in(tmp_path, monkeypatch):

@@ -132,7 +132,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200 if alive else 503, b"ok\n" if alive else b"the worker stopped\n", "text/plain")
         elif parts == ["readyz"]:
             snapshot = server.service.snapshot
-            body = {"ready": snapshot.ready, "unsynced": snapshot.unsynced(),
+            body = {"ready": snapshot.ready, "unsynced": snapshot.unsynced(), "auditsPending": snapshot.audits_pending,
                     "errors": {watch.resource: watch.error for watch in snapshot.watches if watch.error}}  # fmt: skip
             self._json(200 if snapshot.ready else 503, body)
         elif parts == ["metrics"]:
