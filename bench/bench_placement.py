@@ -68,6 +68,10 @@ def pod_set(component, count, gpus, cpu):
     return {"component": component, "count": count, "podResources": resources}
 
 
+WORKLOAD_OBJECT = {"apiVersion": "x/v1", "kind": "Bench", "metadata": {"name": "bench"}}
+"""The object the bench tree was read from: KAI's export annotates it (its pods are owned)."""
+
+
 def make_tree() -> WorkloadTree:
     groups = [
         {"name": "trainer", "minMember": 64, "pods": 64, "podSets": [pod_set("trainer", 64, 8, 96)]},
@@ -157,7 +161,7 @@ def main() -> None:
         kueue_done = time.perf_counter()
         kai = place(workload, cluster, policy="kai")
         kai_done = time.perf_counter()
-        export("kai", workload, report)
+        export("kai", workload, report, obj=WORKLOAD_OBJECT)  # KAI annotates the owning object
         volcano_hypernodes(cluster)
         exported = time.perf_counter()
         levels = ", ".join(str(group.preferred_level).split("/")[-1] for group in report.pod_groups)

@@ -10,16 +10,20 @@ What completes: commands and options; ``-o`` formats; kinds (``get TYPE``), defi
 ``--emit`` targets and policies; and, where one quick read of the cluster serves, namespaces and
 the names of ``get``/``describe`` objects (2 s at most, nothing on any error). Values that are
 files fall back to the shell's file completion.
+
+The engine is given the command tree (the click command of the typer app in ``main.py``) and
+imports nothing of the app: ``main.py`` answers ``wmap __complete`` with it, ``entry.py`` answers
+it before typer parses anything and runs ``kubectl_complete-wmap``. The ``-o`` values are each
+command's declared views (``printing/views.py``).
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["complete", "complete_command", "kubectl_complete", "script", "SHELLS"]
+__all__ = ["complete", "complete_command", "script", "SHELLS"]
 
 SHELLS = ("bash", "zsh", "fish")
 NO_SPACE = 2
@@ -104,9 +108,11 @@ _FILES = ("FILE", "DIR", "PATH", "SOURCE", "DUMP", "NODES", "KUBECONFIG")
 
 
 def _formats(path: str) -> list[str]:
-    from .printing.formats import FORMATS, TEMPLATES
+    from .printing.formats import TEMPLATES
+    from .printing.views import declared
 
-    return [f"{kind}=" if kind in TEMPLATES else kind for kind in FORMATS.get(path, ())]
+    views = declared(path)
+    return [f"{name}=" if name in TEMPLATES else name for name in views.names] if views is not None else []
 
 
 # -- live names ------------------------------------------------------------------------------
@@ -157,14 +163,6 @@ def _namespaces(words: Sequence[str]) -> list[str]:
 # -- the command tree ------------------------------------------------------------------------
 
 
-def _root() -> Any:
-    from typer.main import get_command
-
-    from .main import app
-
-    return get_command(app)
-
-
 def _subcommands(command: Any) -> dict[str, Any]:
     return {name: sub for name, sub in (getattr(command, "commands", None) or {}).items() if not sub.hidden}
 
@@ -181,9 +179,9 @@ def _choices(param: Any) -> list[str] | None:
     return None
 
 
-def _walk(words: Sequence[str]) -> tuple[Any, str, list[str]]:
-    """The command the words lead to, its path (``catalog show``), and the words after it."""
-    command, path = _root(), list[str]()
+def _walk(root: Any, words: Sequence[str]) -> tuple[Any, str, list[str]]:
+    """The command of ``root`` the words lead to, its path (``catalog show``), and the words after it."""
+    command, path = root, list[str]()
     rest = list(words)
     while rest and _subcommands(command):
         word = rest[0]
@@ -240,13 +238,14 @@ def _live_argument(path: str, positionals: Sequence[str], words: Sequence[str]) 
     return _object_names(positionals[0].split(",")[0], words), NO_FILE
 
 
-def complete(args: Sequence[str]) -> tuple[list[str], int]:
+def complete(root: Any, args: Sequence[str]) -> tuple[list[str], int]:
     """The candidates for the last of ``args`` (the words after ``wmap``; the last may be ``""``).
 
-    Returns the candidates that start with it, and the Cobra directive.
+    ``root`` is the command tree (the click command of ``wmap``). Returns the candidates that
+    start with the last word, and the Cobra directive.
     """
     words, current = list(args[:-1]), (args[-1] if args else "")
-    command, path, rest = _walk(words)
+    command, path, rest = _walk(root, words)
     pending, positionals = _state(command, rest)
     if pending is None and current.startswith("--") and "=" in current:
         name, _, typed = current.partition("=")
@@ -274,15 +273,10 @@ def complete(args: Sequence[str]) -> tuple[list[str], int]:
     return matching, directive
 
 
-def complete_command(args: Sequence[str]) -> str:
-    """The ``__complete`` output: one candidate per line, then ``:DIRECTIVE``."""
-    candidates, directive = complete(list(args) or [""])
+def complete_command(root: Any, args: Sequence[str]) -> str:
+    """The ``__complete`` output for the command tree ``root``: one candidate per line, then ``:DIRECTIVE``."""
+    candidates, directive = complete(root, list(args) or [""])
     return "".join(f"{candidate}\n" for candidate in candidates) + f":{directive}\n"
-
-
-def kubectl_complete() -> None:
-    """Entry point of ``kubectl_complete-wmap``: kubectl passes the words after ``kubectl wmap``."""
-    sys.stdout.write(complete_command(sys.argv[1:]))
 
 
 # -- scripts ---------------------------------------------------------------------------------

@@ -1,9 +1,11 @@
 """The console-script entry point of ``wmap`` and ``kubectl-wmap``: what it can, it answers without typer.
 
 Building the typer app costs tens of milliseconds on every run (typer itself, and pydantic, which
-typer loads to convert option values). ``__complete`` (on every <TAB>) and the command lines of
-``wmap inspect`` that ``inspect_fast.py`` fully understands run without it; every other command
-line goes to the typer app of ``main.py``. Either way, exceptions end as the typer path ends them.
+typer loads to convert option values). ``__complete`` (on every <TAB>, and ``kubectl_complete-wmap``
+for ``kubectl wmap <TAB>``) and the command lines of ``wmap inspect`` that ``inspect_fast.py``
+fully understands are answered without parsing the command line through typer; every other
+command line goes to the typer app of ``main.py``. Either way, exceptions end as the typer path
+ends them.
 """
 
 from __future__ import annotations
@@ -34,10 +36,8 @@ def run() -> None:
 
 def _dispatch(arguments: list[str]) -> None:
     if arguments[:1] == ["__complete"]:
-        from .completion import complete_command
-
         # Completion runs on every <TAB>: answer without parsing the command line through typer.
-        output.write(complete_command(arguments[1:]))
+        output.write(_completions(arguments[1:]))
         return
     command = None
     if arguments[:1] == ["inspect"]:
@@ -45,6 +45,19 @@ def _dispatch(arguments: list[str]) -> None:
 
         command = fast_inspect(arguments, os.environ)
     protected(typer_app if command is None else lambda: as_typer_runs(command))
+
+
+def _completions(words: list[str]) -> str:
+    """The ``__complete`` answer for ``words`` (the words after ``wmap``), from the typer app's command tree."""
+    from .completion import complete_command
+    from .main import command_tree
+
+    return complete_command(command_tree(), words)
+
+
+def kubectl_complete() -> None:
+    """Entry point of ``kubectl_complete-wmap``: kubectl passes the words after ``kubectl wmap``."""
+    output.write(_completions(sys.argv[1:]))
 
 
 def typer_app() -> None:

@@ -3,7 +3,8 @@
 Typer's own help shows type hints such as ``<list[str]>`` beside arguments whatever their
 metavar; these command classes write the usage line, the arguments and the options themselves
 from each parameter's metavar, and print each command's examples verbatim (they are read as
-shell lines, so never re-wrapped).
+shell lines, so never re-wrapped). A help text that reads the library's tables is written out
+here, when the help is printed (``printing/deferred.py``).
 """
 
 from __future__ import annotations
@@ -15,14 +16,16 @@ from typing import Any, ClassVar
 
 from typer.core import TyperCommand, TyperGroup
 
+from .printing.deferred import resolved
+
 __all__ = ["LazyCommands", "WmapCommand", "WmapGroup", "metavar"]
 
 _REST = re.compile(r"``(.*?)``|:\w+:`(.*?)`")
 
 
 def _plain(text: str) -> str:
-    """Docstring markup as plain text: ``code`` and :class:`X` become `code` and `X`."""
-    return _REST.sub(lambda match: f"`{match.group(1) or match.group(2)}`", text)
+    """Docstring markup as plain text: ``code`` and :class:`X` become `code` and `X`; deferred texts written out."""
+    return _REST.sub(lambda match: f"`{match.group(1) or match.group(2)}`", resolved(text))
 
 
 def metavar(param: Any) -> str:

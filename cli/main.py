@@ -104,11 +104,18 @@ def completion(shell: str = typer.Argument(..., metavar="SHELL", help=f"One of {
     output.write(script(shell))
 
 
+def command_tree() -> Any:
+    """The click command of ``wmap`` with every command under it (each built when looked up): what completion walks."""
+    from typer.main import get_command
+
+    return get_command(app)
+
+
 def _complete(words: Optional[List[str]] = typer.Argument(None)) -> None:
-    output.write(complete_command(list(words or [])))
+    output.write(complete_command(command_tree(), list(words or [])))
 
 
-_lazy(app, "inspect", "commands.inspect_options.inspect", budgets=True)
+_lazy(app, "inspect", "commands.inspect_options.inspect")  # declares its guard's options (commands.inspect.OPTIONS)
 _lazy(
     app,
     "place",

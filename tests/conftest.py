@@ -63,3 +63,17 @@ def wmap(monkeypatch):
         return runner.invoke(app, list(args), input=stdin)
 
     return run
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """After a run of tests/test_architecture.py, the modules past the size that prompts a look."""
+    from helpers import sizes
+
+    ran = terminalreporter.stats.get("passed", []) + terminalreporter.stats.get("failed", [])
+    if not any(report.nodeid.startswith("tests/test_architecture.py") for report in ran):
+        return
+    long = sizes.long_modules()
+    if long:
+        terminalreporter.section(f"modules over {sizes.PROMPT_LINES} lines: does each still do one job?")
+        for path, lines in long:
+            terminalreporter.write_line(f"{lines:6} {path}")

@@ -65,6 +65,19 @@ def test_architecture_page_names_every_module():
     assert not missing, f"docs/architecture.md does not mention {missing}"
 
 
+def test_architecture_page_has_a_line_for_every_module_of_the_command_line():
+    """The command line's table names each module of cli/ by its path (``commands/place.py``)."""
+    page = (REPO / "docs" / "architecture.md").read_text()
+    section = page[page.index("## The command line") :]
+    section = section[: section.index("\n## ", 1)]
+    missing = [
+        str(path.relative_to(REPO / "cli"))
+        for path in sorted((REPO / "cli").rglob("*.py"))
+        if path.name != "__init__.py" and f"`{path.relative_to(REPO / 'cli')}`" not in section
+    ]
+    assert not missing, f"docs/architecture.md's command-line table lacks {missing}"
+
+
 def test_readme_describe_example_is_what_the_command_prints(wmap, monkeypatch):
     """The README's describe example runs from a clone, and its lines (all but event ages) are real."""
     monkeypatch.setenv("COLUMNS", "80")  # the README shows it at 80 columns

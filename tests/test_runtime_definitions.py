@@ -1,9 +1,11 @@
-"""The runtime form of a definition (``workloadmap.runtime_definitions``) and the models it mirrors.
+"""The runtime form of a definition (``workloadmap.runtime_definitions``) and the models it is written from.
 
 The precompiled built-in catalog is stored as instances of the runtime classes, which the
-interpreter reads without pydantic; each model inherits its runtime class. These tests keep the
-two in step: the same fields, class for class; stored objects holding exactly those fields; the
-built-in catalog's path free of pydantic (and of jsonschema and the kubernetes client).
+interpreter reads without pydantic; each model inherits its runtime class, whose head (name, base,
+summary, fields) the build step writes from the model (``definitions/runtime_source.py``). These
+tests check that the shipped file is what the models give, that the generator follows a changed
+model, that stored objects hold exactly the declared fields, and that the built-in catalog's path
+stays free of pydantic (and of jsonschema and the kubernetes client).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from helpers import FIXTURES_DIR
 from workloadmap import runtime_definitions as runtime
 from workloadmap.catalog import Catalog, builtin_catalog_dir, definition_files
 from workloadmap.catalog_cache import read_precompiled
+from workloadmap.definitions import runtime_source
 
 MODELS = [
     getattr(models, name)
@@ -39,6 +42,67 @@ def test_every_model_of_the_format_has_a_runtime_class():
 def test_the_runtime_class_declares_exactly_the_models_fields(model):
     form = runtime.runtime_class(model)
     assert set(runtime.declared_fields(form)) == set(model.model_fields)
+
+
+def test_the_runtime_module_is_what_the_models_give():
+    # Stale: a model changed and `python -m workloadmap.catalog` (the build step) was not run.
+    text = runtime_source.runtime_path().read_text()
+    assert runtime_source.runtime_source(text) == text, (
+        "runtime_definitions.py is stale: run `python -m workloadmap.catalog`"
+    )
+
+
+def test_the_models_are_the_format_and_each_has_its_runtime_head():
+    assert set(runtime_source.MODELS) == set(MODELS)
+    text = runtime_source.runtime_path().read_text()
+    for model in MODELS:
+        head = f"# generated from the model definitions.{model.__name__} by "
+        base = "CompiledPart" if issubclass(model, models.base._Compiled) else "DefinitionPart"
+        assert f"{head}`python -m workloadmap.catalog`: edit the model\nclass {model.__name__}({base}):" in text
+
+
+def test_a_head_edited_by_hand_is_written_back_from_the_model():
+    text = runtime_source.runtime_path().read_text()
+    edited = text.replace("    replicas: CountValue\n", "    replicas: int\n    extra: str\n", 1)
+    edited = edited.replace('    """A kind a reference may point at."""', '    """Anything."""', 1)
+    assert edited != text and runtime_source.runtime_source(edited) == text
+
+
+def test_a_field_the_model_no_longer_declares_leaves_the_runtime_class():
+    # pydantic reads the annotations of every base, a runtime class's too: the generator must take the
+    # model's own, or a field removed from a model would live on through its stale runtime class.
+    class Widget(models.base._Strict, runtime.ReferenceKind):
+        """A part of a definition."""
+
+        kind: str
+
+    assert "api_version" in Widget.model_fields  # pydantic sees the runtime class's stale annotation
+    head = runtime_source._head(Widget)
+    assert "    kind: str\n" in head and "api_version" not in head and "namespaced" not in head
+
+
+def test_a_model_without_a_head_is_refused():
+    text = runtime_source.runtime_path().read_text()
+    marker = "# generated from the model definitions.SpecBase by `python -m workloadmap.catalog`: edit the model\n"
+    with pytest.raises(ValueError, match="SpecBase"):
+        runtime_source.runtime_source(text.replace(marker, ""))
+
+
+@pytest.mark.parametrize(
+    ("name", "written"),
+    [
+        ("ComponentDefinition", "    components: Sequence[ComponentDefinition]\n"),  # parts: read-only sequences
+        ("ComponentDefinition", "    min_replicas: CountValue | None\n"),  # a count: its validated value
+        ("StatusDefinition", "    rules: Mapping[Phase, Sequence[StatusMatcher]]\n"),
+        ("PodFieldsDefinition", "    spec_fields: list[PodSpecField] | None\n"),  # the runtime module's alias
+        ("PodFieldsDefinition", "    spec: str | None\n"),  # validators dropped
+        ("Definition", '    language: Literal["jmespath", "jsonpath"]\n'),
+        ("Definition", "    _source: str | None\n"),  # the model's own private attributes
+        ("PodsDefinition", "    _parsed: Selector | None\n"),
+    ],
+)
+def test_types_are_written_as_the_interpreter_reads_them(name, written):
+    assert written in runtime_source._head(getattr(models, name))
 
 
 def test_the_expression_paths_name_keys_as_the_file_writes_them():

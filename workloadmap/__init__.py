@@ -20,241 +20,95 @@ The everyday calls::
     described = workloadmap.describe(obj, live)             # live = LiveObjects(pods, owners, events, nodes)
 """
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .alter import Alteration, Changes, NodeRequirement, Toleration, alter
-    from .budgets import Budgets, Deadline
-    from .catalog import Catalog, load_definition, load_definitions, parse_definition
-    from .definitions import Definition, definition_json_schema
-    from .documents import Document, load_objects
-    from .errors import (
-        AlterError,
-        BudgetError,
-        ClusterApiError,
-        ClusterError,
-        DeadlineError,
-        DefinitionError,
-        ExpressionError,
-        ExpressionLimitError,
-        InputError,
-        InputNotFoundError,
-        InternalError,
-        Location,
-        NoDefinitionError,
-        PlacementError,
-        QuantityError,
-        TopologyError,
-        UnknownResourceTypeError,
-        WorkloadMapError,
-    )
-    from .exporters import ExportRequest, export, export_targets
-    from .interpreter import (
-        ChainedObjects,
-        InspectResult,
-        ObjectIndex,
-        RelatedObjects,
-        inspect,
-        inspect_documents,
-        inspect_file,
-    )
-    from .karta import Karta, KartaDefinition, parse_karta
-    from .karta.export import ExportedKarta, export_karta
-    from .lint import LintFinding, lint_definition, lint_path
-    from .live import DescribeReport, LiveObjects, ObjectsByUid, describe, from_dumps  # type: ignore[no-redef]
-    from .placement import (
-        ClusterRanking,
-        GroupPlacement,
-        JointPlacement,
-        Placement,
-        PlacementReport,
-        Verdict,
-        place,
-        place_on,
-        place_together,
-        rank_clusters,
-    )
-    from .quantities import format_quantity, parse_quantity
-    from .resources import DEFAULT_GPU_RESOURCES, PodDemand, pod_demand
-    from .topology import Cluster, Domain, Node, NodeCapacity, detect_levels, example_cluster, load_cluster
-    from .tree import Component, PodGroup, PodSet, SubGroup, Totals, WorkloadRef, WorkloadTree
-
+from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "__version__",
+# The public API, written once: each module and the names it gives. `__all__` and the lazy imports
+# below come from it, and `python -m workloadmap.catalog` writes the type stub `__init__.pyi` (what
+# mypy and editors read) from it; tests/test_package_api.py fails when the stub is stale.
+_API: dict[str, tuple[str, ...]] = {
     # catalog
-    "Catalog",
-    "load_definition",
-    "parse_definition",
-    "Definition",
-    "Phase",
-    "definition_json_schema",
-    "load_definitions",
+    ".catalog": ("Catalog", "load_definition", "parse_definition", "load_definitions"),
+    ".definitions": ("Definition", "definition_json_schema"),
+    ".runtime_definitions": ("Phase",),
     # karta
-    "Karta",
-    "KartaDefinition",
-    "parse_karta",
-    "export_karta",
-    "ExportedKarta",
+    ".karta": ("Karta", "KartaDefinition", "parse_karta"),
+    ".karta.export": ("export_karta", "ExportedKarta"),
     # input
-    "Document",
-    "load_objects",
+    ".documents": ("Document", "load_objects"),
     # interpreter
-    "inspect",
-    "inspect_file",
-    "inspect_documents",
-    "InspectResult",
-    "RelatedObjects",
-    "ObjectIndex",
-    "ChainedObjects",
-    "WorkloadTree",
-    "WorkloadRef",
-    "Component",
-    "PodGroup",
-    "SubGroup",
-    "PodSet",
-    "Totals",
-    "parse_quantity",
-    "format_quantity",
-    "pod_demand",
-    "PodDemand",
-    "DEFAULT_GPU_RESOURCES",
+    ".interpreter": (
+        "inspect",
+        "inspect_file",
+        "inspect_documents",
+        "InspectResult",
+        "RelatedObjects",
+        "ObjectIndex",
+        "ChainedObjects",
+    ),
+    ".tree": ("WorkloadTree", "WorkloadRef", "Component", "PodGroup", "SubGroup", "PodSet", "Totals"),
+    ".quantities": ("parse_quantity", "format_quantity"),
+    ".resources": ("pod_demand", "PodDemand", "DEFAULT_GPU_RESOURCES"),
     # topology
-    "load_cluster",
-    "example_cluster",
-    "detect_levels",
-    "Cluster",
-    "Node",
-    "Domain",
-    "NodeCapacity",
+    ".topology": ("load_cluster", "example_cluster", "detect_levels", "Cluster", "Node", "Domain", "NodeCapacity"),
     # placement
-    "place",
-    "rank_clusters",
-    "place_on",
-    "Placement",
-    "PlacementReport",
-    "GroupPlacement",
-    "ClusterRanking",
-    "place_together",
-    "JointPlacement",
-    "Verdict",
+    ".placement": (
+        "place",
+        "rank_clusters",
+        "place_on",
+        "Placement",
+        "PlacementReport",
+        "GroupPlacement",
+        "ClusterRanking",
+        "place_together",
+        "JointPlacement",
+        "place_many",
+        "ManyPlacements",
+        "PlacedWorkload",
+        "FailedWorkload",
+        "POLICIES",
+        "DEFAULT_POLICY",
+        "Verdict",
+    ),
     # budgets and deadlines
-    "Budgets",
-    "Deadline",
+    ".budgets": ("Budgets", "Deadline"),
     # exporters
-    "export",
-    "export_targets",
-    "ExportRequest",
+    ".exporters": ("export", "export_targets", "ExportRequest"),
     # alter
-    "alter",
-    "Changes",
-    "Toleration",
-    "NodeRequirement",
-    "Alteration",
+    ".alter": ("alter", "Changes", "Toleration", "NodeRequirement", "Alteration"),
     # live
-    "describe",
-    "DescribeReport",
-    "LiveObjects",
-    "ObjectsByUid",
-    "from_dumps",
+    ".live": ("describe", "DescribeReport", "LiveObjects", "ObjectsByUid", "from_dumps"),
     # lint
-    "lint_path",
-    "lint_definition",
-    "LintFinding",
+    ".lint": ("lint_path", "lint_definition", "LintFinding"),
     # errors
-    "WorkloadMapError",
-    "Location",
-    "InputError",
-    "InputNotFoundError",
-    "QuantityError",
-    "BudgetError",
-    "ExpressionError",
-    "ExpressionLimitError",
-    "DefinitionError",
-    "NoDefinitionError",
-    "TopologyError",
-    "PlacementError",
-    "AlterError",
-    "DeadlineError",
-    "InternalError",
-    "ClusterError",
-    "ClusterApiError",
-    "UnknownResourceTypeError",
-]
+    ".errors": (
+        "WorkloadMapError",
+        "Location",
+        "InputError",
+        "InputNotFoundError",
+        "QuantityError",
+        "BudgetError",
+        "ExpressionError",
+        "ExpressionLimitError",
+        "DefinitionError",
+        "NoDefinitionError",
+        "TopologyError",
+        "PlacementError",
+        "AlterError",
+        "DeadlineError",
+        "InternalError",
+        "ClusterError",
+        "ClusterApiError",
+        "UnknownResourceTypeError",
+    ),
+}
+
+__all__ = ["__version__", *(name for names in _API.values() for name in names)]
 
 # The public names are imported when first used (PEP 562): `wmap inspect` needs the interpreter, not
 # placement, alter, live or Karta, and importing them all would double its start-up time.
-_LAZY = {
-    **dict.fromkeys(("Alteration", "Changes", "NodeRequirement", "Toleration", "alter"), ".alter"),
-    **dict.fromkeys(("Budgets", "Deadline"), ".budgets"),
-    **dict.fromkeys(("Catalog", "load_definition", "load_definitions", "parse_definition"), ".catalog"),
-    **dict.fromkeys(("Definition", "definition_json_schema"), ".definitions"),
-    "Phase": ".runtime_definitions",
-    **dict.fromkeys(("Document", "load_objects"), ".documents"),
-    **dict.fromkeys(
-        (
-            "AlterError",
-            "BudgetError",
-            "ClusterApiError",
-            "ClusterError",
-            "DeadlineError",
-            "DefinitionError",
-            "ExpressionError",
-            "ExpressionLimitError",
-            "InputError",
-            "InputNotFoundError",
-            "InternalError",
-            "Location",
-            "NoDefinitionError",
-            "PlacementError",
-            "QuantityError",
-            "TopologyError",
-            "UnknownResourceTypeError",
-            "WorkloadMapError",
-        ),
-        ".errors",
-    ),
-    **dict.fromkeys(("ExportRequest", "export", "export_targets"), ".exporters"),
-    **dict.fromkeys(
-        (
-            "ChainedObjects",
-            "InspectResult",
-            "ObjectIndex",
-            "RelatedObjects",
-            "inspect",
-            "inspect_documents",
-            "inspect_file",
-        ),
-        ".interpreter",
-    ),
-    **dict.fromkeys(("Karta", "KartaDefinition", "parse_karta"), ".karta"),
-    **dict.fromkeys(("ExportedKarta", "export_karta"), ".karta.export"),
-    **dict.fromkeys(("LintFinding", "lint_definition", "lint_path"), ".lint"),
-    **dict.fromkeys(("DescribeReport", "LiveObjects", "ObjectsByUid", "describe", "from_dumps"), ".live"),
-    **dict.fromkeys(
-        (
-            "ClusterRanking",
-            "GroupPlacement",
-            "JointPlacement",
-            "Placement",
-            "PlacementReport",
-            "Verdict",
-            "place",
-            "place_on",
-            "place_together",
-            "rank_clusters",
-        ),
-        ".placement",
-    ),
-    **dict.fromkeys(("format_quantity", "parse_quantity"), ".quantities"),
-    **dict.fromkeys(("DEFAULT_GPU_RESOURCES", "PodDemand", "pod_demand"), ".resources"),
-    **dict.fromkeys(
-        ("Cluster", "Domain", "Node", "NodeCapacity", "detect_levels", "example_cluster", "load_cluster"), ".topology"
-    ),
-    **dict.fromkeys(("Component", "PodGroup", "PodSet", "SubGroup", "Totals", "WorkloadRef", "WorkloadTree"), ".tree"),
-}
+_LAZY = {name: module for module, names in _API.items() for name in names}
 
 
 def __getattr__(name: str) -> Any:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from .catalog_cache import read_precompiled, write_precompiled
 from .documents import load_yaml_text
-from .errors import DefinitionError, InputError
+from .errors import DefinitionError, InputError, NoDefinitionError
 from .runtime_definitions import Definition
 
 if TYPE_CHECKING:
@@ -454,6 +454,21 @@ class Catalog:
             self._lookups[key] = self._lookup(api_version, kind)
         return self._lookups[key]
 
+    def no_definition(
+        self, api_version: str, kind: str, *, embedded: bool = False, field: str | None = None
+    ) -> NoDefinitionError:
+        """The error (to raise, exit 4) for a kind :meth:`lookup` found no definition for: one text for every caller.
+
+        ``embedded`` says the kind is that of an object embedded in a workload, at ``field``.
+        """
+        return NoDefinitionError(
+            f"no definition covers {'embedded kind' if embedded else 'kind'} {kind} ({api_version}); see "
+            f"`wmap catalog list`, or add one with --catalog DIR{self.suggest(api_version, kind)}",
+            api_version=api_version,
+            kind=kind,
+            field=field,
+        )
+
     def _lookup(self, api_version: str, kind: str) -> Lookup | None:
         group, _, version = api_version.rpartition("/")
         definitions = self._by_group_kind.get((group, kind))
@@ -481,9 +496,10 @@ def definition_files(directory: Path) -> Iterator[Path]:
             yield path
 
 
-if __name__ == "__main__":  # python -m workloadmap.catalog: rebuild the precompiled built-in catalog
+if __name__ == "__main__":
+    # python -m workloadmap.catalog, the rebuild command of old: the whole build step, which writes the
+    # precompiled catalog after the forms it depends on (runtime classes, package stub). A separate
+    # process, not an import: the build step sits above every stage it writes for.
     import sys
 
-    if os.environ.get("PYTHONHASHSEED") != "0":  # sets pickle in hash order: fix it, so rebuilds are byte-equal
-        os.execve(sys.executable, [sys.executable, "-m", "workloadmap.catalog"], {**os.environ, "PYTHONHASHSEED": "0"})
-    print(f"wrote {rebuild_precompiled()}")
+    os.execve(sys.executable, [sys.executable, "-m", "workloadmap.build"], {**os.environ, "PYTHONHASHSEED": "0"})

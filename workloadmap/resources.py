@@ -32,6 +32,7 @@ from .numa.pod import (
     read_containers,
 )
 from .quantities import parse_quantity
+from .values import list_field, mapping_field
 
 __all__ = [
     "DEFAULT_GPU_RESOURCES",
@@ -116,25 +117,9 @@ def count_gpus(
     return total
 
 
-def _mapping(value: object, where: str) -> Mapping:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise InputError(f"expected a mapping, got {type(value).__name__}", field=where)
-    return value
-
-
-def _list(value: object, where: str) -> list:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise InputError(f"expected a list, got {type(value).__name__}", field=where)
-    return value
-
-
 def _quantities(value: object, where: str) -> dict[str, Fraction]:
     parsed: dict[str, Fraction] = {}
-    for name, raw in _mapping(value, where).items():
+    for name, raw in mapping_field(value, where).items():
         try:
             parsed[str(name)] = parse_quantity(raw)
         except InputError as error:
@@ -227,8 +212,8 @@ def _effective(app: list[ReadContainer], init: list[ReadContainer]) -> dict[str,
 
 def _claims(value: object, where: str) -> tuple[dict[str, str], ...]:
     claims = []
-    for index, claim in enumerate(_list(value, f"{where}.resourceClaims")):
-        claim = _mapping(claim, f"{where}.resourceClaims[{index}]")
+    for index, claim in enumerate(list_field(value, f"{where}.resourceClaims")):
+        claim = mapping_field(claim, f"{where}.resourceClaims[{index}]")
         source = claim.get("resourceClaimTemplateName") or claim.get("resourceClaimName")
         kind = "template" if claim.get("resourceClaimTemplateName") else "claim"
         # Older API versions nest the reference under `source`.
@@ -250,7 +235,7 @@ def pod_demand(pod_spec: object, where: str = "spec") -> PodDemand:
     Raises:
         InputError: a field has the wrong type or a quantity is invalid; the error names the field.
     """
-    spec = pod_spec if pod_spec.__class__ is dict else _mapping(pod_spec, where)
+    spec = pod_spec if pod_spec.__class__ is dict else mapping_field(pod_spec, where)
     # Each container is read once (quantities parsed and checked); its NUMA view reuses the reading.
     app = read_containers(spec.get("containers"), where, "containers", _problem)
     init = read_containers(spec.get("initContainers"), where, "initContainers", _problem)

@@ -1,17 +1,23 @@
 """A validated definition as the interpreter reads it: plain classes, no pydantic.
 
-The definition format is validated by the pydantic models of :mod:`workloadmap.definitions`;
-each of them inherits the class of the same name here, which declares its fields (as attribute
-annotations) and holds every behaviour a reader needs: :meth:`ComponentDefinition.walk`,
-:meth:`CompiledPart.compiled`, :attr:`Definition.api_group_kind`, :attr:`Definition.source`,
-:attr:`PodsDefinition.parsed_selector`, :meth:`Definition.expression_fields`. The stages after the
-catalog (interpreter, alter, live, exporters) are typed against these classes, so they take either
-form: a model validated from a user's file, or the built-in catalog's precompiled objects, which
-:mod:`workloadmap.catalog_cache` stores as instances of these classes (the same attribute values;
-expressions and pod selectors as their text, parsed again on first use) so that reading them
-imports no pydantic. Only the models
-validate, dump, and know aliases and defaults; ``tests/test_runtime_definitions.py`` checks that
-each class here declares exactly its model's fields.
+The definition format is declared once, by the pydantic models of :mod:`workloadmap.definitions`;
+each of them inherits the class of the same name here. The head of each class (name, base, summary,
+fields as attribute annotations, typed as the interpreter reads them) is written from its model by
+the build step (``python -m workloadmap.catalog``, :mod:`workloadmap.definitions.runtime_source`)
+between two marker lines: edit the model, never a head. What follows a head is this module's own:
+every behaviour a reader needs (:meth:`ComponentDefinition.walk`, :meth:`CompiledPart.compiled`,
+:attr:`Definition.api_group_kind`, :attr:`Definition.source`, :attr:`PodsDefinition.parsed_selector`,
+:meth:`Definition.expression_fields`). The stages after the catalog (interpreter, alter, live,
+exporters) are typed against these classes, so they take either form: a model validated from a
+user's file, or the built-in catalog's precompiled objects, which :mod:`workloadmap.catalog_cache`
+stores as instances of these classes (the same attribute values; expressions and pod selectors as
+their text, parsed again on first use) so that reading them imports no pydantic. Only the models
+validate, dump, and know aliases and defaults; ``tests/test_runtime_definitions.py`` fails when a
+head is not what its model gives.
+
+Why not a module of its own for the generated part: the behaviour reads the fields, and mypy must
+see both in one class, which a generated module could give only through an import back into this
+one (a cycle, if only for types) or by moving the behaviour off the classes.
 
 Also the vocabulary of the format that is not pydantic's: :class:`Phase`, :data:`PHASE_PRECEDENCE`
 and what a count means (:func:`count_constant`).
@@ -123,6 +129,7 @@ class CompiledPart(DefinitionPart):
         return self._expressions.get(field_name)
 
 
+# generated from the model definitions.PodsDefinition by `python -m workloadmap.catalog`: edit the model
 class PodsDefinition(DefinitionPart):
     """How the operator labels a component's pods, so `wmap describe` can tell them apart."""
 
@@ -130,6 +137,7 @@ class PodsDefinition(DefinitionPart):
     replica_index: list[str]
     pod_index: list[str]
     _parsed: Selector | None
+    # end of the generated head of PodsDefinition
 
     @property
     def parsed_selector(self) -> Selector | None:
@@ -145,6 +153,7 @@ class PodsDefinition(DefinitionPart):
         return self._parsed
 
 
+# generated from the model definitions.PodFieldsDefinition by `python -m workloadmap.catalog`: edit the model
 class PodFieldsDefinition(DefinitionPart):
     """Where a computed pod template's fields live (KServe predictor, NIM, Milvus), from the component's scope."""
 
@@ -153,8 +162,10 @@ class PodFieldsDefinition(DefinitionPart):
     labels: str | None
     annotations: str | None
     seed: str | None
+    # end of the generated head of PodFieldsDefinition
 
 
+# generated from the model definitions.ComponentDefinition by `python -m workloadmap.catalog`: edit the model
 class ComponentDefinition(CompiledPart):
     """One role of a workload, and where its pods are declared."""
 
@@ -177,6 +188,7 @@ class ComponentDefinition(CompiledPart):
     components: Sequence[ComponentDefinition]
     pod_fields: PodFieldsDefinition | None
     pods: PodsDefinition | None
+    # end of the generated head of ComponentDefinition
 
     def walk(self) -> Iterator[ComponentDefinition]:
         """Yield this component and its descendants, depth first."""
@@ -185,14 +197,17 @@ class ComponentDefinition(CompiledPart):
             yield from child.walk()
 
 
+# generated from the model definitions.ConditionMatch by `python -m workloadmap.catalog`: edit the model
 class ConditionMatch(DefinitionPart):
     """A condition that must be present: ``type``, and optionally its ``status`` and ``reason``."""
 
     type: str
     status: str | None
     reason: str | list[str] | None
+    # end of the generated head of ConditionMatch
 
 
+# generated from the model definitions.StatusMatcher by `python -m workloadmap.catalog`: edit the model
 class StatusMatcher(CompiledPart):
     """One way of recognising a phase. Every check given must hold (AND)."""
 
@@ -200,40 +215,50 @@ class StatusMatcher(CompiledPart):
     conditions: Sequence[ConditionMatch] | None
     expression: str | None
     equals: Any
+    # end of the generated head of StatusMatcher
 
 
+# generated from the model definitions.ConditionFields by `python -m workloadmap.catalog`: edit the model
 class ConditionFields(DefinitionPart):
     """Field names inside each condition object."""
 
     type: str
     status: str
     reason: str
+    # end of the generated head of ConditionFields
 
 
+# generated from the model definitions.StatusDefinition by `python -m workloadmap.catalog`: edit the model
 class StatusDefinition(CompiledPart):
-    """How a resource's status maps to a normalized phase (first match in :data:`PHASE_PRECEDENCE`)."""
+    """How a resource's status maps to a normalized phase."""
 
     phase: str | None
     conditions: str | None
     condition_fields: ConditionFields
     rules: Mapping[Phase, Sequence[StatusMatcher]]
+    # end of the generated head of StatusDefinition
 
 
+# generated from the model definitions.TopologyRule by `python -m workloadmap.catalog`: edit the model
 class TopologyRule(CompiledPart):
     """A gang's topology constraint: one expression per part, evaluated like the rule holding it."""
 
     topology: str | None
     required: str | None
     preferred: str | None
+    # end of the generated head of TopologyRule
 
 
+# generated from the model definitions.GangWarning by `python -m workloadmap.catalog`: edit the model
 class GangWarning(CompiledPart):
     """A shape KAI's pod-grouper refuses, or where the gang can never form: ``message`` when ``when`` holds."""
 
     when: str
     message: str
+    # end of the generated head of GangWarning
 
 
+# generated from the model definitions.SubGroupRule by `python -m workloadmap.catalog`: edit the model
 class SubGroupRule(CompiledPart):
     """A SubGroup of a PodGroup: the pods of one component (or of each of its instances)."""
 
@@ -251,8 +276,10 @@ class SubGroupRule(CompiledPart):
     topology_constraint: TopologyRule | None
     segment_topology_constraint: TopologyRule | None
     in_scaled_groups: bool
+    # end of the generated head of SubGroupRule
 
 
+# generated from the model definitions.PodGroupRule by `python -m workloadmap.catalog`: edit the model
 class PodGroupRule(CompiledPart):
     """How the PodGroups of a workload are formed. The first rule whose ``when`` holds is used."""
 
@@ -264,10 +291,12 @@ class PodGroupRule(CompiledPart):
     sub_groups: Sequence[SubGroupRule]
     topology_constraint: TopologyRule | None
     scaled_topology_constraint: TopologyRule | None
+    # end of the generated head of PodGroupRule
 
 
+# generated from the model definitions.GangDefinition by `python -m workloadmap.catalog`: edit the model
 class GangDefinition(CompiledPart):
-    """Gang rules. No PodGroup rule means the kind is not gang scheduled."""
+    """Gang rules. ``podGroups: []`` (or no gang section) means the kind is not gang scheduled."""
 
     policy: str
     pod_groups: Sequence[PodGroupRule]
@@ -277,16 +306,20 @@ class GangDefinition(CompiledPart):
     warnings: Sequence[GangWarning]
     priority_class_name: str | None
     standalone_pod_groups: bool
+    # end of the generated head of GangDefinition
 
 
+# generated from the model definitions.ReferenceKind by `python -m workloadmap.catalog`: edit the model
 class ReferenceKind(DefinitionPart):
     """A kind a reference may point at."""
 
     api_version: str
     kind: str
     namespaced: bool
+    # end of the generated head of ReferenceKind
 
 
+# generated from the model definitions.Reference by `python -m workloadmap.catalog`: edit the model
 class Reference(CompiledPart):
     """A related object the workload names (a TrainJob's runtime); ``ref(name)`` returns it."""
 
@@ -295,16 +328,20 @@ class Reference(CompiledPart):
     kind_expression: str | None
     name_expression: str
     description: str
+    # end of the generated head of Reference
 
 
+# generated from the model definitions.ExportsDefinition by `python -m workloadmap.catalog`: edit the model
 class ExportsDefinition(DefinitionPart):
     """Kind-specific facts the scheduler exporters need (so no exporter checks a kind by name)."""
 
     kueue_pod_set_group: bool
     volcano_network_topology: str | None
     exclusive_topology: str | None
+    # end of the generated head of ExportsDefinition
 
 
+# generated from the model definitions.SuspendAction by `python -m workloadmap.catalog`: edit the model
 class SuspendAction(CompiledPart):
     """One step: set ``value``, ``remove`` the field, or add/remove an item of a comma-separated string."""
 
@@ -314,8 +351,10 @@ class SuspendAction(CompiledPart):
     add_item: str | None
     remove_item: str | None
     when: str | None
+    # end of the generated head of SuspendAction
 
 
+# generated from the model definitions.SuspendDefinition by `python -m workloadmap.catalog`: edit the model
 class SuspendDefinition(DefinitionPart):
     """How the operator suspends and resumes the workload (``wmap suspend|resume``)."""
 
@@ -323,18 +362,22 @@ class SuspendDefinition(DefinitionPart):
     resume_actions: Sequence[SuspendAction]
     caveat: str | None
     source: str
+    # end of the generated head of SuspendDefinition
 
 
+# generated from the model definitions.SpecBase by `python -m workloadmap.catalog`: edit the model
 class SpecBase(CompiledPart):
     """An object whose ``spec`` lies beneath the resource's (a KServe LLMInferenceServiceConfig)."""
 
     object: str
+    # end of the generated head of SpecBase
 
 
 ExpressionField = tuple[str, CompiledPart, str, str]
 """``(path, part, field name, expression text)``: one expression field of a definition."""
 
 
+# generated from the model definitions.Definition by `python -m workloadmap.catalog`: edit the model
 class Definition(DefinitionPart):
     """A workload-type definition."""
 
@@ -354,6 +397,7 @@ class Definition(DefinitionPart):
     suspend: SuspendDefinition | None
     bases: Sequence[SpecBase]
     _source: str | None
+    # end of the generated head of Definition
 
     @property
     def api_group_kind(self) -> tuple[str, str]:

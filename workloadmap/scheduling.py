@@ -31,6 +31,7 @@ from typing import Any
 
 from .errors import InputError
 from .numa.pod import PodNuma, pod_numa
+from .values import list_field, mapping_field
 
 __all__ = [
     "SCHEDULING_EFFECTS",
@@ -199,22 +200,6 @@ class PodScheduling:
         return any(term.fields for term in self.required_terms or ())
 
 
-def _mapping(value: Any, field: str) -> Mapping[str, Any]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise InputError(f"expected a mapping, got {type(value).__name__}", field=field)
-    return value
-
-
-def _list(value: Any, field: str) -> list[Any]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise InputError(f"expected a list, got {type(value).__name__}", field=field)
-    return value
-
-
 def _text(value: Any, field: str, *, default: str = "") -> str:
     if value.__class__ is str:
         return value
@@ -233,7 +218,7 @@ def _choice(value: Any, choices: Sequence[str], field: str, *, default: str = ""
 
 
 def _toleration(raw: Any, where: str, index: int) -> Toleration:
-    item = raw if raw.__class__ is dict else _mapping(raw, f"{where}.tolerations[{index}]")
+    item = raw if raw.__class__ is dict else mapping_field(raw, f"{where}.tolerations[{index}]")
     operator, key, value, effect = item.get("operator"), item.get("key"), item.get("value"), item.get("effect")
     # The common, well-formed toleration is taken as it is; anything else goes through the checks
     # below, which name the field (built only then).
@@ -278,33 +263,33 @@ def _valid_requirement(key: str, operator: str, values: tuple[str, ...], *, name
 
 
 def _requirement(raw: Any, field: str, *, name_field: bool) -> Requirement:
-    item = _mapping(raw, field)
+    item = mapping_field(raw, field)
     key = _text(item.get("key"), f"{field}.key")
     operator = _text(item.get("operator"), f"{field}.operator")
-    raw_values = _list(item.get("values"), f"{field}.values")
+    raw_values = list_field(item.get("values"), f"{field}.values")
     values = tuple(_text(value, f"{field}.values[{i}]") for i, value in enumerate(raw_values))
     valid = _valid_requirement(key, operator, values, name_field=name_field)
     return Requirement(key=key, operator=operator, values=values, valid=valid)
 
 
 def _terms(affinity: Mapping[str, Any], field: str) -> tuple[SelectorTerm, ...] | None:
-    node_affinity = _mapping(affinity.get("nodeAffinity"), f"{field}.nodeAffinity")
+    node_affinity = mapping_field(affinity.get("nodeAffinity"), f"{field}.nodeAffinity")
     key = "requiredDuringSchedulingIgnoredDuringExecution"
     if node_affinity.get(key) is None:
         return None
     where = f"{field}.nodeAffinity.{key}.nodeSelectorTerms"
-    required = _mapping(node_affinity.get(key), f"{field}.nodeAffinity.{key}")
-    raw_terms = _list(required.get("nodeSelectorTerms"), where)
+    required = mapping_field(node_affinity.get(key), f"{field}.nodeAffinity.{key}")
+    raw_terms = list_field(required.get("nodeSelectorTerms"), where)
     terms = []  # no term at all matches no node
     for index, raw in enumerate(raw_terms):
-        term = _mapping(raw, f"{where}[{index}]")
+        term = mapping_field(raw, f"{where}[{index}]")
         expressions = tuple(
             _requirement(item, f"{where}[{index}].matchExpressions[{i}]", name_field=False)
-            for i, item in enumerate(_list(term.get("matchExpressions"), f"{where}[{index}].matchExpressions"))
+            for i, item in enumerate(list_field(term.get("matchExpressions"), f"{where}[{index}].matchExpressions"))
         )
         fields = tuple(
             _requirement(item, f"{where}[{index}].matchFields[{i}]", name_field=True)
-            for i, item in enumerate(_list(term.get("matchFields"), f"{where}[{index}].matchFields"))
+            for i, item in enumerate(list_field(term.get("matchFields"), f"{where}[{index}].matchFields"))
         )
         terms.append(SelectorTerm(expressions, fields))
     return tuple(terms)
@@ -326,7 +311,7 @@ def pod_scheduling(spec: Mapping[str, Any], where: str = "spec", *, numa: PodNum
     pairs: tuple[tuple[str, str], ...] = ()
     selector = spec.get("nodeSelector")
     if selector is not None:
-        selector = _mapping(selector, f"{where}.nodeSelector")
+        selector = mapping_field(selector, f"{where}.nodeSelector")
         pairs = tuple(
             sorted(
                 (str(key), value if value.__class__ is str else _text(value, f"{where}.nodeSelector.{key}"))
@@ -337,7 +322,7 @@ def pod_scheduling(spec: Mapping[str, Any], where: str = "spec", *, numa: PodNum
     raw = spec.get("tolerations")
     if raw is not None:
         tolerations = tuple(
-            _toleration(item, where, index) for index, item in enumerate(_list(raw, f"{where}.tolerations"))
+            _toleration(item, where, index) for index, item in enumerate(list_field(raw, f"{where}.tolerations"))
         )
     affinity = spec.get("affinity")
     return PodScheduling(
@@ -345,7 +330,7 @@ def pod_scheduling(spec: Mapping[str, Any], where: str = "spec", *, numa: PodNum
         tolerations=tolerations,
         required_terms=None
         if affinity is None
-        else _terms(_mapping(affinity, f"{where}.affinity"), f"{where}.affinity"),
+        else _terms(mapping_field(affinity, f"{where}.affinity"), f"{where}.affinity"),
         numa=numa if numa is not None else pod_numa(spec, where),
     )
 
@@ -357,8 +342,8 @@ def parse_taints(value: Any, field: str = "spec.taints") -> tuple[Taint, ...]:
         InputError: not a list of ``{key, value, effect}`` with a known effect.
     """
     taints = []
-    for index, raw in enumerate(_list(value, field)):
-        item = _mapping(raw, f"{field}[{index}]")
+    for index, raw in enumerate(list_field(value, field)):
+        item = mapping_field(raw, f"{field}[{index}]")
         key = _text(item.get("key"), f"{field}[{index}].key")
         if not key:
             raise InputError("a taint needs a key", field=f"{field}[{index}].key")

@@ -1,4 +1,4 @@
-"""Small value helpers every stage shares: truthiness, exact numbers, and JSON dumps of results.
+"""Small value helpers every stage shares: truthiness, field readers, exact numbers, and JSON dumps of results.
 
 Results (workload trees, placement reports) are dataclasses holding typed values: exact
 :class:`~fractions.Fraction` amounts, enums, typed references. :func:`to_json` turns them into
@@ -15,11 +15,14 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any
 
+from .errors import InputError, WorkloadMapError
 from .quantities import format_resources
 
 __all__ = [
     "truthy",
     "mapping_at",
+    "mapping_field",
+    "list_field",
     "as_number",
     "camel_case",
     "to_json",
@@ -47,6 +50,48 @@ def mapping_at(obj: Any, key: str) -> Mapping[str, Any]:
     if value is None:
         return {}
     return value if value.__class__ is dict or isinstance(value, Mapping) else {}
+
+
+def mapping_field(
+    value: Any,
+    field: str,
+    *,
+    error: type[WorkloadMapError] = InputError,
+    file: str | None = None,
+    document: str | None = None,
+) -> Mapping[str, Any]:
+    """An input's field that must be a mapping when present: {} when absent (None).
+
+    Raises:
+        WorkloadMapError: ``error`` (an InputError unless told), located at ``field`` (and ``file``,
+            ``document`` when given), when the value is something else.
+    """
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise error(f"expected a mapping, got {type(value).__name__}", file=file, document=document, field=field)
+    return value
+
+
+def list_field(
+    value: Any,
+    field: str,
+    *,
+    error: type[WorkloadMapError] = InputError,
+    file: str | None = None,
+    document: str | None = None,
+) -> list[Any]:
+    """An input's field that must be a list when present: [] when absent (None).
+
+    Raises:
+        WorkloadMapError: ``error`` (an InputError unless told), located at ``field`` (and ``file``,
+            ``document`` when given), when the value is something else.
+    """
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise error(f"expected a list, got {type(value).__name__}", file=file, document=document, field=field)
+    return value
 
 
 def as_number(amount: Fraction | int) -> int | float:

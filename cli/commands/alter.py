@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Mapping
-from enum import Enum
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, List, Optional
 
@@ -25,19 +24,13 @@ from workloadmap.errors import WorkloadMapError
 from workloadmap.interpreter import ChainedObjects, ObjectIndex
 
 from ..printing import output
+from ..printing.views import Views, dump, plain
 from .common import catalog_option, load_catalog, located_error, related_option, worst_exit_code
 
 if TYPE_CHECKING:  # heavy stages load inside the commands that use them
     from workloadmap.alter import Alteration, Changes
 
 PATCH_HELP = "Print a `kubectl patch --type merge` per changed object instead of the manifests."
-
-
-class AlterFormat(str, Enum):
-    """-o for alter/suspend/resume: the manifests (or, with --patch, the patches) as YAML or JSON."""
-
-    yaml = "yaml"
-    json = "json"
 
 
 def _pairs(values: Optional[List[str]], option: str) -> dict[str, str]:
@@ -63,9 +56,8 @@ class _Dumper(yaml.SafeDumper):
 _Dumper.add_representer(str, _literal_strings)
 
 
-def _dump_objects(objects: list[Any], output_format: AlterFormat | None) -> str:
-    if output_format is AlterFormat.json:
-        return output.dump(output.as_list(objects), "json")
+def _manifests(objects: list[Any]) -> str:
+    """The manifests as a YAML stream for ``kubectl apply -f -``, multi-line strings as literal blocks."""
     return yaml.dump_all(objects, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
 
 
@@ -76,7 +68,8 @@ def _resource(obj: Mapping[str, Any]) -> str:
     return f"{kind}.{group}" if group else kind
 
 
-def _patches(alterations: list[Alteration], output_format: AlterFormat | None) -> str:
+def _patches(alterations: list[Alteration]) -> list[dict[str, Any]]:
+    """One merge patch per changed object (an object that did not change is noted on stderr)."""
     entries: list[dict[str, Any]] = []
     for alteration in alterations:
         patch = alteration.patch()
@@ -94,8 +87,11 @@ def _patches(alterations: list[Alteration], output_format: AlterFormat | None) -
                 "patch": patch,
             }
         )
-    if output_format is not None:
-        return output.dump(output.as_list(entries), output_format.value) if entries else ""
+    return entries
+
+
+def _kubectl_patches(entries: list[dict[str, Any]]) -> str:
+    """One ``kubectl patch --type merge`` command line per patch."""
     lines = []
     for entry in entries:
         namespace = f" -n {shlex.quote(str(entry['namespace']))}" if entry["namespace"] else ""
@@ -105,6 +101,19 @@ def _patches(alterations: list[Alteration], output_format: AlterFormat | None) -
             f"--type merge -p {shlex.quote(body)}"
         )
     return "".join(line + "\n" for line in lines)
+
+
+def _patch_data(kind: str) -> Callable[[list[dict[str, Any]]], str]:
+    """The patches as a json or yaml ``List`` (nothing at all when there are none)."""
+    return lambda entries: output.dump(output.as_list(entries), kind) if entries else ""
+
+
+MANIFESTS = Views({"yaml": plain(_manifests), "json": dump(output.as_list)})
+"""The views of the changed manifests (every document of the input, in order): the -o values."""
+PATCHES = Views(
+    {"kubectl": plain(_kubectl_patches), "yaml": plain(_patch_data("yaml")), "json": plain(_patch_data("json"))}
+)
+"""The views of ``--patch``: kubectl commands without -o (no -o value names them), else the patches as data."""
 
 
 def _is_workload(body: Any, catalog: Catalog) -> bool:
@@ -135,7 +144,7 @@ def run(
     changes: Changes,
     *,
     component: Optional[str],
-    output_format: AlterFormat | None,
+    output_format: str | None,
     patch: bool,
     recursive: bool,
     catalog_dirs: Optional[List[Path]],
@@ -174,10 +183,13 @@ def run(
     if codes:
         output.warn("note: nothing printed: fix the errors above (a partial change is never printed)")
         raise typer.Exit(worst_exit_code(codes))
-    output.write(_patches(alterations, output_format) if patch else _dump_objects(printed, output_format))
+    if patch:
+        PATCHES.write(PATCHES.parse(output_format or PATCHES.default), _patches(alterations))
+    else:
+        MANIFESTS.write(MANIFESTS.parse(output_format or MANIFESTS.default), printed)
 
 
-OUTPUT_HELP = "yaml (default) or json; with --patch, the patches as data instead of kubectl commands."
+OUTPUT_HELP = "Output format (default yaml; with --patch, the patches as data instead of kubectl commands)"
 
 
 def alter_command(
@@ -218,7 +230,7 @@ def alter_command(
     component: Optional[str] = typer.Option(
         None, "--component", metavar="NAME", help="Only this component (path, role or name)."
     ),
-    output_format: Optional[AlterFormat] = typer.Option(None, "-o", "--output", metavar="FORMAT", help=OUTPUT_HELP),
+    output_format: Optional[str] = MANIFESTS.option("alter", OUTPUT_HELP, optional=True),
     patch: bool = typer.Option(False, "--patch", help=PATCH_HELP),
     recursive: bool = typer.Option(False, "-R", "--recursive", help="Read directories recursively."),
     catalog_dirs: Optional[List[Path]] = catalog_option(),
@@ -255,7 +267,7 @@ def alter_command(
 def _suspension(suspend: bool) -> Any:
     def command(
         files: List[str] = typer.Argument(..., metavar="FILE...", help="FILE, DIR or - (standard input)."),
-        output_format: Optional[AlterFormat] = typer.Option(None, "-o", "--output", metavar="FORMAT", help=OUTPUT_HELP),
+        output_format: Optional[str] = MANIFESTS.option("suspend" if suspend else "resume", OUTPUT_HELP, optional=True),
         patch: bool = typer.Option(False, "--patch", help=PATCH_HELP),
         recursive: bool = typer.Option(False, "-R", "--recursive", help="Read directories recursively."),
         catalog_dirs: Optional[List[Path]] = catalog_option(),

@@ -14,13 +14,59 @@ from workloadmap.errors import WorkloadMapError
 
 from ..printing import output
 from ..printing.escape import escaped
-from ..printing.formats import chosen_output, output_option, write_template
-from ..printing.output import DumpFormat, TableFormat
+from ..printing.formats import Output
+from ..printing.views import Views, dump, plain, table, template
 from ..render.workloads import render_definition_table, render_lint_table
 from .common import catalog_option, load_catalog
 
-LIST_VIEWS = ("table", "wide", "name", "json", "yaml", "templates")
-SHOW_VIEWS = ("yaml", "json", "templates")
+if TYPE_CHECKING:  # heavy stages load inside the commands that use them
+    from workloadmap.lint import LintFinding
+
+
+def _definitions(items: list[dict[str, Any]]) -> Any:
+    return {"kind": "List", "apiVersion": "v1", "items": items}
+
+
+def _lint_table(_chosen: Output, findings: list[LintFinding]) -> None:
+    """The findings as a table (none: no table), then how many are errors and warnings, on stderr."""
+    if findings:
+        output.human(render_lint_table(escaped(findings)), fit=False)
+    errors = sum(finding.severity == "error" for finding in findings)
+    output.warn(f"{errors} error(s), {len(findings) - errors} warning(s)")
+
+
+def _findings(findings: list[LintFinding]) -> Any:
+    return {"findings": [finding.to_dict() for finding in findings]}
+
+
+def _kartas(objects: list[dict[str, Any]]) -> Any:
+    return {"apiVersion": "v1", "kind": "List", "items": objects}
+
+
+LIST_VIEWS = Views(
+    {
+        "table": table(lambda items: render_definition_table(escaped(items))),
+        "wide": table(lambda items: render_definition_table(escaped(items), wide=True)),
+        "name": plain(lambda items: "".join(f"{item['name']}\n" for item in escaped(items))),
+        "json": dump(_definitions),
+        "yaml": dump(_definitions),
+        "templates": template(_definitions),
+    }
+)
+"""The views of ``catalog list``, on the definitions' summaries."""
+SHOW_VIEWS = Views({"yaml": dump(), "json": dump(), "templates": template()})
+"""The views of ``catalog show``, on the definition as its file holds it."""
+SCHEMA_VIEWS = Views({"json": dump(), "yaml": dump()})
+"""The views of ``catalog schema``, on the JSON Schema."""
+LINT_VIEWS = Views({"table": _lint_table, "json": dump(_findings), "yaml": dump(_findings)})
+"""The views of ``catalog lint``, on the findings."""
+EXPORT_VIEWS = Views(
+    {
+        "yaml": plain(lambda objects: "".join(f"---\n{output.dump(item, 'yaml')}" for item in objects)),
+        "json": dump(_kartas),
+    }
+)
+"""The views of ``catalog export``, on the Karta objects: a YAML stream, or a JSON ``List``."""
 
 
 def _unknown(catalog: Any, name: str) -> None:
@@ -29,10 +75,6 @@ def _unknown(catalog: Any, name: str) -> None:
     hint = f"; did you mean {' or '.join(close)}?" if close else ""
     output.error(f"no definition named {name!r}{hint} (see `wmap catalog list`)")
     raise typer.Exit(4)
-
-
-if TYPE_CHECKING:  # heavy stages load inside the commands that use them
-    from workloadmap.lint import LintFinding
 
 
 def _summary(definition: CatalogEntry) -> dict[str, Any]:
@@ -66,34 +108,25 @@ def _summary(definition: CatalogEntry) -> dict[str, Any]:
 
 
 def catalog_list(
-    output_format: str = output_option("catalog list", LIST_VIEWS, "table"),
+    output_format: str = LIST_VIEWS.option("catalog list"),
     catalog_dirs: Optional[List[Path]] = catalog_option(),
 ) -> None:
     """List the definitions: one per workload kind (Kartas: one per kind and version)."""
-    chosen = chosen_output("catalog list", output_format)
-    items = [_summary(definition) for definition in load_catalog(catalog_dirs)]
-    document = {"kind": "List", "apiVersion": "v1", "items": items}
-    if chosen.kind in ("table", "wide"):
-        output.human(render_definition_table(escaped(items), wide=chosen.kind == "wide"), fit=False)
-    elif chosen.kind == "name":
-        output.write("".join(f"{item['name']}\n" for item in escaped(items)))
-    elif chosen.templated:
-        write_template(chosen, document)
-    else:
-        output.write(output.dump(document, chosen.kind))
+    chosen = LIST_VIEWS.parse(output_format)
+    LIST_VIEWS.write(chosen, [_summary(definition) for definition in load_catalog(catalog_dirs)])
 
 
 def catalog_show(
     name: str = typer.Argument(
         ..., metavar="DEFINITION", help="Definition name, kind, plural or short name (as kubectl get takes them)."
     ),
-    output_format: str = output_option("catalog show", SHOW_VIEWS, "yaml"),
+    output_format: str = SHOW_VIEWS.option("catalog show"),
     catalog_dirs: Optional[List[Path]] = catalog_option(),
 ) -> None:
     """Print one definition."""
     from workloadmap.karta import KartaDefinition
 
-    chosen = chosen_output("catalog show", output_format)
+    chosen = SHOW_VIEWS.parse(output_format)
     catalog = load_catalog(catalog_dirs)
     definition = catalog.get(name)
     if definition is None:
@@ -103,10 +136,7 @@ def catalog_show(
     else:
         assert definition is not None
         data = validated_definition(definition).model_dump(mode="json", by_alias=True, exclude_defaults=True)
-    if chosen.templated:
-        write_template(chosen, data)
-    else:
-        output.write(output.dump(data, chosen.kind))
+    SHOW_VIEWS.write(chosen, data)
 
 
 def catalog_validate(
@@ -137,10 +167,10 @@ def catalog_validate(
 
 
 def catalog_schema(
-    output_format: DumpFormat = typer.Option(DumpFormat.json, "-o", "--output", metavar="FORMAT", help="json or yaml."),
+    output_format: str = SCHEMA_VIEWS.option("catalog schema"),
 ) -> None:
     """Print the JSON Schema of the definition format."""
-    output.write(output.dump(definition_json_schema(), output_format.value))
+    SCHEMA_VIEWS.write(SCHEMA_VIEWS.parse(output_format), definition_json_schema())
 
 
 def catalog_lint(
@@ -155,9 +185,7 @@ def catalog_lint(
         help="FILE or DIR of sample resources (read recursively; recorded flows unpacked) to evaluate the "
         "definitions on. Repeatable.",
     ),
-    output_format: TableFormat = typer.Option(
-        TableFormat.table, "-o", "--output", metavar="FORMAT", help="table, json or yaml."
-    ),
+    output_format: str = LINT_VIEWS.option("catalog lint"),
     rules: bool = typer.Option(False, "--rules", help="List the lint rules and exit."),
 ) -> None:
     """Lint definitions: beyond the schema, rules that catch wrong counts, dead gang and status rules.
@@ -174,13 +202,7 @@ def catalog_lint(
     findings: list[LintFinding] = []
     for path in paths:
         findings.extend(lint_path(path, [str(sample) for sample in samples or []]))
-    if output_format == TableFormat.table:
-        if findings:
-            output.human(render_lint_table(escaped(findings)), fit=False)
-        errors = sum(finding.severity == "error" for finding in findings)
-        output.warn(f"{errors} error(s), {len(findings) - errors} warning(s)")
-    else:
-        output.write(output.dump({"findings": [finding.to_dict() for finding in findings]}, output_format.value))
+    LINT_VIEWS.write(LINT_VIEWS.parse(output_format), findings)
     raise typer.Exit(1 if has_errors(findings) else 0)
 
 
@@ -197,9 +219,7 @@ def catalog_export(
     export_format: ExportFormat = typer.Option(
         ExportFormat.karta, "--format", metavar="FORMAT", help="karta: Workload Map Karta objects."
     ),
-    output_format: DumpFormat = typer.Option(
-        DumpFormat.yaml, "-o", "--output", metavar="FORMAT", help="yaml (a stream) or json (a List)."
-    ),
+    output_format: str = EXPORT_VIEWS.option("catalog export", "Output format (yaml a stream, json a List)"),
     catalog_dirs: Optional[List[Path]] = catalog_option(),
 ) -> None:
     """Write wmap definitions as Karta objects (one per API version) for `kubectl apply` and KAI's Karta fallback.
@@ -224,7 +244,4 @@ def catalog_export(
             for _, message in exported.losses:
                 output.warn(f"warning: {exported.name}: {message}")
             objects.append(exported.karta)
-    if output_format == DumpFormat.json:
-        output.write(output.dump({"apiVersion": "v1", "kind": "List", "items": objects}, "json"))
-    else:
-        output.write("".join(f"---\n{output.dump(item, 'yaml')}" for item in objects))
+    EXPORT_VIEWS.write(EXPORT_VIEWS.parse(output_format), objects)

@@ -1,7 +1,8 @@
 """What several commands share: options, catalog loading, the result loop and the exit-code rule.
 
-Importable without typer (the fast path of ``wmap inspect`` runs without it): the option
-declarations import typer when a command is declared.
+Importable without typer (the fast path of ``wmap inspect`` runs without it): the shared options
+are declared as typer-free :class:`~workloadmap.cli.printing.options.OptionSpec` values, made typer options
+when a command is declared.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,6 +24,7 @@ from workloadmap.resources import DEFAULT_GPU_RESOURCES
 from workloadmap.tree import WorkloadTree
 
 from ..printing import output
+from ..printing.options import OptionSpec
 from ..printing.usage import bad_parameter
 
 CATALOG_HELP = (
@@ -35,41 +37,54 @@ RELATED_HELP = (
     "repeatable."
 )
 
-SOURCE_FORMS = (
-    "a Kubernetes NodeList (YAML or JSON, as `kubectl get nodes -o json` prints it), a Slurm topology.conf or "
-    "topology.yaml, a Topograph simulation model, preset:NAME (see `wmap topology presets`), "
-    "cluster:[CONTEXT] (the live cluster's nodes and running pods, read-only), or - (standard input)"
-)
-"""Every form a topology SOURCE takes, for the help of `-t` and `topology show`."""
-
 Command = TypeVar("Command", bound=Callable[..., Any])
 T = TypeVar("T")
 
-# Help texts name these at start-up, before the topology and exporter stages are imported (they
-# load with the commands that use them); tests/cli/test_cli.py checks them against the library.
-DEFAULT_PRESET_NAME = "nvl72-4rack"
-EXPORT_TARGETS = ("demand", "kai", "kai-annotations", "kueue", "pinned", "volcano")
+
+# The library's tables, read where a command needs them. Help texts that name them are deferred
+# (printing/deferred.py): the topology and exporter stages load when help is printed, not on every run.
+
+
+def source_forms() -> str:
+    """Every form a topology SOURCE takes, in words, from the topology stage's tables of readers."""
+    from workloadmap.topology import source_forms as forms
+
+    *listed, last = forms()
+    return f"{', '.join(listed)}, or {last}"
+
+
+def default_preset() -> str:
+    """The preset placement uses when no topology is given (the topology stage's)."""
+    from workloadmap.topology import DEFAULT_PRESET
+
+    return DEFAULT_PRESET
+
+
+def export_targets() -> tuple[str, ...]:
+    """The export targets ``--emit`` offers: the exporters' registry, as it is when asked."""
+    from workloadmap.exporters import export_targets as registered
+
+    return registered()
+
+
+CATALOG = OptionSpec("catalog_dirs", ("--catalog",), CATALOG_HELP, metavar="DIR", value=Path, multiple=True)
+GPU_RESOURCE = OptionSpec("gpu_resource", ("--gpu-resource",), GPU_RESOURCE_HELP, metavar="NAME", multiple=True)
+RELATED = OptionSpec("related", ("--related", "--runtimes"), RELATED_HELP, metavar="FILE", multiple=True)
 
 
 def catalog_option() -> Any:
-    """The `--catalog DIR` option (repeatable)."""
-    import typer
-
-    return typer.Option(None, "--catalog", metavar="DIR", help=CATALOG_HELP)
+    """The `--catalog DIR` option (repeatable), for typer."""
+    return CATALOG.typer()
 
 
 def gpu_resource_option() -> Any:
-    """The `--gpu-resource NAME` option (repeatable)."""
-    import typer
-
-    return typer.Option(None, "--gpu-resource", metavar="NAME", help=GPU_RESOURCE_HELP)
+    """The `--gpu-resource NAME` option (repeatable), for typer."""
+    return GPU_RESOURCE.typer()
 
 
 def related_option() -> Any:
-    """The `--related FILE|DIR` option (alias `--runtimes`)."""
-    import typer
-
-    return typer.Option(None, "--related", "--runtimes", metavar="FILE", help=RELATED_HELP)
+    """The `--related FILE|DIR` option (alias `--runtimes`), for typer."""
+    return RELATED.typer()
 
 
 def kubeconfig_option() -> Any:
@@ -148,34 +163,42 @@ BUDGET_FLAGS = (
 )
 
 
-def _injected(command: Callable[..., Any], budgets: bool) -> list[inspect.Parameter]:
-    """The options :func:`guarded` adds to a command: ``--timeout`` and, for readers of inputs, budgets."""
-    import typer
+TIMEOUT = OptionSpec("timeout", ("--timeout",), TIMEOUT_HELP)
+ALLOW_REFERENCE_KIND = OptionSpec(
+    "allow_reference_kind", ("--allow-reference-kind",), ALLOW_REFERENCE_HELP, multiple=True
+)
+BUDGET_OPTIONS = tuple(
+    OptionSpec(name, (flag,), f"{text} (default {getattr(DEFAULT_BUDGETS, field_name):,}).", value=int, minimum=1)
+    for name, flag, field_name, text in BUDGET_FLAGS
+)
 
-    own = inspect.signature(command).parameters
-    added = []
-    if "timeout" not in own:
-        option = typer.Option(None, "--timeout", help=TIMEOUT_HELP)
-        added.append(
-            inspect.Parameter("timeout", inspect.Parameter.KEYWORD_ONLY, default=option, annotation=Optional[str])
-        )
-    if {"catalog_dirs", "paths", "files"} & set(own):  # commands that read definitions: what references may read
-        option = typer.Option(None, "--allow-reference-kind", help=ALLOW_REFERENCE_HELP)
-        keyword = inspect.Parameter.KEYWORD_ONLY
-        added.append(inspect.Parameter("allow_reference_kind", keyword, default=option, annotation=Optional[List[str]]))
-    for name, flag, field_name, text in BUDGET_FLAGS if budgets else ():
-        default = getattr(DEFAULT_BUDGETS, field_name)
-        option = typer.Option(None, flag, min=1, help=f"{text} (default {default:,}).")
-        added.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=option, annotation=Optional[int]))
-    return added
+
+def guard_options(own: Collection[str], *, budgets: bool) -> list[OptionSpec]:
+    """The options :func:`guarded` adds to a command whose parameters are ``own``.
+
+    ``--timeout``; ``--allow-reference-kind`` for commands that read definitions (what references
+    may read); with ``budgets``, the budget flags; none the command declares itself.
+    """
+    added = [TIMEOUT]
+    if {"catalog_dirs", "paths", "files"} & set(own):
+        added.append(ALLOW_REFERENCE_KIND)
+    if budgets:
+        added.extend(BUDGET_OPTIONS)
+    return [option for option in added if option.name not in own]
+
+
+def _injected(command: Callable[..., Any], budgets: bool) -> list[inspect.Parameter]:
+    """The options :func:`guarded` adds to a command, as typer parameters."""
+    return [option.parameter() for option in guard_options(inspect.signature(command).parameters, budgets=budgets)]
 
 
 def guarded(command: Command, *, budgets: bool = False) -> Command:
     """Run a command so that a library error becomes one line on stderr and its exit code.
 
     Every command also gets ``--timeout`` (unless it declares its own, as ``get`` does), a deadline
-    for the whole command; with ``budgets``, the ``--max-*`` budget flags too. The fast path of
-    ``wmap inspect`` runs its command through the same :class:`Guard`.
+    for the whole command; with ``budgets``, the ``--max-*`` budget flags too (see
+    :func:`guard_options`). A command that declares them itself (``inspect``, whose one option table
+    both of its readers share) applies its own :class:`Guard`.
     """
     added = _injected(command, budgets)
     names = {parameter.name for parameter in added}

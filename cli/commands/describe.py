@@ -19,7 +19,7 @@ from workloadmap.interpreter import ObjectIndex, inspect_documents
 
 from ..printing import output
 from ..printing.escape import escaped
-from ..printing.formats import Output, chosen_output, output_option, write_template
+from ..printing.views import Views, dump, human, template
 from ..render.workloads import render_describe
 from .common import (
     Collected,
@@ -51,16 +51,22 @@ def _objects(path: Optional[str]) -> list[dict[str, Any]]:
     return objects
 
 
-VIEWS = ("tree", "json", "yaml", "templates")
+def _reports(reports: list[DescribeReport]) -> Any:
+    """What ``-o json`` prints: the report, or a ``List`` of several."""
+    return output.as_list([report.to_dict() for report in reports])
 
 
-def _write(reports: list[DescribeReport], chosen: Output, pod_limit: Optional[int]) -> None:
-    if chosen.kind == "tree":
-        output.human("\n".join(render_describe(report) for report in escaped(reports)))
-    elif chosen.templated:
-        write_template(chosen, output.as_list([report.to_dict() for report in reports]))
-    else:
-        output.write(output.dump(output.as_list([report.to_dict() for report in reports]), chosen.kind))
+VIEWS = Views(
+    {
+        "tree": human(lambda reports: "\n".join(render_describe(report) for report in escaped(reports))),
+        "json": dump(_reports),
+        "yaml": dump(_reports),
+        "templates": template(_reports),
+    }
+)
+"""The views of ``wmap describe``, on the reports."""
+LIMITED = ("tree",)
+"""The views that show at most ``DEFAULT_POD_LIMIT`` pods per component unless ``--pod-limit`` says otherwise."""
 
 
 def _from_files(
@@ -123,7 +129,7 @@ def describe_command(
         min=0,
         help="Pods shown per component, unhealthy first (tree default 10; 0 = all).",
     ),
-    output_format: str = output_option("describe", VIEWS, "tree"),
+    output_format: str = VIEWS.option("describe"),
     kubeconfig: Optional[Path] = kubeconfig_option(),
     context: Optional[str] = context_option(),
     chunk_size: int = typer.Option(
@@ -136,21 +142,21 @@ def describe_command(
     """Describe a workload: its components with their live pods, recent events, and where its gangs landed."""
     from workloadmap.live import describe, from_cluster
 
-    chosen = chosen_output("describe", output_format)
+    chosen = VIEWS.parse(output_format)
     if (ref is None) == (not filename):
         raise typer.BadParameter("give TYPE/NAME or -f FILE (one of them)", param_hint="TYPE/NAME")
     if (objects or nodes) and not filename:
         raise typer.BadParameter("--objects and --nodes go with -f FILE", param_hint="--objects")
     if nodes and not objects:
         raise typer.BadParameter("--nodes goes with --objects", param_hint="--nodes")
-    limit = pod_limit if pod_limit is not None else (DEFAULT_POD_LIMIT if chosen.kind == "tree" else None)
+    limit = pod_limit if pod_limit is not None else (DEFAULT_POD_LIMIT if chosen.kind in LIMITED else None)
     catalog = load_catalog(catalog_dirs)
     options: dict[str, Any] = {"catalog": catalog, "gpu_resources": gpu_resources(gpu_resource), "pod_limit": limit}
     if filename:
         options["related"] = ObjectIndex.from_paths(related or [])
         reports, code = _from_files(list(filename), objects, nodes, options)
         if reports:
-            _write(reports, chosen, limit)
+            VIEWS.write(chosen, reports)
         raise typer.Exit(code)
     from .live import add_cluster_kartas, client_for, reference
 
@@ -166,4 +172,4 @@ def describe_command(
         live = from_cluster(client, scope, chunk_size=chunk_size)
         source = f"cluster (context {client.context})"
         report = describe(obj, live, source=source, related=ClusterObjects(client), **options)
-    _write([report], chosen, limit)
+    VIEWS.write(chosen, [report])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, List, Optional
@@ -25,7 +26,8 @@ from workloadmap.runtime_definitions import Phase
 
 from ..printing import output
 from ..printing.escape import escaped
-from ..printing.formats import Output, chosen_output, output_option, write_template
+from ..printing.formats import Output
+from ..printing.views import Views, dump, human, plain, table, template
 from ..render.workloads import render_rows
 from .common import (
     Collected,
@@ -39,10 +41,49 @@ from .common import (
     located_error,
     parse_duration,
 )
-from .inspect import write_trees
+from .inspect import trees_text
 from .live import add_cluster_kartas, client_for, reference
 
-VIEWS = ("table", "wide", "name", "json", "yaml", "tree", "templates")
+
+@dataclass(frozen=True)
+class _Listing:
+    """What the views of ``wmap get`` write: the rows, and how a table shows them."""
+
+    rows: list[Any]
+    namespaces: bool = False
+    prefix_types: bool = False
+    header: bool = True
+
+
+def _trees(listing: _Listing) -> Any:
+    """What ``-o json`` prints: always a ``List`` of inspect trees, as ``kubectl get`` prints a list."""
+    return {"apiVersion": "v1", "kind": "List", "items": [row.tree.to_dict() for row in listing.rows]}
+
+
+def _table(*, wide: bool) -> Callable[[_Listing], str]:
+    def render(listing: _Listing) -> str:
+        rows = escaped(listing.rows)
+        return render_rows(
+            rows, wide=wide, namespaces=listing.namespaces, prefix_types=listing.prefix_types, header=listing.header
+        )
+
+    return render
+
+
+VIEWS = Views(
+    {
+        "table": table(_table(wide=False)),
+        "wide": table(_table(wide=True)),
+        "name": plain(lambda listing: "".join(f"{row.type_name}/{row.workload.name}\n" for row in listing.rows)),
+        "json": dump(_trees),
+        "yaml": dump(_trees),
+        "tree": human(lambda listing: trees_text([row.tree for row in listing.rows])),
+        "templates": template(_trees),
+    }
+)
+"""The views of ``wmap get``, on the rows."""
+WITH_PODS = ("table", "wide")
+"""The views whose rows count ready pods: the live pods are read for them only."""
 
 
 @dataclass
@@ -193,25 +234,7 @@ def _keep(rows: list[Any], phases: set[str]) -> list[Any]:
 
 
 def _print(rows: list[Any], chosen: Output, options: dict[str, Any], *, header: bool = True) -> None:
-    if chosen.kind == "name":
-        output.write("".join(f"{row.type_name}/{row.workload.name}\n" for row in rows))
-    elif chosen.machine or chosen.templated:
-        document = {"apiVersion": "v1", "kind": "List", "items": [row.tree.to_dict() for row in rows]}
-        if chosen.templated:
-            write_template(chosen, document)
-        else:
-            output.write(output.dump(document, chosen.kind))
-    elif chosen.kind == "tree":
-        write_trees([row.tree for row in rows], Output("tree"))
-    else:
-        text = render_rows(
-            escaped(rows),
-            wide=chosen.kind == "wide",
-            namespaces=options["all_namespaces"],
-            prefix_types=options["prefix_types"],
-            header=header,
-        )
-        output.human(text, fit=False)
+    VIEWS.write(chosen, _Listing(rows, options["all_namespaces"], options["prefix_types"], header))
 
 
 def _phase_options(phases: Optional[List[str]]) -> set[str]:
@@ -256,14 +279,14 @@ def get(
     chunk_size: int = typer.Option(
         500, "--chunk-size", metavar="N", min=0, help="Objects per page of a list (0: no paging)."
     ),
-    output_format: str = output_option("get", VIEWS, "table"),
+    output_format: str = VIEWS.option("get"),
     kubeconfig: Optional[Path] = kubeconfig_option(),
     context: Optional[str] = context_option(),
     catalog_dirs: Optional[List[Path]] = catalog_option(),
     gpu_resource: Optional[List[str]] = gpu_resource_option(),
 ) -> None:
     """List workloads of the cluster with their phase, ready pods and GPUs (read-only)."""
-    chosen = chosen_output("get", output_format)
+    chosen = VIEWS.parse(output_format)
     phases = _phase_options(phase)
     seconds = parse_duration(timeout) if timeout is not None else None
     catalog = load_catalog(catalog_dirs)
@@ -283,7 +306,7 @@ def get(
         targets = _targets(client, pairs, top_only, catalog)
         options["prefix_types"] = len({target.resource for target in targets}) > 1
         rows_maker = _Rows(client, catalog, gpu_resources(gpu_resource), options)
-        needs_pods = chosen.kind in ("table", "wide")
+        needs_pods = chosen.kind in WITH_PODS
         collected = Collected()
         if watch:
             options["top_only"] = top_only
@@ -341,7 +364,7 @@ def _watch(
         )
         for target in targets
     ]
-    needs_pods = chosen.kind in ("table", "wide")
+    needs_pods = chosen.kind in WITH_PODS
     initial: list[dict] = []
     synced, phase_of = 0, {}  # (kind, namespace, name) -> the phase last printed
     try:

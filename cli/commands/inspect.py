@@ -1,13 +1,15 @@
 """``wmap inspect``: expand workloads from files into component trees with pod, GPU and gang totals.
 
-Importable without typer: the typer declaration (``inspect_options.py``) and the fast path of the
-console script (``inspect_fast.py``) both run :func:`inspect_files`.
+Importable without typer. The command line is declared once here (:data:`FILES`, :data:`OPTIONS`);
+typer's declaration (``inspect_options.py``) and the console script's own reader
+(``inspect_fast.py``) are both built from it, and both run :func:`prepare`'s command.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from workloadmap.documents import load_objects
 from workloadmap.interpreter import ObjectIndex, inspect_documents
@@ -15,13 +17,12 @@ from workloadmap.tree import WorkloadTree
 
 from ..printing import output
 from ..printing.escape import escaped
-from ..printing.formats import Output, format_names, parse_output, write_template
+from ..printing.formats import Output
+from ..printing.options import ArgumentSpec, OptionSpec
 from ..printing.usage import bad_parameter
+from ..printing.views import Views, dump, human, plain, table, template
 from ..render.workloads import render_inspect_table, render_tree
-from .common import Collected, gpu_resources, load_catalog
-
-VIEWS = ("tree", "table", "wide", "name", "json", "yaml", "templates")
-DEFAULT_VIEW = "tree"
+from .common import CATALOG, GPU_RESOURCE, RELATED, Collected, Guard, gpu_resources, guard_options, load_catalog
 
 
 def resource_name(tree: WorkloadTree) -> str:
@@ -31,25 +32,49 @@ def resource_name(tree: WorkloadTree) -> str:
     return f"{kind}.{group}/{tree.workload.name}" if group else f"{kind}/{tree.workload.name}"
 
 
-def write_trees(trees: list[WorkloadTree], chosen: Output) -> None:
-    """Print trees as the chosen view: tree, table, wide, name, a json/yaml dump (a List for several), a template."""
-    if not trees:
-        return
-    if chosen.machine:
-        output.write(output.dump(output.as_list([tree.to_dict() for tree in trees]), chosen.kind))
-    elif chosen.templated:
-        write_template(chosen, output.as_list([tree.to_dict() for tree in trees]))
-    elif chosen.kind == "name":
-        output.write("".join(f"{resource_name(tree)}\n" for tree in escaped(trees)))
-    elif chosen.kind in ("table", "wide"):
-        output.human(render_inspect_table(escaped(trees), wide=chosen.kind == "wide"), fit=False)
-    else:
-        output.human("\n".join(render_tree(tree) for tree in escaped(trees)))
+def trees_text(trees: list[WorkloadTree]) -> str:
+    """Trees as ``-o tree`` draws them, one after another (``wmap get -o tree`` too)."""
+    return "\n".join(render_tree(tree) for tree in escaped(trees))
+
+
+def _document(trees: list[WorkloadTree]) -> object:
+    """What ``-o json`` prints: the tree, or a ``List`` of several."""
+    return output.as_list([tree.to_dict() for tree in trees])
+
+
+VIEWS = Views(
+    {
+        "tree": human(trees_text),
+        "table": table(lambda trees: render_inspect_table(escaped(trees))),
+        "wide": table(lambda trees: render_inspect_table(escaped(trees), wide=True)),
+        "name": plain(lambda trees: "".join(f"{resource_name(tree)}\n" for tree in escaped(trees))),
+        "json": dump(_document),
+        "yaml": dump(_document),
+        "templates": template(_document),
+    }
+)
+"""The views of ``wmap inspect``, on the list of trees."""
+DEFAULT_VIEW = VIEWS.default
+
+FILES = ArgumentSpec("files", "FILE...", "FILE, DIR or - (standard input).")
+"""The FILE arguments (every word that is not an option)."""
+
+_OWN = (
+    OptionSpec("filename", ("-f", "--filename"), "FILE, DIR or -; repeatable.", metavar="FILE", multiple=True),
+    VIEWS.spec("inspect"),
+    CATALOG,
+    OptionSpec("recursive", ("-R", "--recursive"), "Read directories recursively.", value=bool, default=False),
+    GPU_RESOURCE,
+    RELATED,
+)
+OPTIONS: tuple[OptionSpec, ...] = (*_OWN, *guard_options([FILES.name, *(o.name for o in _OWN)], budgets=True))
+"""Every option of ``wmap inspect`` but ``--help``, in the order ``--help`` lists them: its own, then
+the guard's (``--timeout``, ``--allow-reference-kind``, the budget flags)."""
 
 
 def inspect_output(value: str) -> Output:
     """The ``-o`` value of ``wmap inspect``, parsed (typer.BadParameter when it is not one, exit 2)."""
-    return parse_output(value, format_names(VIEWS))
+    return VIEWS.parse(value)
 
 
 def inspect_sources(files: Sequence[str] | None, filename: Sequence[str] | None) -> list[str]:
@@ -58,6 +83,30 @@ def inspect_sources(files: Sequence[str] | None, filename: Sequence[str] | None)
     if not sources:
         raise bad_parameter("give at least one FILE, DIR or - (standard input)", param_hint="FILE")
     return sources
+
+
+def prepare(files: Sequence[str] | None, values: Mapping[str, Any]) -> Callable[[], int]:
+    """The command ``wmap inspect FILES`` with option ``values`` (by name) runs, returning its exit code.
+
+    Everything a usage error can come from is checked here, before anything runs: the guard's
+    options, ``-o``, at least one source.
+
+    Raises:
+        typer.BadParameter: a usage error (exit 2, reported by typer under the usage line).
+    """
+    guard = Guard.from_options(dict(values))
+    chosen = inspect_output(values["output_format"])
+    sources = inspect_sources(files, values["filename"])
+    return lambda: guard.call(
+        lambda: inspect_files(
+            sources,
+            chosen,
+            catalog_dirs=values["catalog_dirs"],
+            recursive=values["recursive"],
+            gpu_resource=values["gpu_resource"],
+            related=values["related"],
+        )
+    )
 
 
 def inspect_files(
@@ -71,9 +120,9 @@ def inspect_files(
 ) -> int:
     """Expand the workloads of ``sources``, print them as ``chosen``; the exit code (the worst document's).
 
-    No usage error comes from here: the fast path checks the command line before it runs this
-    (:func:`inspect_output`, :func:`inspect_sources`, ``Guard.from_options``) and leaves a usage
-    error to typer, which can only report it before anything is printed.
+    No usage error comes from here: :func:`prepare` checks the command line before it runs this,
+    and the fast path leaves a usage error to typer, which can only report it before anything is
+    printed.
     """
     catalog = load_catalog(list(catalog_dirs or []))
     related_objects = ObjectIndex.from_paths(list(related or []))
@@ -90,5 +139,6 @@ def inspect_files(
         )
     if not collected.codes:
         output.warn(f"note: no Kubernetes objects found in {', '.join(sources)}")
-    write_trees([tree for tree, _ in collected.trees], chosen)
+    if collected.trees:
+        VIEWS.write(chosen, [tree for tree, _ in collected.trees])
     return collected.exit_code

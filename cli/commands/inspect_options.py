@@ -1,35 +1,22 @@
-"""The typer declaration of ``wmap inspect``: its arguments and options; the work is ``commands.inspect``'s.
+"""The typer declaration of ``wmap inspect``, built from its one option table (``commands.inspect.OPTIONS``).
 
-``inspect_fast.py`` reads the same options without typer (a test holds its table to this one).
+``inspect_fast.py`` reads the same table without typer; both run :func:`~.inspect.prepare`'s command.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import List, Optional
+from typing import Any
 
 import typer
 
-from ..printing.formats import output_option
-from .common import catalog_option, gpu_resource_option, related_option
-from .inspect import DEFAULT_VIEW, VIEWS, inspect_files, inspect_output, inspect_sources
+from ..printing.options import typer_command
+from .inspect import FILES, OPTIONS, prepare
 
 
-def inspect(
-    files: Optional[List[str]] = typer.Argument(None, metavar="FILE...", help="FILE, DIR or - (standard input)."),
-    filename: Optional[List[str]] = typer.Option(
-        None, "-f", "--filename", metavar="FILE", help="FILE, DIR or -; repeatable."
-    ),
-    output_format: str = output_option("inspect", VIEWS, DEFAULT_VIEW),
-    catalog_dirs: Optional[List[Path]] = catalog_option(),
-    recursive: bool = typer.Option(False, "-R", "--recursive", help="Read directories recursively."),
-    gpu_resource: Optional[List[str]] = gpu_resource_option(),
-    related: Optional[List[str]] = related_option(),
-) -> None:
+def inspect(**values: Any) -> None:
     """Expand workloads from files into component trees with pod, GPU and gang totals."""
-    chosen = inspect_output(output_format)
-    sources = inspect_sources(files, filename)
-    code = inspect_files(
-        sources, chosen, catalog_dirs=catalog_dirs, recursive=recursive, gpu_resource=gpu_resource, related=related
-    )
-    raise typer.Exit(code)
+    files = values.pop(FILES.name)
+    raise typer.Exit(prepare(files, values)())
+
+
+typer_command(inspect, [FILES], OPTIONS)

@@ -16,8 +16,11 @@ from workloadmap.catalog import Catalog
 from workloadmap.errors import WorkloadMapError
 
 from ..printing import output
-from ..printing.output import DumpFormat
+from ..printing.views import Views, dump
 from .common import context_option, kubeconfig_option
+
+LISTS = Views({"yaml": dump(), "json": dump()})
+"""The views of ``cluster nodes`` and ``cluster pods``, on the NodeList or PodList as the server sends it."""
 
 
 def client_for(kubeconfig: Optional[Path], context: Optional[str]) -> Any:
@@ -63,20 +66,20 @@ def nodes(
     selector: Optional[str] = typer.Option(
         None, "-l", "--selector", metavar="SELECTOR", help="Label selector, e.g. nvidia.com/gpu.present=true."
     ),
-    output_format: DumpFormat = typer.Option(DumpFormat.yaml, "-o", "--output", metavar="FORMAT", help="yaml or json."),
+    output_format: str = LISTS.option("cluster nodes"),
 ) -> None:
     """Print the cluster's nodes as a NodeList (then `wmap topology show nodes.yaml`)."""
     with client_for(kubeconfig, context) as client:
         node_list = client.nodes(label_selector=selector)
-    output.write(output.dump(node_list, output_format.value))
+    LISTS.write(LISTS.parse(output_format), node_list)
 
 
 def pods(
     kubeconfig: Optional[Path] = kubeconfig_option(),
     context: Optional[str] = context_option(),
-    output_format: DumpFormat = typer.Option(DumpFormat.yaml, "-o", "--output", metavar="FORMAT", help="yaml or json."),
+    output_format: str = LISTS.option("cluster pods"),
 ) -> None:
     """Print the unfinished pods of every namespace as a PodList (input for `--pods` of the topology commands)."""
     with client_for(kubeconfig, context) as client:
         pod_list = client.pods()
-    output.write(output.dump(pod_list, output_format.value))
+    LISTS.write(LISTS.parse(output_format), pod_list)

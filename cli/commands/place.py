@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, List, Optional
+from typing import TYPE_CHECKING, Any, List, NamedTuple, Optional
 
 import typer
 
-from workloadmap.errors import WorkloadMapError
 from workloadmap.interpreter import ObjectIndex, inspect_file
 
 from ..printing import output
+from ..printing.deferred import deferred
 from ..printing.escape import escaped
-from ..printing.formats import Output, chosen_output, output_option, write_template
+from ..printing.formats import Output
 from ..printing.numbers import plural as _plural
 from ..printing.terminal import progress
+from ..printing.views import View, Views, dump, human, stream, table, template
 from ..render.workloads import (
     render_joint_summary,
     render_placement,
@@ -23,17 +25,17 @@ from ..render.workloads import (
     render_rankings_table,
 )
 from .common import (
-    DEFAULT_PRESET_NAME,
-    EXPORT_TARGETS,
-    SOURCE_FORMS,
     Collected,
     catalog_option,
+    default_preset,
+    export_targets,
     gpu_resource_option,
     gpu_resources,
     load_catalog,
     located_error,
     parse_levels,
     related_option,
+    source_forms,
 )
 from .numa_options import NODE_TOPOLOGY, TM_POLICY, TM_POLICY_OPTIONS, TM_SCOPE, numa_load_options
 
@@ -46,18 +48,79 @@ if TYPE_CHECKING:  # heavy stages load inside the commands that use them
         Verdict,
     )
     from workloadmap.topology import Cluster
+    from workloadmap.tree import WorkloadTree
 
 EXIT_UNFIT = 3
 EXIT_UNKNOWN = 5
 """Exit code of ``--fail-unfit`` (and of a refused ``--emit``) when some gang's fit is unknown and none is unfit."""
 _EXIT_CODES = {"DoesNotFit": EXIT_UNFIT, "Unknown": EXIT_UNKNOWN}  # by Verdict value: placement loads lazily
-VIEWS = ("tree", "table", "wide", "json", "yaml", "templates")
-EMIT_HELP = f"Print scheduler objects instead of the report: {', '.join(EXPORT_TARGETS)} (repeatable)."
-
-TOPOLOGY_HELP = (
-    f"The cluster SOURCE: {SOURCE_FORMS}. Repeat to rank several clusters. "
-    f"Default: the built-in example preset:{DEFAULT_PRESET_NAME}."
+EMIT_HELP = deferred(
+    lambda: f"Print scheduler objects instead of the report: {', '.join(export_targets())} (repeatable)."
 )
+POLICY_HELP = deferred(lambda: _policy_help())
+TOPOLOGY_HELP = deferred(
+    lambda: (
+        f"The cluster SOURCE: {source_forms()}. Repeat to rank several clusters. "
+        f"Default: the built-in example preset:{default_preset()} (`wmap topology presets` lists the others)."
+    )
+)
+
+
+@dataclass(frozen=True)
+class _Placed:
+    """What the report views write: the reports, and the summary of workloads placed together."""
+
+    reports: list[PlacementReport]
+    joint: JointPlacement | None = None
+
+
+def _and_joint(view: View) -> View:
+    """``view`` of the reports, then the line that sums up the workloads placed together (human views)."""
+
+    def write(chosen: Output, placed: _Placed) -> None:
+        view(chosen, placed)
+        if placed.joint is not None:
+            output.human(render_joint_summary(escaped(placed.joint)))
+
+    return write
+
+
+def _reports(placed: _Placed) -> Any:
+    return output.as_list([report.to_dict() for report in placed.reports])
+
+
+def _report_trees(placed: _Placed) -> str:
+    return "\n".join(render_placement(report) for report in escaped(placed.reports))
+
+
+def _rankings(rankings: list[ClusterRanking]) -> Any:
+    return output.as_list([ranking.to_dict() for ranking in rankings])
+
+
+PLACEMENTS = Views(
+    {
+        "tree": _and_joint(human(_report_trees)),
+        "table": _and_joint(table(lambda placed: render_placement_table(escaped(placed.reports)))),
+        "wide": _and_joint(table(lambda placed: render_placement_table(escaped(placed.reports), wide=True))),
+        "json": dump(_reports),
+        "yaml": dump(_reports),
+        "templates": template(_reports),
+    }
+)
+"""The views of ``wmap place`` on one cluster (its ``-o`` values)."""
+RANKINGS = Views(
+    {
+        "tree": human(lambda rankings: render_rankings(escaped(rankings))),
+        "table": table(lambda rankings: render_rankings_table(escaped(rankings))),
+        "wide": table(lambda rankings: render_rankings_table(escaped(rankings), wide=True)),
+        "json": dump(_rankings),
+        "yaml": dump(_rankings),
+        "templates": template(_rankings),
+    }
+)
+"""The same views of clusters ranked for each workload (several ``-t``); a test holds their names equal."""
+EMITTED = Views({"yaml": stream(lambda objects: objects), "json": dump(output.as_list)})
+"""The views of the scheduler objects ``--emit`` prints: Kubernetes objects, a YAML stream or a JSON List."""
 
 
 def _clusters(
@@ -91,63 +154,43 @@ def _unique(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return kept
 
 
-def _write_objects(objects: list[dict[str, Any]], chosen: Output) -> None:
-    if chosen.kind == "json":
-        output.write(output.dump(output.as_list(objects), "json"))
-        return
-    output.write(output.dump_all(objects))
+def _policy_help() -> str:
+    """``--policy``'s help: every policy of the library's table with how it chooses, and the default."""
+    from workloadmap.placement import DEFAULT_POLICY, POLICIES
+
+    names = [f"{name} ({policy.summary})" for name, policy in POLICIES.items()]
+    listed = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else "".join(names)
+    return f"Whose choice rule assigns the pods: {listed}. Default: {DEFAULT_POLICY}."
 
 
-def _write_reports(reports: list[PlacementReport], chosen: Output, joint: JointPlacement | None = None) -> None:
-    if not reports:
-        return
-    if chosen.machine:
-        output.write(output.dump(output.as_list([report.to_dict() for report in reports]), chosen.kind))
-    elif chosen.templated:
-        write_template(chosen, output.as_list([report.to_dict() for report in reports]))
-    elif chosen.kind in ("table", "wide"):
-        output.human(render_placement_table(escaped(reports), wide=chosen.kind == "wide"), fit=False)
-    else:
-        output.human("\n".join(render_placement(report) for report in escaped(reports)))
-    if joint is not None and not chosen.machine and not chosen.templated:
-        output.human(render_joint_summary(escaped(joint)))
+def _check_policy(value: str | None) -> str:
+    from workloadmap.placement import DEFAULT_POLICY, POLICIES
 
-
-def _write_rankings(rankings: list[ClusterRanking], chosen: Output) -> None:
-    if chosen.machine:
-        output.write(output.dump(output.as_list([ranking.to_dict() for ranking in rankings]), chosen.kind))
-    elif chosen.templated:
-        write_template(chosen, output.as_list([ranking.to_dict() for ranking in rankings]))
-    elif chosen.kind in ("table", "wide"):
-        output.human(render_rankings_table(escaped(rankings), wide=chosen.kind == "wide"), fit=False)
-    else:
-        output.human(render_rankings(escaped(rankings)))
-
-
-def _check_policy(value: str) -> str:
-    from workloadmap.placement import POLICIES
-
+    if value is None:
+        return DEFAULT_POLICY
     if value not in POLICIES:
         raise typer.BadParameter(f"{value!r} is not one of {', '.join(POLICIES)}")
     return value
 
 
 def _check_targets(values: Optional[List[str]]) -> Optional[List[str]]:
+    targets = export_targets() if values else ()
     for target in values or []:
-        if target not in EXPORT_TARGETS:
-            raise typer.BadParameter(f"{target!r} is not one of {', '.join(EXPORT_TARGETS)}")
+        if target not in targets:
+            raise typer.BadParameter(f"{target!r} is not one of {', '.join(targets)}")
     return values
 
 
 def _chosen(output_format: Optional[str], targets: list[str]) -> Output:
-    """The -o view; with --emit only yaml (the default) or json, since the output is Kubernetes objects."""
+    """The -o view; with --emit one of the views of Kubernetes objects (yaml, the default, or json)."""
     if not targets:
-        return chosen_output("place", output_format or "tree")
-    if output_format not in (None, "yaml", "json"):
+        return PLACEMENTS.parse(output_format or PLACEMENTS.default)
+    if output_format is not None and output_format not in EMITTED:
+        accepted = " or ".join(f"-o {name}" for name in EMITTED.names)
         raise typer.BadParameter(
-            f"--emit prints Kubernetes objects: use -o yaml or -o json, not {output_format!r}", param_hint="-o"
+            f"--emit prints Kubernetes objects: use {accepted}, not {output_format!r}", param_hint="-o"
         )
-    return Output(output_format or "yaml")
+    return EMITTED.parse(output_format or EMITTED.default)
 
 
 def place(
@@ -177,8 +220,8 @@ def place(
     preferred: Optional[str] = typer.Option(
         None, "--preferred", metavar="LEVEL", help="Preferred level to report and export."
     ),
-    output_format: Optional[str] = output_option(
-        "place", VIEWS, None, "Output format (default tree; with --emit yaml)"
+    output_format: Optional[str] = PLACEMENTS.option(
+        "place", f"Output format (default {PLACEMENTS.default}; with --emit {EMITTED.default})", optional=True
     ),
     emit: Optional[List[str]] = typer.Option(None, "--emit", metavar="TARGET", help=EMIT_HELP, callback=_check_targets),
     html: Optional[Path] = typer.Option(
@@ -194,11 +237,11 @@ def place(
         False, "--no-auto", help="Do not require an accelerator (NVLink) domain for SubGroups that fit one."
     ),
     policy: str = typer.Option(
-        "kueue",
+        None,
         "--policy",
         metavar="POLICY",
         callback=_check_policy,
-        help="Whose choice rule assigns the pods: kueue (topology-aware BestFit) or kai.",
+        help=POLICY_HELP,
     ),
     balanced: bool = typer.Option(
         False, "--kueue-balanced", help="Kueue's balanced placement for preferred levels (TASBalancedPlacement)."
@@ -229,9 +272,9 @@ def place(
     targets = list(emit or [])
     chosen = _chosen(output_format, targets)
     if not topology:
-        output.warn(f"note: no --topology given; placing on the built-in example cluster preset:{DEFAULT_PRESET_NAME}")
+        output.warn(f"note: no --topology given; placing on the built-in example cluster preset:{default_preset()}")
     clusters = _clusters(
-        list(topology or [f"preset:{DEFAULT_PRESET_NAME}"]), levels, pods, topology_object,
+        list(topology or [f"preset:{default_preset()}"]), levels, pods, topology_object,
         gpus_per_node=gpus_per_node, cpus_per_node=cpus_per_node, memory_per_node=memory_per_node,
         **numa_load_options(node_topology, tm_policy, tm_scope, tm_options),
     )  # fmt: skip
@@ -251,7 +294,7 @@ def place(
     if targets:
         _check_emit(placed, verdict, allow_unfit)
         exported = {"topology": topology_name, "queue": queue, "catalog": catalog}
-        _write_objects(_unique(_emit(placed, targets, collected, exported)), chosen)
+        EMITTED.write(chosen, _unique(_emit(placed, targets, collected, exported)))
     else:
         _report(placed, chosen, joint)
     if html is not None:
@@ -264,7 +307,7 @@ def place(
         raise typer.Exit(_EXIT_CODES[verdict.value])
 
 
-def _not_fitting(placed: list[tuple[Placement, Any, Any]]) -> list[str]:
+def _not_fitting(placed: list[Placed]) -> list[str]:
     """``Kind/name group: verdict (reason)`` of every gang not known to fit."""
     from workloadmap.placement import Verdict
 
@@ -280,7 +323,7 @@ def _not_fitting(placed: list[tuple[Placement, Any, Any]]) -> list[str]:
 
 
 def _emit(
-    placed: list[tuple[Placement, Any, Any]], targets: list[str], collected: Collected, exported: dict[str, Any]
+    placed: list[Placed], targets: list[str], collected: Collected, exported: dict[str, Any]
 ) -> list[dict[str, Any]]:
     """The scheduler objects of every placed workload; one that fails is reported and left out."""
     from workloadmap.exporters import export
@@ -309,7 +352,7 @@ def _emit(
     return objects
 
 
-def _check_emit(placed: list[tuple[Placement, Any, Any]], verdict: Verdict, allow_unfit: bool) -> None:
+def _check_emit(placed: list[Placed], verdict: Verdict, allow_unfit: bool) -> None:
     """Refuse to print scheduler objects for gangs that do not fit (or may not), unless told to."""
     from workloadmap.placement import Verdict
 
@@ -328,72 +371,44 @@ def _check_emit(placed: list[tuple[Placement, Any, Any]], verdict: Verdict, allo
         output.warn(f"WARNING: emitting objects for a gang that may never be scheduled: {problem}")
 
 
-def _report(placed: list[tuple[Placement, Any, Any]], chosen: Output, joint: JointPlacement | None) -> None:
+def _report(placed: list[Placed], chosen: Output, joint: JointPlacement | None) -> None:
+    """The report views: clusters ranked when there were several, else the reports (none: nothing)."""
     rankings = [placement.ranking for placement, _, _ in placed if placement.ranking is not None]
+    reports = [placement.report for placement, _, _ in placed if placement.report is not None]
     if rankings:
-        _write_rankings(rankings, chosen)
-    else:
-        _write_reports([placement.report for placement, _, _ in placed if placement.report is not None], chosen, joint)
+        RANKINGS.write(chosen, rankings)
+    elif reports:
+        PLACEMENTS.write(chosen, _Placed(reports, joint))
+
+
+class Placed(NamedTuple):
+    """A workload the library placed (or ranked), with the object it was read from (for ``--emit``)."""
+
+    placement: Placement
+    body: Any
+    tree: WorkloadTree
 
 
 def _place_all(
     collected: Collected, clusters: list[Cluster], options: dict[str, Any], *, together: bool
-) -> tuple[JointPlacement | None, list[tuple[Placement, Any, Any]]]:
-    """Place every workload: on one cluster one after another (or each alone), across several ranked.
+) -> tuple[JointPlacement | None, list[Placed]]:
+    """Place every workload (the library's ``place_many``); say on stderr which failed and which fit no cluster.
 
-    Workloads given together take capacity in turn; with several clusters, each is ranked as if
-    the workloads before it were already there. A workload whose request is invalid is reported
-    on stderr (exit 1) and takes nothing.
+    A workload whose request is invalid is reported (exit 1) and takes nothing; one that a ranking
+    across clusters finds no room for gets a note per cluster.
     """
-    from workloadmap.placement import Placement, place_together
-    from workloadmap.placement import place as place_workload
+    from workloadmap.placement import FailedWorkload, place_many
 
-    trees = collected.trees
-    placed: list[tuple[Placement, Any, Any]] = []
-    if together and len(clusters) == 1 and len(trees) > 1:
-        failed: set[int] = set()
-
-        def reject(position: int, error: WorkloadMapError) -> None:
-            output.error(f"{trees[position][0].workload}: {error}")
-            collected.codes.append(error.exit_code)
-            failed.add(position)
-
-        joint = place_together([tree for tree, _ in trees], clusters[0], on_error=reject, **options)
-        accepted = iter(joint.reports)
-        for position, (tree, body) in enumerate(trees):
-            if position not in failed:
-                placed.append((Placement(next(accepted), clusters[0]), body, tree))
-        return joint, placed
-    earlier: dict[int, list[Any]] = {id(cluster): [] for cluster in clusters}
-
-    def place_after(tree: Any, cluster: Cluster, **given: Any) -> PlacementReport:
-        return place_workload(tree, cluster, before=list(earlier[id(cluster)]) if together else [], **given)
-
-    for tree, body in trees:
-        try:
-            placement = _place_one(tree, clusters, options, place_after)
-        except Exception as error:  # one workload's failure must not hide the others'
-            located = located_error(error, file=tree.source)
-            output.error(f"{tree.workload}: {located}")
-            collected.codes.append(located.exit_code)
+    placements = place_many([tree for tree, _ in collected.trees], clusters, together=together, **options)
+    placed = []
+    for item, (tree, body) in zip(placements.workloads, collected.trees, strict=True):
+        if isinstance(item, FailedWorkload):
+            output.error(f"{tree.workload}: {item.error}")
+            collected.codes.append(item.error.exit_code)
             continue
-        if placement.cluster is not None:
-            earlier[id(placement.cluster)].append(tree)
-        placed.append((placement, body, tree))
-    return None, placed
-
-
-def _place_one(tree: Any, clusters: list[Cluster], options: dict[str, Any], place_after: Any) -> Placement:
-    """One workload on one cluster, or ranked across several (the unfit ones noted on stderr)."""
-    from workloadmap.placement import Placement, rank_clusters
-
-    if len(clusters) == 1:
-        placement = Placement(place_after(tree, clusters[0], **options), clusters[0])
-    else:
-        ranking = rank_clusters(tree, clusters, place_fn=place_after, **options)
-        best = ranking.ranked[0] if ranking.ranked else None
-        chosen = next((cluster for cluster in clusters if best and cluster.name == best.cluster), None)
-        placement = Placement(best.report if best else None, chosen, ranking)
-        for unfit in ranking.unfit if best is None else []:
-            output.warn(f"note: {tree.workload} does not fit {unfit.cluster}: {unfit.reason}")
-    return placement
+        ranking = item.placement.ranking
+        if item.placement.report is None and ranking is not None:
+            for unfit in ranking.unfit:
+                output.warn(f"note: {tree.workload} does not fit {unfit.cluster}: {unfit.reason}")
+        placed.append(Placed(item.placement, body, tree))
+    return placements.joint, placed

@@ -3,32 +3,102 @@
 from __future__ import annotations
 
 import dataclasses
-import json
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 import typer
-import yaml
 
 from workloadmap.errors import TopologyError
 
-if TYPE_CHECKING:  # the topology stage loads inside the commands that use it
-    from workloadmap.topology import SimulationSpec
-
 from ..printing import output
+from ..printing.deferred import deferred
 from ..printing.escape import escaped, needs_escaping, shown
-from ..printing.formats import Output, chosen_output, output_option, write_template
-from ..printing.output import DumpFormat
 from ..printing.terminal import progress
+from ..printing.views import Views, dump, human, plain, table, template
 from ..render.numa import render_numa_zones
 from ..render.topology import render_domain_tree, render_presets, shown_depth
-from .common import DEFAULT_PRESET_NAME, SOURCE_FORMS, parse_levels
+from .common import default_preset, parse_levels, source_forms
 from .numa_options import NODE_TOPOLOGY, TM_POLICY, TM_POLICY_OPTIONS, TM_SCOPE, numa_load_options
 
-SOURCE_HELP = f"The cluster: {SOURCE_FORMS}."
-SHOW_VIEWS = ("tree", "json", "yaml", "templates")
-PRESET_VIEWS = ("table", "wide", "name", "json", "yaml", "templates")
+if TYPE_CHECKING:  # the topology stage loads inside the commands that use it
+    from workloadmap.topology import Cluster, Domain, SimulationSpec
+
+SOURCE_HELP = deferred(lambda: f"The cluster: {source_forms()}. `wmap topology presets` lists the presets.")
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """What the views of ``topology show`` write: the cluster, its domain tree, and how much of it to show."""
+
+    cluster: Cluster
+    root: Domain
+    depth: int
+    list_nodes: bool
+
+
+def _domain_tree(shown_tree: _Shown) -> str:
+    cluster, root = shown_tree.cluster, shown_tree.root
+    names = (node.name for node in cluster.nodes)
+    values = (node.labels.get(level) for node in cluster.nodes for level in cluster.levels)
+    if needs_escaping([cluster.name, cluster.source, *cluster.levels, *names, *values]):
+        cluster, root = escaped((cluster, root))  # a cluster of clean names (most, and large ones) is not copied
+    return render_domain_tree(cluster, root, shown=shown_tree.depth, list_nodes=shown_tree.list_nodes)
+
+
+def _domains(shown_tree: _Shown) -> Any:
+    from workloadmap.topology import detect_schemes
+
+    cluster = shown_tree.cluster
+    return {
+        "cluster": cluster.name,
+        "source": cluster.source,
+        "levels": cluster.levels,
+        "schemes": detect_schemes(cluster.nodes),
+        "domains": shown_tree.root.to_dict(max_depth=shown_tree.depth, node_names=shown_tree.list_nodes),
+    }
+
+
+def _numa_zones(cluster: Cluster) -> str:
+    # Node names come from the input: escaped line by line (the table's own newlines stay).
+    return "".join(shown(line) + "\n" for line in render_numa_zones(cluster).splitlines())
+
+
+def _numa(cluster: Cluster) -> Any:
+    from workloadmap.topology import numa_summary
+
+    return {"cluster": cluster.name, "nodes": numa_summary(cluster)}
+
+
+def _presets(specs: list[SimulationSpec]) -> list[dict[str, Any]]:
+    default = default_preset()
+    return [dict(spec.to_dict(), default=spec.name == default) for spec in specs]
+
+
+def _preset_list(specs: list[SimulationSpec]) -> Any:
+    return {"apiVersion": "v1", "kind": "List", "items": _presets(specs)}
+
+
+SHOW_VIEWS = Views(
+    {"tree": human(_domain_tree), "json": dump(_domains), "yaml": dump(_domains), "templates": template(_domains)}
+)
+"""The views of ``topology show``, on the domain tree."""
+NUMA_VIEWS = Views({"tree": human(_numa_zones), "json": dump(_numa), "yaml": dump(_numa), "templates": template(_numa)})
+"""The same views of ``topology show --numa``, on the nodes' NUMA zones; a test holds their names equal."""
+PRESET_VIEWS = Views(
+    {
+        "table": table(lambda specs: render_presets(specs, default_preset())),
+        "wide": table(lambda specs: render_presets(specs, default_preset(), wide=True)),
+        "name": plain(lambda specs: "".join(f"preset:{spec.name}\n" for spec in specs)),
+        "json": dump(_presets),
+        "yaml": dump(_presets),
+        "templates": template(_preset_list),
+    }
+)
+"""The views of ``topology presets``, on the presets (json and yaml a plain list; the templates read a ``List``)."""
+GENERATED_VIEWS = Views({"yaml": dump(), "json": dump()})
+"""The views of ``topology generate``, on the NodeList."""
 
 
 class AcceleratorStyle(str, Enum):
@@ -68,7 +138,7 @@ def show(
     ),
     hosts: bool = typer.Option(False, "--hosts", help="Also list the nodes (the hostname level)."),
     depth: Optional[int] = typer.Option(None, "--depth", metavar="N", min=0, help="Show at most this many levels."),
-    output_format: str = output_option("topology show", SHOW_VIEWS, "tree"),
+    output_format: str = SHOW_VIEWS.option("topology show"),
     html: Optional[Path] = typer.Option(
         None, "--html", metavar="FILE", help="Also write the cluster as a picture: self-contained HTML with SVG."
     ),
@@ -79,9 +149,9 @@ def show(
     tm_options: Optional[str] = TM_POLICY_OPTIONS,
 ) -> None:
     """Print the domain tree: nodes, ready nodes and free/total GPUs per topology domain (--numa: NUMA zones)."""
-    from workloadmap.topology import detect_schemes, load_cluster
+    from workloadmap.topology import load_cluster
 
-    chosen = chosen_output("topology show", output_format)
+    chosen = SHOW_VIEWS.parse(output_format)
     with progress(f"reading topology {source}"):
         cluster = load_cluster(
             source,
@@ -98,28 +168,10 @@ def show(
     for note in cluster.notes:
         output.warn(f"note: {cluster.name}: {note}")
     if numa:
-        _show_numa(cluster, chosen)
+        NUMA_VIEWS.write(chosen, cluster)
         return
-    root = cluster.domain_tree()
-    shown, list_nodes = shown_depth(cluster, hosts=hosts, depth=depth)
-    if chosen.kind == "tree":
-        names = (node.name for node in cluster.nodes)
-        values = (node.labels.get(level) for node in cluster.nodes for level in cluster.levels)
-        if needs_escaping([cluster.name, cluster.source, *cluster.levels, *names, *values]):
-            cluster, root = escaped((cluster, root))
-        output.human(render_domain_tree(cluster, root, shown=shown, list_nodes=list_nodes))
-    else:
-        data = {
-            "cluster": cluster.name,
-            "source": cluster.source,
-            "levels": cluster.levels,
-            "schemes": detect_schemes(cluster.nodes),
-            "domains": root.to_dict(max_depth=shown, node_names=list_nodes),
-        }
-        if chosen.templated:
-            write_template(chosen, data)
-        else:
-            output.write(output.dump(data, chosen.kind))
+    levels_shown, list_nodes = shown_depth(cluster, hosts=hosts, depth=depth)
+    SHOW_VIEWS.write(chosen, _Shown(cluster, cluster.domain_tree(), levels_shown, list_nodes))
     if html is not None:
         from ..render.html import write_topology_html  # drawing code loads only when a picture is asked for
 
@@ -131,7 +183,9 @@ def generate(
         None,
         "--preset",
         metavar="PRESET",
-        help=f"Start from a named example (default {DEFAULT_PRESET_NAME} when no shape option is given).",
+        help=deferred(
+            lambda: f"Start from a named example (default {default_preset()} when no shape option is given)."
+        ),
     ),
     name: Optional[str] = typer.Option(
         None, "--name", metavar="NAME", help="Cluster name (kept on the nodes; `topology show` reads it back)."
@@ -158,7 +212,7 @@ def generate(
     zone: Optional[str] = typer.Option(
         None, "--zone", metavar="ZONE", help="A topology.kubernetes.io/zone value for all nodes."
     ),
-    output_format: DumpFormat = typer.Option(DumpFormat.yaml, "-o", "--output", metavar="FORMAT", help="yaml or json."),
+    output_format: str = GENERATED_VIEWS.option("topology generate"),
     output_file: Optional[Path] = typer.Option(
         None, "--output-file", "--file", metavar="FILE", help="Write here instead of stdout."
     ),
@@ -202,13 +256,9 @@ def generate(
             overrides.setdefault("description", "")
     else:
         spec = SimulationSpec()
+    chosen = GENERATED_VIEWS.parse(output_format)
     nodelist = generate_nodelist(_validated(dataclasses.replace(spec, **overrides)))
-    if output_format is DumpFormat.json:
-        text = json.dumps(nodelist, indent=2) + "\n"
-    else:
-        # The C emitter writes what yaml.safe_dump writes, only fast enough for 100,000 nodes.
-        dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-        text = yaml.dump(nodelist, Dumper=dumper, sort_keys=False, default_flow_style=False)
+    text = GENERATED_VIEWS.text(chosen, nodelist)  # the C emitter: fast enough for 100,000 nodes
     if output_file is None:
         output.write(text)
         return
@@ -222,20 +272,6 @@ def generate(
 _SPEC_OPTIONS = {"nvlink_domain": "--nvlink", "name": "--name"}
 
 
-def _show_numa(cluster: Any, chosen: Output) -> None:
-    if chosen.kind == "tree":
-        # Node names come from the input: escaped line by line (the table's own newlines stay).
-        output.human("".join(shown(line) + "\n" for line in render_numa_zones(cluster).splitlines()))
-        return
-    from workloadmap.topology import numa_summary
-
-    data = {"cluster": cluster.name, "nodes": numa_summary(cluster)}
-    if chosen.templated:
-        write_template(chosen, data)
-    else:
-        output.write(output.dump(data, chosen.kind))
-
-
 def _validated(spec: SimulationSpec) -> SimulationSpec:
     """The spec checked; a bad shape is a usage error naming the option (``--nodes-per-rack``), not the field."""
     try:
@@ -247,20 +283,9 @@ def _validated(spec: SimulationSpec) -> SimulationSpec:
 
 
 def presets(
-    output_format: str = output_option("topology presets", PRESET_VIEWS, "table"),
+    output_format: str = PRESET_VIEWS.option("topology presets"),
 ) -> None:
     """List the named example clusters (usable as SOURCE `preset:NAME`)."""
-    from workloadmap.topology import DEFAULT_PRESET, PRESETS
+    from workloadmap.topology import PRESETS
 
-    chosen = chosen_output("topology presets", output_format)
-    if chosen.kind in ("table", "wide"):
-        output.human(render_presets(list(PRESETS.values()), DEFAULT_PRESET, wide=chosen.kind == "wide"), fit=False)
-        return
-    if chosen.kind == "name":
-        output.write("".join(f"preset:{name}\n" for name in PRESETS))
-        return
-    data = [dict(spec.to_dict(), default=spec.name == DEFAULT_PRESET) for spec in PRESETS.values()]
-    if chosen.templated:
-        write_template(chosen, {"apiVersion": "v1", "kind": "List", "items": data})
-        return
-    output.write(output.dump(data, chosen.kind))
+    PRESET_VIEWS.write(PRESET_VIEWS.parse(output_format), list(PRESETS.values()))

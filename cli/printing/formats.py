@@ -1,6 +1,6 @@
 """``-o FORMAT`` as kubectl reads it: named views plus ``jsonpath=``, ``custom-columns=`` and their file forms.
 
-Each command declares the views it has (:func:`output_option`); the template formats work on
+Each command declares the views it has (``views.Views``); the template formats work on
 exactly what ``-o json`` prints, as kubectl's do: ``jsonpath`` on the whole document,
 ``custom-columns`` one row per item of a ``List`` (or one row for a single object).
 """
@@ -15,22 +15,10 @@ from typing import Any
 from . import output
 from .usage import bad_parameter
 
-__all__ = [
-    "Output",
-    "format_names",
-    "output_option",
-    "chosen_output",
-    "parse_output",
-    "write_template",
-    "FORMATS",
-    "TEMPLATES",
-]
+__all__ = ["Output", "parse_output", "template_text", "TEMPLATES"]
 
 TEMPLATES = ("jsonpath", "jsonpath-file", "jsonpath-as-json", "custom-columns", "custom-columns-file")
 """Formats that carry a template after ``=`` (kubectl's names)."""
-
-FORMATS: dict[str, tuple[str, ...]] = {}
-"""The -o views of each command (``"catalog list"`` -> ``("table", "wide", ...)``), for help and completion."""
 
 
 @dataclass(frozen=True)
@@ -44,16 +32,6 @@ class Output:
 
     kind: str
     template: Any = None
-
-    @property
-    def machine(self) -> bool:
-        """A plain json/yaml dump."""
-        return self.kind in ("json", "yaml")
-
-    @property
-    def templated(self) -> bool:
-        """A jsonpath or custom-columns template."""
-        return self.template is not None
 
 
 def _read(path: str, what: str) -> str:
@@ -112,46 +90,8 @@ def parse_output(value: str, kinds: Sequence[str]) -> Output:
         raise bad_parameter(f"{name} template: {error}") from None
 
 
-def chosen_output(command: str, value: str) -> Output:
-    """The ``-o`` value of ``command`` (declared with :func:`output_option`), parsed."""
-    return parse_output(value, FORMATS[command])
-
-
-def format_names(kinds: Sequence[str]) -> tuple[str, ...]:
-    """The ``-o`` values of a command declaring ``kinds``: its named views, ``"templates"`` as every template format."""
-    names = tuple(kind for kind in kinds if kind != "templates")
-    return names + TEMPLATES if "templates" in kinds else names
-
-
-def output_option(command: str, kinds: Sequence[str], default: str | None, help_text: str = "") -> Any:
-    """The ``-o/--output FORMAT`` option of ``command``, checked when the command line is read.
-
-    ``kinds`` lists the named views; ``"templates"`` among them adds every template format.
-    """
-    import typer  # only where typer declares the command: the fast path of `wmap inspect` never does
-
-    names = format_names(kinds)
-    FORMATS[command] = names
-
-    def check(value: str | None) -> str | None:
-        if value is not None:
-            parse_output(value, names)
-        return value
-
-    listed = ", ".join(kind for kind in names if kind not in TEMPLATES)
-    templates = "; jsonpath=TEMPLATE, custom-columns=SPEC (and -file forms), as kubectl" if "templates" in kinds else ""
-    return typer.Option(
-        default,
-        "-o",
-        "--output",
-        metavar="FORMAT",
-        callback=check,
-        help=(help_text or "Output format") + f": {listed}{templates}.",
-    )
-
-
-def write_template(chosen: Output, document: Any) -> None:
-    """Print ``document`` (what ``-o json`` prints) through a jsonpath or custom-columns template.
+def template_text(chosen: Output, document: Any) -> str:
+    """``document`` (what ``-o json`` prints) through a jsonpath or custom-columns template.
 
     Raises:
         SystemExit: the template fails on this data (exit 1, with the reason on stderr).
@@ -162,12 +102,10 @@ def write_template(chosen: Output, document: Any) -> None:
         if chosen.kind.startswith("custom-columns"):
             items = document.get("items") if isinstance(document, dict) and document.get("kind") == "List" else None
             rows = [[jsonpath.column(path, item) for _, path in chosen.template] for item in items or [document]]
-            output.write(_columns_table([header for header, _ in chosen.template], rows))
-            return
+            return _columns_table([header for header, _ in chosen.template], rows)
         if chosen.kind == "jsonpath-as-json":
-            output.write(jsonpath.render_json(chosen.template, document))
-            return
-        output.write(jsonpath.render(chosen.template, document))
+            return jsonpath.render_json(chosen.template, document)
+        return jsonpath.render(chosen.template, document)
     except jsonpath.JsonPathError as error:
         output.error(f"{chosen.kind}: {error}")
         raise SystemExit(1) from None

@@ -5,46 +5,12 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable, Iterable, Sequence
-from enum import Enum
 from typing import Any
 
 import yaml
 
 from . import terminal
 from .escape import shown
-
-
-class ViewFormat(str, Enum):
-    """-o for commands that show workloads: a tree, a table, or a machine dump."""
-
-    tree = "tree"
-    table = "table"
-    json = "json"
-    yaml = "yaml"
-
-
-class TableFormat(str, Enum):
-    """-o for listings."""
-
-    table = "table"
-    json = "json"
-    yaml = "yaml"
-
-
-class TreeFormat(str, Enum):
-    """-o for trees that have no table form."""
-
-    tree = "tree"
-    json = "json"
-    yaml = "yaml"
-
-
-class DumpFormat(str, Enum):
-    """-o for commands that print Kubernetes objects."""
-
-    yaml = "yaml"
-    json = "json"
-
 
 # libyaml's emitter writes what PyYAML's pure-Python one does, about ten times faster.
 _DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)

@@ -1,4 +1,7 @@
-"""Every human rendering of the command line: trees, tables and summaries (machine output is in output.py)."""
+"""Human views of workloads: inspect trees and tables, placements and rankings, get rows, describe, lint findings.
+
+Machine output is `printing/output.py`'s; which view a command writes, its `Views` table picks.
+"""
 
 from __future__ import annotations
 

@@ -22,7 +22,7 @@ from workloadmap.alter import Changes, NodeRequirement, Toleration, alter, apply
 from workloadmap.catalog import Catalog
 from workloadmap.documents import Document, load_objects
 from workloadmap.errors import AlterError
-from workloadmap.interpreter import Expander, ObjectIndex, inspect, resolve_references
+from workloadmap.interpreter import EvaluationContext, Expander, ObjectIndex, inspect, resolve_references
 
 CHANGES = Changes(
     scheduler_name="kai-scheduler",
@@ -148,7 +148,7 @@ def test_alter_round_trip(file, corpus_dir):
         refs = resolve_references(definition, result.object, own, None, [])
         nodes = [
             node
-            for root in Expander(definition, result.object, catalog=_catalog(), refs=refs).expand()
+            for root in Expander(EvaluationContext(definition, result.object, refs), catalog=_catalog()).expand()
             for node in root.walk()
             if node.demand is not None
         ]

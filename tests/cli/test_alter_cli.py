@@ -126,12 +126,11 @@ def test_place_emit_pinned(wmap):
 def test_printed_manifests_load_back_to_the_same_values():
     # Multi-line strings print as literal blocks when YAML allows it, quoted otherwise; either way
     # the printed manifest means the same.
-    from workloadmap.cli.commands.alter import AlterFormat, _dump_objects
+    from workloadmap.cli.commands.alter import MANIFESTS
 
     objects = [
         {"script": "set -e\npython train.py\n", "spaced": "x \ny", "tab": "\tz\nw", "tail": "a\n\n", "n": "007"},
         {"kind": "ConfigMap", "data": {"true": "yes", "on": "1.0"}},
     ]
-    for output_format in (None, AlterFormat.yaml):
-        assert list(yaml.safe_load_all(_dump_objects(objects, output_format))) == objects
-    assert json.loads(_dump_objects(objects, AlterFormat.json))["items"] == objects
+    assert list(yaml.safe_load_all(MANIFESTS.text(MANIFESTS.parse(MANIFESTS.default), objects))) == objects
+    assert json.loads(MANIFESTS.text(MANIFESTS.parse("json"), objects))["items"] == objects

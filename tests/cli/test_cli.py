@@ -196,14 +196,51 @@ def test_missing_related_file_is_a_one_line_error(tmp_path):
     assert result.stderr.strip().splitlines() == [f"error: {tmp_path / 'missing'}: no such file or directory"]
 
 
-def test_help_constants_match_the_library():
-    # The command line names them at start-up without importing the topology and exporter stages.
-    from workloadmap.cli.commands.common import DEFAULT_PRESET_NAME, EXPORT_TARGETS
-    from workloadmap.exporters import export_targets
-    from workloadmap.topology import DEFAULT_PRESET
+def test_a_new_exporter_is_offered_by_emit(wmap, monkeypatch):
+    # docs/architecture.md: "a new exporter is one function decorated with @exporter(...); --emit
+    # then offers it". Registered here for this test only: the help, the check of --emit, the
+    # output and the shell completion all read the registry, none a copy of its names.
+    from workloadmap.cli.completion import complete
+    from workloadmap.cli.main import command_tree
+    from workloadmap.exporters import EXPORTERS, export_targets, exporter
 
-    assert DEFAULT_PRESET_NAME == DEFAULT_PRESET
-    assert EXPORT_TARGETS == export_targets()
+    def throwaway(request):
+        return [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"seen-{request.tree.workload.name}"}}]
+
+    monkeypatch.setenv("COLUMNS", "200")
+    exporter("throwaway-target")(throwaway)
+    try:
+        help_text = " ".join(wmap("place", "--help").stdout.split())
+        listed = ", ".join(export_targets())
+        assert f"Print scheduler objects instead of the report: {listed} (repeatable)." in help_text
+        assert "throwaway-target" in help_text
+        emitted = wmap("place", JOBSET, "--emit", "throwaway-target")
+        assert emitted.exit_code == 0, emitted.stderr
+        assert yaml.safe_load(emitted.stdout)["metadata"]["name"] == "seen-llm-train"
+        assert complete(command_tree(), ["place", JOBSET, "--emit", "throw"])[0] == ["throwaway-target"]
+        unknown = wmap("place", JOBSET, "--emit", "nothing-such")
+        assert unknown.exit_code == 2 and "throwaway-target" in unknown.stderr
+    finally:
+        del EXPORTERS["throwaway-target"]
+    assert "throwaway-target" not in " ".join(wmap("place", "--help").stdout.split())
+
+
+def test_topology_help_reads_the_library_tables(wmap):
+    # Every form a SOURCE takes, and the default preset, come from the topology stage's tables.
+    import re
+
+    from workloadmap.topology import DEFAULT_PRESET, FILE_FORMATS, PREFIX_READERS
+
+    for path in (["place"], ["topology", "show"]):
+        # the help is wrapped at 80 columns, words at their hyphens too ("read- only")
+        text = re.sub(r"(?<=\w)- (?=\w)", "-", " ".join(wmap(*path, "--help").stdout.split()))
+        for file_format in FILE_FORMATS:
+            assert file_format.described in text, (path, file_format.name)
+        for prefix in PREFIX_READERS.values():
+            assert f"{prefix.form} ({prefix.described})" in text, (path, prefix.form)
+    assert f"preset:{DEFAULT_PRESET}" in " ".join(wmap("place", "--help").stdout.split())
+    generate = " ".join(wmap("topology", "generate", "--help").stdout.split())
+    assert f"default {DEFAULT_PRESET} when no shape option is given" in generate
 
 
 def test_inspect_imports_only_what_it_needs(tmp_path):

@@ -11,10 +11,20 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from workloadmap.cli.completion import NO_FILE, NO_SPACE, complete, complete_command, script
-from workloadmap.cli.main import app
+from workloadmap.cli.completion import NO_FILE, NO_SPACE, script
+from workloadmap.cli.completion import complete as complete_in
+from workloadmap.cli.completion import complete_command as complete_command_in
+from workloadmap.cli.main import app, command_tree
 
 BIN = Path(sys.executable).parent
+
+
+def complete(words):
+    return complete_in(command_tree(), words)
+
+
+def complete_command(words):
+    return complete_command_in(command_tree(), words)
 
 
 def test_commands_and_options():

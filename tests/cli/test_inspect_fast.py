@@ -1,9 +1,10 @@
-"""The fast path of `wmap inspect` (cli/inspect_fast.py) against the typer command it stands in for.
+"""The fast path of `wmap inspect` (cli/commands/inspect_fast.py) against the typer command it stands in for.
 
-Three guards against drift: its option table is the typer declaration's, flag by flag; every
-command line of the table below prints the same stdout and stderr and exits with the same code
-through the console script (fast path where it applies) as through the typer app; and the fast
-path really runs without typer.
+Both readers are built from one option table (commands/inspect.py's OPTIONS). These tests check
+the building: typer's command has exactly the table's options, flag by flag, as the fast reader
+reads them; every command line of the table below prints the same stdout and stderr and exits
+with the same code through the console script (fast path where it applies) as through the typer
+app; and the fast path really runs without typer.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from typer.testing import CliRunner
 
 from helpers import BAD_FIXTURES_DIR, FIXTURES_DIR
 from workloadmap.cli import entry
-from workloadmap.cli.commands.inspect_fast import OPTIONS, _positive, fast_inspect, parse
+from workloadmap.cli.commands.inspect import OPTIONS
+from workloadmap.cli.commands.inspect_fast import fast_inspect, parse
 from workloadmap.cli.main import app
 
 JOBSET = str(FIXTURES_DIR / "jobset-leader-workers.yaml")
@@ -38,11 +40,17 @@ def _click_options():
     return {param.name: param for param in _inspect_command().params if param.param_type_name == "option"}
 
 
-# --- 1. the option table is the typer declaration's ---------------------------------------------
+# --- 1. typer's declaration is the option table's ----------------------------------------------
 
 
 def test_the_fast_path_reads_exactly_the_options_typer_declares():
     assert {option.name for option in OPTIONS} == set(_click_options())
+    # in the table's order (the help's), each once: the guard adds none the command declares itself
+    declared = [param.name for param in _inspect_command().params if param.param_type_name == "option"]
+    assert declared == [option.name for option in OPTIONS]
+    assert [flag for option in OPTIONS for flag in option.flags] == [
+        flag for param in _inspect_command().params if param.param_type_name == "option" for flag in param.opts
+    ]
 
 
 @pytest.mark.parametrize("option", OPTIONS, ids=lambda option: option.name)
@@ -50,16 +58,18 @@ def test_each_option_has_typer_flags_multiplicity_default_and_type(option):
     param = _click_options()[option.name]
     assert tuple(param.opts) == option.flags and not param.secondary_opts
     assert param.multiple == option.multiple
-    assert param.is_flag == (option.convert is None)
+    assert param.is_flag == option.is_flag
     assert param.envvar is None  # the fast path reads no environment variable for an option
     if option.multiple:
         assert param.default in (None, ())
     else:
         assert param.default == option.default
     # typer converts values by the parameter's annotation (a list of them when repeatable)
-    expected = {str: str, Path: Path, _positive: int, None: bool}[option.convert]
-    assert param.type_descriptor.annotation == (List[expected] if option.multiple else expected)
-    assert (param.min, param.max) == ((1, None) if option.convert is _positive else (None, None))
+    assert option.value in (str, Path, int, bool)  # what the fast reader converts
+    assert param.type_descriptor.annotation == (List[option.value] if option.multiple else option.value)
+    assert (param.min, param.max) == (option.minimum, None)
+    assert (option.minimum is not None) == (option.value is int)  # every number the fast reader takes is bounded
+    assert param.help == option.help and param.metavar == option.metavar
 
 
 def test_files_are_one_argument_taking_every_word_and_options_mix_with_them():

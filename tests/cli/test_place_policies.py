@@ -112,3 +112,55 @@ def test_a_rejected_request_is_one_located_error_and_the_others_are_placed(wmap,
 def test_unknown_policy_is_a_usage_error(wmap):
     result = wmap(str(PLACEMENT / "jobset-slices.yaml"), "--policy", "volcano")
     assert result.exit_code == 2 and "--policy" in result.output
+
+
+# ---------------------------------------------------------------- the policy table
+
+
+def test_policy_choices_and_help_come_from_the_library_table(wmap):
+    from workloadmap.cli.completion import complete
+    from workloadmap.cli.main import command_tree
+    from workloadmap.placement import DEFAULT_POLICY, POLICIES
+
+    assert complete(command_tree(), ["place", "x.yaml", "--policy", ""])[0] == list(POLICIES)
+    help_text = " ".join(wmap("--help").stdout.split())
+    for name, policy in POLICIES.items():
+        assert f"{name} ({policy.summary})" in help_text
+    assert f"Default: {DEFAULT_POLICY}." in help_text
+    refused = wmap(str(PLACEMENT / "jobset-slices.yaml"), "--policy", "volcano")
+    assert f"'volcano' is not one of {', '.join(POLICIES)}" in refused.output
+
+
+@pytest.fixture
+def refusing_rule(monkeypatch):
+    """A test-only rule registered as ``refuse-all`` while the test runs: it places nothing."""
+    from workloadmap.placement import POLICIES, Decision, Decisions, SchedulerPolicy
+
+    def refuse_all(nodes, tree, analysis, options):
+        return Decisions({group.name: Decision(reason="refused by the test rule") for group in analysis.pod_groups})
+
+    monkeypatch.setitem(POLICIES, "refuse-all", SchedulerPolicy("places nothing", refuse_all))
+    return "refuse-all"
+
+
+def test_a_rule_registered_in_the_table_is_offered_and_used(wmap, refusing_rule):
+    from workloadmap.cli.commands.place import _policy_help
+    from workloadmap.cli.completion import complete
+    from workloadmap.cli.main import command_tree
+
+    assert refusing_rule in complete(command_tree(), ["place", "x.yaml", "--policy", ""])[0]
+    assert "or refuse-all (places nothing). Default:" in _policy_help()
+    result = wmap(str(PLACEMENT / "jobset-slices.yaml"), "-t", CLUSTER, "--levels", LEVELS, "-o", "json",
+                  "--policy", refusing_rule, "--fail-unfit")  # fmt: skip
+    assert result.exit_code == 3, result.output
+    report = json.loads(result.stdout)
+    assert report["policy"] == "refuse-all" and report["verdict"] == "DoesNotFit"
+    assert report["podGroups"][0]["reason"] == "refused by the test rule"
+
+
+def test_a_rule_removed_from_the_table_is_no_longer_offered(wmap):
+    from workloadmap.cli.completion import complete
+    from workloadmap.cli.main import command_tree
+
+    assert "refuse-all" not in complete(command_tree(), ["place", "x.yaml", "--policy", ""])[0]
+    assert wmap(str(PLACEMENT / "jobset-slices.yaml"), "--policy", "refuse-all").exit_code == 2

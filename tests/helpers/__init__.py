@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,9 @@ import yaml
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 FIXTURES_DIR = REPO_ROOT / "fixtures"
 BAD_FIXTURES_DIR = FIXTURES_DIR / "bad"
-CORPUS_DIR = REPO_ROOT.parent / "shared" / "corpus"
+SHARED_DIR = Path(os.environ.get("WMAP_SHARED_DIR") or REPO_ROOT.parent / "shared")
+"""The shared data beside the clone (``../shared``), or where ``$WMAP_SHARED_DIR`` says it is."""
+CORPUS_DIR = SHARED_DIR / "corpus"
 DATA_DIR = REPO_ROOT / "tests" / "data"
 
 

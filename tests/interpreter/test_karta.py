@@ -21,8 +21,8 @@ from workloadmap.catalog import Catalog
 from workloadmap.definitions import Phase
 from workloadmap.errors import InputError
 from workloadmap.interpreter import inspect
-from workloadmap.interpreter.karta import karta_instances
 from workloadmap.interpreter.karta_gangs import subtree_scale
+from workloadmap.interpreter.karta_instances import karta_instances
 from workloadmap.karta import parse_karta
 
 KARTA = yaml_doc((FIXTURES_DIR / "karta" / "trainer-karta.yaml").read_text())

@@ -18,7 +18,7 @@ from helpers import FIXTURES_DIR
 from helpers.operators import LiveCluster, fill
 from workloadmap.catalog import Catalog
 from workloadmap.documents import load_objects
-from workloadmap.interpreter import Expander, ObjectIndex, pod_claims, resolve_references
+from workloadmap.interpreter import EvaluationContext, Expander, ObjectIndex, pod_claims, resolve_references
 from workloadmap.live import describe, from_dumps
 
 CATALOG = Catalog.load(use_env=False)
@@ -49,7 +49,7 @@ def test_pods_labelled_as_the_definition_says_are_attributed(path: Path, manifes
     related = ObjectIndex(doc.body for doc in load_objects(str(path)) if hasattr(doc, "body"))
     definition = CATALOG.lookup(workload["apiVersion"], workload["kind"]).definition
     refs = resolve_references(definition, workload, related, "ml", [])
-    expanded = Expander(definition, workload, catalog=CATALOG, refs=refs).expand()
+    expanded = Expander(EvaluationContext(definition, workload, refs), catalog=CATALOG).expand()
     claims = pod_claims(expanded, workload["metadata"]["name"], "ml")
     expected = {}
     if workload["kind"] == "Pod":

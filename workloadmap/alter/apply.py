@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog import Catalog
-from ..errors import AlterError, InputError, NoDefinitionError, format_path
-from ..interpreter import ObjectIndex, RelatedObjects, default_catalog, resolve_references
+from ..errors import AlterError, InputError, format_path
+from ..interpreter import EvaluationContext, ObjectIndex, RelatedObjects, default_catalog, resolve_references
 from ..runtime_definitions import Definition
 from ..tree import WorkloadRef
 from ..values import OMIT, JsonForm, mapping_at
@@ -143,12 +143,7 @@ def _check_places(slots: Sequence[PodSlot], targeted: Sequence[PodSlot], fields:
 def _definition(obj: Mapping[str, Any], workload: WorkloadRef, catalog: Catalog, warnings: list[str]) -> Definition:
     lookup = catalog.lookup(workload.api_version, workload.kind)
     if lookup is None:
-        raise NoDefinitionError(
-            f"no definition covers kind {workload.kind} ({workload.api_version}); see `wmap catalog list`"
-            f"{catalog.suggest(workload.api_version, workload.kind)}",
-            api_version=workload.api_version,
-            kind=workload.kind,
-        )
+        raise catalog.no_definition(workload.api_version, workload.kind)
     if lookup.warning:
         warnings.append(lookup.warning)
     if not isinstance(lookup.definition, Definition):
@@ -174,7 +169,7 @@ def pod_places(
     workload = _workload(obj)
     definition = _definition(obj, workload, catalog, [])
     refs = resolve_references(definition, obj, related or ObjectIndex(), workload.namespace, [])
-    return definition, locate_pods(obj, definition, catalog=catalog, refs=refs)
+    return definition, locate_pods(EvaluationContext(definition, obj, refs), catalog=catalog)
 
 
 def alter(
@@ -256,7 +251,8 @@ def _alter_pods(
     if not fields and component is None:
         return []
     refs = resolve_references(definition, obj, related or ObjectIndex(), workload.namespace, writer.warnings)
-    slots = locate_pods(obj, definition, catalog=catalog, refs=refs)
+    context = EvaluationContext(definition, obj, refs)  # obj is altered in place: the context reads it after too
+    slots = locate_pods(context, catalog=catalog)
     targeted = select_components(slots, component)
     _check_places(slots, targeted, fields, workload.kind)
     done: set[tuple[str, Path]] = set()
@@ -274,15 +270,13 @@ def _alter_pods(
         altered.append(AlteredComponent(component=slot.component, role=slot.role, fields=written))
     if fields and not targeted:
         writer.warnings.append(f"{workload.kind} has no pod-bearing component: no pod field was changed")
-    _verify(obj, definition, catalog, refs, [slot.component for slot in targeted], changes, workload.kind)
+    _verify(context, catalog, [slot.component for slot in targeted], changes, workload.kind)
     return altered
 
 
 def _verify(
-    obj: Mapping[str, Any],
-    definition: Definition,
+    context: EvaluationContext,
     catalog: Catalog,
-    refs: Mapping[str, Any],
     components: Sequence[str],
     changes: Changes,
     kind: str,
@@ -292,7 +286,7 @@ def _verify(
     A write the operator would not honour (a Spark ``batchScheduler`` that overrides the driver's
     ``schedulerName``) is refused here instead of being printed as if it worked.
     """
-    after = {slot.component: slot for slot in locate_pods(obj, definition, catalog=catalog, refs=refs)}
+    after = {slot.component: slot for slot in locate_pods(context, catalog=catalog)}
     for component in components:
         slot = after.get(component)
         for name in changes.pod_fields:

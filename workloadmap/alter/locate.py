@@ -16,8 +16,7 @@ from typing import Any
 from ..catalog import Catalog
 from ..errors import AlterError, format_path
 from ..expressions import field_path
-from ..interpreter import ExpandedComponent, Expander
-from ..runtime_definitions import Definition
+from ..interpreter import EvaluationContext, ExpandedComponent, Expander
 from .changes import POD_METADATA_FIELDS, POD_SPEC_FIELDS
 from .paths import Locator, Path, get_at
 
@@ -65,17 +64,16 @@ class PodSlot:
         return found
 
 
-def locate_pods(
-    resource: Mapping[str, Any], definition: Definition, *, catalog: Catalog, refs: Mapping[str, Any]
-) -> list[PodSlot]:
-    """Every pod-bearing component of ``resource`` with the places of its pod fields, depth first.
+def locate_pods(context: EvaluationContext, *, catalog: Catalog) -> list[PodSlot]:
+    """Every pod-bearing component of the context's resource with the places of its pod fields, depth first.
 
-    ``resource`` must be the object that will be written (places are found by identity in it).
+    The resource must be the object that will be written (places are found by identity in it).
     """
-    locator = Locator(resource)
+    refs = context.refs
+    locator = Locator(context.resource)
     referenced = {name: Locator(obj) for name, obj in refs.items() if isinstance(obj, Mapping)}
     slots = []
-    for root in Expander(definition, resource, catalog=catalog, refs=refs).expand():
+    for root in Expander(context, catalog=catalog).expand():
         for node in root.walk():
             if node.template is not None and node.demand is not None:
                 slots.append(_slot(node, locator, referenced, refs))

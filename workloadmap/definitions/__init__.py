@@ -5,6 +5,10 @@ components (roles) and where each one's pods are declared, how many replicas and
 which gangs (PodGroups and SubGroups) a gang scheduler builds, and how the resource's status maps
 to a normalized phase. ``wmap catalog schema`` prints the JSON Schema generated from these models.
 
+These models are the one declaration of the format: the plain runtime classes the interpreter
+reads (:mod:`workloadmap.runtime_definitions`) have their heads written from them by the build step
+(:mod:`.runtime_source`, run by ``python -m workloadmap.catalog``).
+
 Every expression field holds a JMESPath expression (or JSONPath when ``language: jsonpath``); an
 integer is accepted wherever a count is expected and means that constant. Expressions of a
 component evaluate against the resource, or against the current instance element inside a

@@ -1,12 +1,14 @@
 """The interpreter: a custom resource expanded into a normalized workload tree.
 
 ``build`` runs the pipeline for one resource (lookup, references, expansion, totals, phase,
-gangs); ``expand`` walks the definition's components, ``gangs`` forms the PodGroups and
+gangs), every step evaluating against one ``EvaluationContext`` (definition, resource,
+references); ``expand`` walks the definition's components, ``gangs`` forms the PodGroups and
 SubGroups, ``phases`` maps the status, ``references`` finds the objects a workload names,
 ``pods`` renders the components' pod selectors (which live pods are whose).
 """
 
 from .build import InspectResult, default_catalog, inspect, inspect_documents, inspect_file, topology_annotations
+from .context import EvaluationContext
 from .expand import ExpandedComponent, Expander, evaluate_count, to_count
 from .gangs import form_pod_groups, rule_applies
 from .phases import evaluate_phase
@@ -20,6 +22,7 @@ __all__ = [
     "InspectResult",
     "default_catalog",
     "topology_annotations",
+    "EvaluationContext",
     "ExpandedComponent",
     "Expander",
     "evaluate_count",

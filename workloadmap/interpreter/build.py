@@ -20,13 +20,14 @@ from ..budgets import check as check_budget
 from ..budgets import check_deadline
 from ..catalog import NON_WORKLOAD_KINDS, Catalog
 from ..documents import Document, load_objects
-from ..errors import DeadlineError, InputError, NoDefinitionError, WorkloadMapError, format_path, internal_error
+from ..errors import DeadlineError, InputError, WorkloadMapError, format_path, internal_error
 from ..loader import paused_gc
 from ..resources import DEFAULT_GPU_RESOURCES, add_resources
 from ..runtime_definitions import Definition
 from ..scheduling import pod_scheduling
 from ..tree import Component, ExportHints, Totals, WorkloadRef, WorkloadTree
 from ..values import name_problem
+from .context import EvaluationContext
 from .expand import ExpandedComponent, Expander
 from .gangs import form_pod_groups
 from .merge import merge_bases
@@ -243,12 +244,7 @@ def inspect(
     workload = _identity(resource)
     lookup = catalog.lookup(workload.api_version, workload.kind)
     if lookup is None:
-        raise NoDefinitionError(
-            f"no definition covers kind {workload.kind} ({workload.api_version}); see `wmap catalog list`, "
-            f"or add one with --catalog DIR{catalog.suggest(workload.api_version, workload.kind)}",
-            api_version=workload.api_version,
-            kind=workload.kind,
-        )
+        raise catalog.no_definition(workload.api_version, workload.kind)
     definition = lookup.definition
     warnings = [lookup.warning] if lookup.warning else []
     warnings.extend(_name_warnings(resource, workload))
@@ -259,8 +255,12 @@ def inspect(
             definition, resource, workload, gpu_resources=gpu_resources, source=source, warnings=warnings
         )
     refs = resolve_references(definition, resource, related or _NO_RELATED, workload.namespace, warnings)
-    resource = merge_bases(definition, resource, refs)
-    nodes = Expander(definition, resource, catalog=catalog, refs=refs).expand()
+    context = EvaluationContext(definition, resource, refs)
+    merged = merge_bases(context)
+    if merged is not resource:  # root() is the merged resource from here on
+        resource = merged
+        context = EvaluationContext(definition, resource, refs)
+    nodes = Expander(context, catalog=catalog).expand()
     leaves = [leaf for root in nodes for leaf in root.leaves()]
     totals = _totals(leaves, gpu_resources)  # refuses too many pods before any gang is built from these numbers
     if any(leaf.definition.per_node for leaf in leaves):
@@ -268,9 +268,9 @@ def inspect(
             "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
         )
     phase, phases = evaluate_phase(definition.status, resource)
-    pod_groups = form_pod_groups(definition, resource, workload.name, nodes, refs)
-    apply_kai_metadata(pod_groups, definition, resource, nodes, refs)
-    warnings.extend(gang_warnings(definition, resource, pod_groups, refs))
+    pod_groups = form_pod_groups(context, workload.name, nodes)
+    apply_kai_metadata(pod_groups, context, nodes)
+    warnings.extend(gang_warnings(context, pod_groups))
     how, count = grouping(definition, pod_groups, totals.pods)
     return WorkloadTree(
         workload=workload,

@@ -17,6 +17,7 @@ from ..labels import KAI_TOPOLOGY, KAI_TOPOLOGY_PREFERRED, KAI_TOPOLOGY_REQUIRED
 from ..runtime_definitions import TopologyRule
 from ..tree import TopologyConstraint
 from ..values import mapping_at
+from .context import EvaluationContext
 
 __all__ = ["annotation_constraint", "evaluate_constraint"]
 
@@ -36,12 +37,12 @@ def annotation_constraint(resource: Mapping[str, Any]) -> TopologyConstraint:
     )
 
 
-def _text(rule: TopologyRule, part: str, scope: Any, resource: Mapping[str, Any], refs: Mapping[str, Any]) -> Any:
+def _text(rule: TopologyRule, part: str, scope: Any, context: EvaluationContext) -> Any:
     expression = rule.compiled(part)
     if expression is None:
         return None
     try:
-        value = expression.search(scope, root=resource, refs=refs)
+        value = expression.search(scope, root=context.resource, refs=context.refs)
     except ExpressionError as error:
         raise error.located(field=f"topologyConstraint.{part}") from None
     if value is None or value == "":
@@ -57,8 +58,7 @@ def _text(rule: TopologyRule, part: str, scope: Any, resource: Mapping[str, Any]
 def evaluate_constraint(
     rule: TopologyRule | None,
     scope: Any,
-    resource: Mapping[str, Any],
-    refs: Mapping[str, Any],
+    context: EvaluationContext,
     *,
     need_level: bool = False,
 ) -> TopologyConstraint:
@@ -74,8 +74,8 @@ def evaluate_constraint(
     if rule is None:
         return TopologyConstraint()
     constraint = TopologyConstraint(
-        topology=_text(rule, "topology", scope, resource, refs),
-        required_level=_text(rule, "required", scope, resource, refs),
-        preferred_level=_text(rule, "preferred", scope, resource, refs),
+        topology=_text(rule, "topology", scope, context),
+        required_level=_text(rule, "required", scope, context),
+        preferred_level=_text(rule, "preferred", scope, context),
     )
     return constraint if constraint or not need_level else TopologyConstraint()

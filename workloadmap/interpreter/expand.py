@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple, overload
 
 from ..catalog import Catalog
-from ..errors import ExpressionError, InputError, NoDefinitionError, format_path
+from ..errors import ExpressionError, InputError, format_path
 from ..expressions import Expression, is_plain_path
 from ..resources import PodDemand, pod_demand
 from ..runtime_definitions import ComponentDefinition, Definition
 from ..values import mapping_at, truthy
+from .context import EvaluationContext
 from .paths import PathIndex
 
 __all__ = ["ExpandedComponent", "Expander", "Parent", "evaluate_count", "to_count", "INDEX_REF"]
@@ -169,9 +170,8 @@ def evaluate_count(
     model: Any,
     field_name: str,
     scope: Any,
+    context: EvaluationContext,
     *,
-    root: Any,
-    refs: Mapping[str, Any] | None,
     what: str,
     field: str | Callable[[], str] | None = None,
 ) -> int | None:
@@ -193,20 +193,19 @@ def evaluate_count(
     expression = model.compiled(field_name)
     if expression is None:
         return None
-    return _search_count(expression, scope, root, refs, what, field)
+    return _search_count(expression, scope, context, what, field)
 
 
 def _search_count(
     expression: Expression,
     scope: Any,
-    root: Any,
-    refs: Mapping[str, Any] | None,
+    context: EvaluationContext,
     what: str | Callable[[], str],
     field: str | Callable[[], str] | None,
 ) -> int | None:
     """A count expression's answer (None for null); ``what`` and ``field`` are worked out for an error only."""
     try:
-        result = expression.search(scope, root=root, refs=refs)
+        result = expression.search(scope, root=context.resource, refs=context.refs)
     except ExpressionError as error:
         raise error.located(field=_field_text(field, expression.source)) from None
     if result is None:
@@ -233,26 +232,25 @@ _FIELD_WORDS = {
 class Expander:
     """Walks one resource through one definition (the interpreter's engine; lint reuses it).
 
-    ``catalog`` resolves embedded resources (AppWrapper); ``refs`` holds resolved references;
-    ``path_root`` is the outermost object, so template paths of embedded resources are absolute.
+    ``context`` is the definition, the resource and its resolved references; ``catalog`` resolves
+    embedded resources (AppWrapper); ``path_root`` is the outermost object, so template paths of
+    embedded resources are absolute.
     """
 
     def __init__(
         self,
-        definition: Definition,
-        resource: Mapping,
+        context: EvaluationContext,
         *,
         catalog: Catalog | None = None,
-        refs: Mapping[str, Any] | None = None,
         path_root: Mapping | None = None,
         depth: int = 0,
         paths: PathIndex | None = None,
     ) -> None:
-        self.definition = definition
-        self.resource = resource
+        self.context = context
+        # read on every expression: an attribute of the expander each
+        self.definition, self.resource, self.refs = context.definition, context.resource, context.refs
         self.catalog = catalog
-        self.refs = dict(refs or {})
-        self.path_root = path_root if path_root is not None else resource
+        self.path_root = path_root if path_root is not None else context.resource
         self.depth = depth
         self._paths = paths if paths is not None else PathIndex(self.path_root)
 
@@ -287,8 +285,7 @@ class Expander:
         count = _search_count(
             expression,
             scope,
-            self.resource,
-            self.refs,
+            self.context,
             lambda: f"{_FIELD_WORDS.get(field_name, field_name)} of component {component.name}",
             lambda: self._field_path(scope, expression.source),
         )
@@ -351,12 +348,7 @@ class Expander:
             raise InputError("embedded resource needs apiVersion and kind", field=where)
         lookup = self.catalog.lookup(api_version, kind)
         if lookup is None:
-            raise NoDefinitionError(
-                f"no definition covers embedded kind {kind} ({api_version}); see `wmap catalog list`",
-                api_version=api_version,
-                kind=kind,
-                field=where,
-            )
+            raise self.catalog.no_definition(api_version, kind, embedded=True, field=where)
         if not isinstance(lookup.definition, Definition):
             raise InputError(
                 f"embedded kind {kind} is covered by Karta {lookup.definition.name}; embedded resources need a "
@@ -364,8 +356,7 @@ class Expander:
                 field=where,
             )
         nested = Expander(
-            lookup.definition,
-            embedded,
+            EvaluationContext(lookup.definition, embedded, {}),
             catalog=self.catalog,
             path_root=self.path_root,
             depth=self.depth + 1,

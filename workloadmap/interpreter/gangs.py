@@ -24,20 +24,38 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..budgets import check as check_budget
-from ..expressions import Expression
-from ..runtime_definitions import Definition, PodGroupRule, SubGroupRule
+from ..runtime_definitions import PodGroupRule, SubGroupRule
 from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint
 from ..values import truthy
 from .constraints import annotation_constraint, evaluate_constraint
+from .context import EvaluationContext
 from .expand import ExpandedComponent, evaluate_count
 
 __all__ = ["form_pod_groups", "rule_applies"]
 
 
-_OUTSIDE = (0, 0, 0, 0, 0)
+class _Counts(NamedTuple):
+    """What a PodGroup holds of one component, counted in one walk of its subtree."""
+
+    own_pods: int
+    """The component's own pods in the group (0 for a component without pods)."""
+    pods: int
+    """Declared pods of the component's subtree in the group."""
+    gang_pods: int
+    """The same at gang (minimum-first) scale."""
+    copies: int
+    """How many replicas of the component's parent the group spans."""
+    replicas: int
+    """How many replicas of the component the group holds (per copy)."""
+
+
+_new_counts = tuple.__new__
+"""Makes a ``_Counts`` without its Python-level ``__new__`` (one per component and PodGroup scope)."""
+
+_OUTSIDE = _Counts(0, 0, 0, 0, 0)
 """A component outside a PodGroup's scope: no pods, no copies, no replicas in it."""
 
 
@@ -58,17 +76,16 @@ class _Scope:
         anchored: bool = False,
         replica: int = 0,
         base: str = "",
-        multipliers: Mapping[int, int] | None = None,
+        multipliers: Mapping[ExpandedComponent, int] | None = None,
     ) -> None:
         self.roots = roots
         self.anchored = anchored
         self.replica = replica
         self.base = base
-        # per id(node): (own pods, declared pods of the subtree, the same at gang scale, copies, own replicas)
-        self._counts: dict[int, tuple[int, int, int, int, int]] = {}
+        self._counts: dict[ExpandedComponent, _Counts] = {}  # nodes hash by identity
         self._nodes: list[ExpandedComponent] | None = None
         for root in roots:
-            multiplier = multipliers.get(id(root), 1) if multipliers else 1
+            multiplier = multipliers.get(root, 1) if multipliers else 1
             self._visit(root, multiplier, multiplier, anchored=anchored)
 
     def _visit(
@@ -90,7 +107,7 @@ class _Scope:
             declared, at_gang_scale = self._visit(child, multiplier * own, gang_multiplier * gang_own, anchored=False)
             total += declared
             gang_total += at_gang_scale
-        self._counts[id(node)] = (own_pods, total, gang_total, multiplier, own)
+        self._counts[node] = _new_counts(_Counts, (own_pods, total, gang_total, multiplier, own))
         return total, gang_total
 
     def nodes(self) -> Iterator[ExpandedComponent]:
@@ -101,45 +118,46 @@ class _Scope:
 
     def pods(self, node: ExpandedComponent) -> int:
         """Declared pods of ``node``'s subtree inside this group."""
-        return self._counts.get(id(node), _OUTSIDE)[1]
+        return self._counts.get(node, _OUTSIDE).pods
 
     def gang_pods(self, node: ExpandedComponent) -> int:
         """Pods of ``node``'s subtree inside this group at gang (minimum-first) scale."""
-        return self._counts.get(id(node), _OUTSIDE)[2]
+        return self._counts.get(node, _OUTSIDE).gang_pods
 
     def copies(self, node: ExpandedComponent) -> int:
         """How many replicas of ``node``'s parent this group spans."""
-        return self._counts.get(id(node), _OUTSIDE)[3]
+        return self._counts.get(node, _OUTSIDE).copies
 
     def replica_count(self, node: ExpandedComponent) -> int:
         """How many replicas of ``node`` belong to this group (without listing them)."""
         if self.anchored and node is self.roots[0]:
             return 1
-        return self._counts.get(id(node), _OUTSIDE)[4]
+        return self._counts.get(node, _OUTSIDE).replicas
 
     def replicas_in_group(self, node: ExpandedComponent) -> list[int]:
         """Replica indexes of ``node`` that belong to this group."""
         if self.anchored and node is self.roots[0]:
             return [self.replica]
-        return list(range(self._counts.get(id(node), _OUTSIDE)[4]))
+        return list(range(self._counts.get(node, _OUTSIDE).replicas))
 
     def pod_sets(self, nodes: Iterable[ExpandedComponent]) -> list[PodSet]:
         """The group's pods of these components' subtrees, one pod set per pod-bearing component."""
         sets = []
         for top in nodes:
             for leaf in top.leaves():
-                count = self._counts.get(id(leaf), _OUTSIDE)[0]
+                count = self._counts.get(leaf, _OUTSIDE).own_pods
                 if count and leaf.demand is not None:
                     sets.append(PodSet(component=leaf.path, count=count, pod_resources=dict(leaf.demand.requests)))
         return sets
 
 
-def rule_applies(rule: PodGroupRule, resource: Mapping, refs: Mapping[str, Any]) -> bool:
-    """Whether a PodGroup rule's ``when`` holds for the resource (a rule without one always does)."""
+def rule_applies(rule: PodGroupRule, context: EvaluationContext) -> bool:
+    """Whether a PodGroup rule's ``when`` holds for the context's resource (a rule without one always does)."""
     expression = rule.compiled("when")
     if expression is None:
         return True
-    return truthy(expression.search(resource, root=resource, refs=refs))
+    resource = context.resource
+    return truthy(expression.search(resource, root=resource, refs=context.refs))
 
 
 _PLACEHOLDER = re.compile(r"\{(\w+)(\|lower)?\}")
@@ -214,20 +232,19 @@ def _subgroup_name(rule: SubGroupRule, values: dict[str, str]) -> str:
 
 @dataclass
 class _GroupContext:
-    """What subgroup rules evaluate against: the PodGroup's name, scope value, resource and refs.
+    """What subgroup rules evaluate against: the PodGroup's name and scope value, and the workload's context.
 
     ``scaled`` marks the PodGroup of a scaled replica (rules with ``inScaledGroups: false`` skip it).
     """
 
     name: str
     scope_value: Any
-    resource: Mapping[str, Any]
-    refs: Mapping[str, Any]
+    context: EvaluationContext
     min_member: int
     scaled: bool = False
 
     def count(self, rule: SubGroupRule, field_name: str, what: str) -> int | None:
-        return evaluate_count(rule, field_name, self.scope_value, root=self.resource, refs=self.refs, what=what)
+        return evaluate_count(rule, field_name, self.scope_value, self.context, what=what)
 
 
 def _fill_remainders(built: list[SubGroup], remainders: list[SubGroup], group_min: int) -> None:
@@ -244,12 +261,6 @@ def _member_scope(members: list[ExpandedComponent], group: _GroupContext) -> Any
     return members[0].scope if members else group.scope_value
 
 
-def _subgroup_when(expression: Expression | None, scope: Any, group: _GroupContext) -> bool:
-    if expression is None:
-        return True
-    return truthy(expression.search(scope, root=group.resource, refs=group.refs))
-
-
 def _drop_missing_parents(built: list[SubGroup]) -> None:
     """A subgroup whose (templated) parent was not formed stands at the top level."""
     names = {subgroup.name for subgroup in built}
@@ -262,13 +273,14 @@ def _subgroups(rules: Sequence[SubGroupRule], scope: _Scope, group: _GroupContex
     built: list[SubGroup] = []
     remainders: list[SubGroup] = []
     segmented: dict[int, tuple[SubGroupRule, _Scope, Any]] = {}
+    resource, refs = group.context.resource, group.context.refs
     for rule in rules:
         if group.scaled and not rule.in_scaled_groups:
             continue
         when = rule.compiled("when") if rule.when else None
         for values, members, counting in _subgroup_plans(rule, scope):
             member_scope = _member_scope(members, group)
-            if not _subgroup_when(when, member_scope, group):
+            if when is not None and not truthy(when.search(member_scope, root=resource, refs=refs)):
                 continue
             base = scope.base or group.name
             values = {"group": group.name, "base": base, "component": rule.component, **values}
@@ -283,7 +295,7 @@ def _subgroups(rules: Sequence[SubGroupRule], scope: _Scope, group: _GroupContex
                 pods=pods,
                 pod_sets=counting.pod_sets(members),
                 topology_constraint=evaluate_constraint(
-                    rule.topology_constraint, member_scope, group.resource, group.refs, need_level=True
+                    rule.topology_constraint, member_scope, group.context, need_level=True
                 ),
             )
             if rule.min_member == "remainder":
@@ -312,9 +324,7 @@ def _subgroups(rules: Sequence[SubGroupRule], scope: _Scope, group: _GroupContex
         if not rule.segments_replace:
             result.append(subgroup)
         _check_segments(subgroup, rule, size, counting)
-        constraint = evaluate_constraint(
-            rule.segment_topology_constraint, member_scope, group.resource, group.refs, need_level=True
-        )
+        constraint = evaluate_constraint(rule.segment_topology_constraint, member_scope, group.context, need_level=True)
         result.extend(_segments(subgroup, rule, size, counting, constraint))
     return result
 
@@ -400,8 +410,7 @@ def _pod_group(
     rule: PodGroupRule,
     scope: _Scope,
     scope_value: Any,
-    resource: Mapping,
-    refs: Mapping[str, Any],
+    context: EvaluationContext,
     *,
     scaled: TopologyConstraint | None = None,
     annotated: TopologyConstraint | None = None,
@@ -415,7 +424,7 @@ def _pod_group(
         return None
     default = sum(scope.gang_pods(node) for node in scope.roots)
     explicit = (
-        evaluate_count(rule, "min_member", scope_value, root=resource, refs=refs, what=f"PodGroup {name} minMember")
+        evaluate_count(rule, "min_member", scope_value, context, what=f"PodGroup {name} minMember")
         if scaled is None
         else None
     )
@@ -423,23 +432,21 @@ def _pod_group(
     if scaled is not None:
         constraint = scaled.copy()
     elif rule.topology_constraint is not None:
-        constraint = evaluate_constraint(rule.topology_constraint, scope_value, resource, refs)
+        constraint = evaluate_constraint(rule.topology_constraint, scope_value, context)
     else:
-        constraint = annotation_constraint(resource) if annotated is None else annotated.copy()
-    context = _GroupContext(name, scope_value, resource, refs, min_member, scaled=scaled is not None)
+        constraint = annotation_constraint(context.resource) if annotated is None else annotated.copy()
+    group = _GroupContext(name, scope_value, context, min_member, scaled=scaled is not None)
     return PodGroup(
         name=name,
         min_member=min_member,
         pods=pods,
-        sub_groups=_subgroups(rule.sub_groups, scope, context),
+        sub_groups=_subgroups(rule.sub_groups, scope, group),
         pod_sets=scope.pod_sets(scope.roots),
         topology_constraint=constraint,
     )
 
 
-def _scaled_groups(
-    main: PodGroup, scope: _Scope, rule: PodGroupRule, resource: Mapping[str, Any], refs: Mapping[str, Any]
-) -> list[PodGroup]:
+def _scaled_groups(main: PodGroup, scope: _Scope, rule: PodGroupRule, context: EvaluationContext) -> list[PodGroup]:
     """The PodGroups of replicas beyond minReplicas of ``scaledPodGroups`` components in a group."""
     groups = []
     for node in scope.nodes():
@@ -449,7 +456,7 @@ def _scaled_groups(
         extra = node.replicas - node.gang_replicas
         what = f"scaled gangs ({copies:,} x {extra:,} replicas of {node.instance or node.name} beyond its minimum)"
         check_budget("scaled_gangs", copies * extra, what)
-        constraint = evaluate_constraint(rule.scaled_topology_constraint, node.scope, resource, refs)
+        constraint = evaluate_constraint(rule.scaled_topology_constraint, node.scope, context)
         if not constraint:
             constraint = main.topology_constraint
         for copy in range(copies):
@@ -459,30 +466,22 @@ def _scaled_groups(
                 name = node.instance or node.name
                 suffix = f"{name}-{index}" if copies == 1 else f"{name}-{copy}-{index}"
                 replica_scope = _Scope([node], anchored=True, replica=replica, base=main.name)
-                group = _pod_group(
-                    f"{main.name}-{suffix}", rule, replica_scope, node.scope, resource, refs, scaled=constraint
-                )
+                group = _pod_group(f"{main.name}-{suffix}", rule, replica_scope, node.scope, context, scaled=constraint)
                 if group:
                     groups.append(group)
     return groups
 
 
-def form_pod_groups(
-    definition: Definition,
-    resource: Mapping,
-    workload_name: str,
-    nodes: list[ExpandedComponent],
-    refs: Mapping[str, Any] | None = None,
-) -> list[PodGroup]:
-    """The PodGroups of a resource (empty when the kind is not gang scheduled).
+def form_pod_groups(context: EvaluationContext, workload_name: str, nodes: list[ExpandedComponent]) -> list[PodGroup]:
+    """The PodGroups of the context's resource, expanded into ``nodes`` (empty when the kind is not gang scheduled).
 
     Raises:
         InputError: a gang expression gave something that is not a count, or the workload would
             form more PodGroups than any cluster holds.
     """
-    refs = refs or {}
-    for rule in definition.gang.pod_groups:
-        if rule_applies(rule, resource, refs):
+    resource = context.resource
+    for rule in context.definition.gang.pod_groups:
+        if rule_applies(rule, context):
             break
     else:
         return []
@@ -493,7 +492,7 @@ def form_pod_groups(
             plans.append(
                 (
                     f"{base}-{node.instance or node.name}",
-                    _Scope([node], multipliers={id(node): node.parent_replicas}),
+                    _Scope([node], multipliers={node: node.parent_replicas}),
                     node.scope,
                 )
             )
@@ -517,11 +516,11 @@ def form_pod_groups(
     groups: list[PodGroup] = []
     annotated = annotation_constraint(resource) if rule.topology_constraint is None else None
     for name, scope, scope_value in plans:
-        group = _pod_group(name, rule, scope, scope_value, resource, refs, annotated=annotated)
+        group = _pod_group(name, rule, scope, scope_value, context, annotated=annotated)
         if group is None:
             continue
         groups.append(group)
-        groups.extend(_scaled_groups(group, scope, rule, resource, refs))
+        groups.extend(_scaled_groups(group, scope, rule, context))
         check_budget("pod_groups", len(groups), "PodGroups")
         check_budget("sub_groups", sum(len(g.sub_groups) for g in groups), "SubGroups")
     return groups

@@ -19,249 +19,30 @@ definitions):
 
 One deviation, where upstream is plainly wrong: an instance whose pod definition is absent from
 the manifest (a PyTorchJob without a Master spec) runs no pods; upstream counts its desired
-replicas (1) anyway. Gangs are formed offline by :mod:`.karta_gangs`.
+replicas (1) anyway. The instance tree is read by :mod:`.karta_instances`, the gangs are formed
+offline by :mod:`.karta_gangs`; both are below this module, neither imports it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 from .. import labels
 from ..budgets import check as check_budget
-from ..errors import InputError
-from ..karta import KartaDefinition, compile_many, default_engine, jq_fields
-from ..karta.model import STATUS_KEYS, ComponentDefinition, Karta, StatusDefinition, StatusMatcher
-from ..resources import DEFAULT_GPU_RESOURCES, PodDemand, add_resources, pod_demand
+from ..karta import KartaDefinition
+from ..karta.model import STATUS_KEYS, Karta, StatusDefinition, StatusMatcher
+from ..resources import DEFAULT_GPU_RESOURCES, add_resources
 from ..runtime_definitions import PHASE_PRECEDENCE, Phase
 from ..tree import Component, Totals, WorkloadRef, WorkloadTree
 from .karta_gangs import form_karta_pod_groups
+from .karta_instances import KartaEvaluation, KartaInstance, build_instances, by_expression_program
 
-__all__ = ["KARTA_GPU_RESOURCES", "KartaInstance", "interpret_karta", "karta_instances"]
+__all__ = ["KARTA_GPU_RESOURCES", "interpret_karta"]
 
 KARTA_GPU_RESOURCES = (labels.NVIDIA_GPU,)
 """What upstream counts as GPUs (``cli/pkg/workload/describe.go``)."""
-
-_MAX_COUNT = 10_000_000
-
-
-@dataclass
-class KartaInstance:
-    """One instance of one Karta component on a resource, with its pod definition and scale."""
-
-    component: ComponentDefinition
-    key: str
-    template: dict[str, Any] | None
-    replicas: int | None = None
-    min_replicas: int | None = None
-    max_replicas: int | None = None
-    demand: PodDemand | None = None
-    children: list[KartaInstance] = field(default_factory=list)
-
-    @property
-    def desired(self) -> int:
-        """Upstream's desired count: replicas, else minReplicas, else 1."""
-        if self.replicas is not None:
-            return self.replicas
-        if self.min_replicas is not None:
-            return self.min_replicas
-        return 1
-
-    @property
-    def gang_scale(self) -> int:
-        """Upstream's effective min replicas: minReplicas when positive, else replicas when positive, else 0."""
-        if self.min_replicas:
-            return self.min_replicas
-        return self.replicas or 0
-
-    @property
-    def pods(self) -> int:
-        """Pods of this instance: its desired count, or 0 when its pod definition is not in the manifest.
-
-        Upstream counts the desired replicas (1 without a scale) of a pod definition the manifest
-        does not have (a PyTorchJob without a Master spec); the operator runs none.
-        """
-        return self.desired if self.demand is not None else 0
-
-    def walk(self) -> Iterator[KartaInstance]:
-        """This instance and the instances below it."""
-        yield self
-        for child in self.children:
-            yield from child.walk()
-
-
-def _count(value: Any, what: str, where: str) -> int:
-    """A scale value: a number or a numeric string (``strconv.ParseInt``), as upstream's extractReplicas."""
-    if isinstance(value, str):
-        try:
-            value = int(value.strip(), 10)
-        except ValueError:
-            raise InputError(f"{what} value {value!r} is not a number", field=where) from None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value):
-        raise InputError(f"{what} must be a whole number, got {value!r}", field=where)
-    if not 0 <= value <= _MAX_COUNT:
-        raise InputError(f"{what} of {int(value)} is out of range", field=where)
-    return int(value)
-
-
-def _tostring(expression: str) -> str:
-    """Upstream's byExpression program: the expression's first result, as a string."""
-    return f"({expression}) | tostring"
-
-
-class _Evaluation:
-    """Every resource-level jq field of a Karta, evaluated in one bounded round trip."""
-
-    def __init__(self, karta: Karta, resource: Mapping[str, Any]) -> None:
-        fields = [f for f in jq_fields(karta) if f.target == "resource" and ".suspendDefinition." not in f.path]
-        status = karta.root.status_definition
-        matchers = [m for ms in (status.status_mappings.values() if status else ()) for m in ms]
-        sources = [f.source for f in fields] + [
-            _tostring(m.by_expression.expression) for m in matchers if m.by_expression is not None
-        ]
-        programs = compile_many(sources)
-        results = default_engine().run(list(programs.values()), resource)
-        self._results = {source: results[program] for source, program in programs.items()}
-        self._paths = {f.source: f.path for f in fields}
-
-    def stream(self, source: str | None) -> list[Any] | None:
-        """The results of a path (None when the path is unset)."""
-        return None if source is None else self._results[source]
-
-    def where(self, source: str) -> str:
-        """The Karta field a path came from."""
-        return self._paths.get(source, source)
-
-
-def _pod_template(component: ComponentDefinition, evaluation: _Evaluation, count: int) -> list[dict[str, Any] | None]:
-    """The pod definition of each of ``count`` instances as a PodTemplateSpec (None where absent)."""
-    spec = component.spec_definition
-    if spec is None or not component.has_pod_definition:
-        return [None] * count
-    if spec.pod_template_spec_path:
-        found = evaluation.stream(spec.pod_template_spec_path) or []
-        _check_zip(component, count, len(found), spec.pod_template_spec_path)
-        return [dict(t) if isinstance(t, Mapping) and t else None for t in found]
-    if spec.pod_spec_path:
-        specs = evaluation.stream(spec.pod_spec_path) or []
-        _check_zip(component, count, len(specs), spec.pod_spec_path)
-        metadata = evaluation.stream(spec.metadata_path) or []
-        return [
-            {"metadata": _at(metadata, index) or {}, "spec": dict(pod)} if isinstance(pod, Mapping) and pod else None
-            for index, pod in enumerate(specs)
-        ]
-    assert spec.fragmented_pod_spec_definition is not None
-    fragments = {
-        name: evaluation.stream(path) or [] for name, path in spec.fragmented_pod_spec_definition.paths().items()
-    }
-    size = max((len(values) for values in fragments.values()), default=0)
-    _check_zip(component, count, size, "fragmentedPodSpecDefinition")
-    return [_assemble(fragments, index) for index in range(size)]
-
-
-def _at(values: Sequence[Any], index: int) -> Any:
-    return values[index] if index < len(values) else None  # upstream's safeGetByIndex
-
-
-def _assemble(fragments: Mapping[str, list[Any]], index: int) -> dict[str, Any] | None:
-    """A PodTemplateSpec from fragmented paths (zipped by index; a missing index is the zero value)."""
-    containers = _at(fragments.get("containersPath", []), index)
-    container = _at(fragments.get("containerPath", []), index)
-    resources = _at(fragments.get("resourcesPath", []), index)
-    if all(_at(values, index) in (None, "", [], {}) for values in fragments.values()):
-        return None
-    if not isinstance(containers, list):
-        containers = [container] if isinstance(container, Mapping) else []
-    if not containers:  # the operator builds the container; resourcesPath says what it requests
-        containers = [{"name": "main", "resources": resources if isinstance(resources, Mapping) else {}}]
-    spec: dict[str, Any] = {"containers": containers}
-    for name, key in (
-        ("resourceClaimsPath", "resourceClaims"),
-        ("priorityClassNamePath", "priorityClassName"),
-        ("schedulerNamePath", "schedulerName"),
-    ):
-        value = _at(fragments.get(name, []), index)
-        if value not in (None, "", []):
-            spec[key] = value
-    metadata = {
-        key: value
-        for key, value in (
-            ("labels", _at(fragments.get("labelsPath", []), index)),
-            ("annotations", _at(fragments.get("annotationsPath", []), index)),
-        )
-        if isinstance(value, Mapping)
-    }
-    return {"metadata": metadata, "spec": spec}
-
-
-def _check_zip(component: ComponentDefinition, ids: int, results: int, where: str) -> None:
-    if ids != results:
-        raise InputError(
-            f"component {component.name}: instance ids count ({ids}) does not match results count ({results})",
-            field=where,
-        )
-
-
-def _instances(component: ComponentDefinition, evaluation: _Evaluation) -> list[KartaInstance]:
-    if component.instance_id_path:
-        ids = []
-        for value in evaluation.stream(component.instance_id_path) or []:
-            key = value if isinstance(value, str) else ("" if value is None else str(value))
-            if not key:
-                raise InputError(
-                    f"component {component.name}: instance id path gave an empty id", field=component.instance_id_path
-                )
-            ids.append(key)
-    else:
-        ids = [""]
-    templates = _pod_template(component, evaluation, len(ids))
-    instances = [KartaInstance(component, key, template) for key, template in zip(ids, templates, strict=True)]
-    scale = component.scale_definition
-    if scale is not None:
-        streams = {
-            name: evaluation.stream(getattr(scale, name)) or []
-            for name in ("replicas_path", "min_replicas_path", "max_replicas_path")
-        }
-        size = max(len(values) for values in streams.values())
-        _check_zip(component, len(ids), size, "scaleDefinition")
-        for name, values in streams.items():
-            source = getattr(scale, name)
-            for instance, value in zip(instances, values, strict=False):  # shorter streams: unset
-                if value is not None:
-                    count = _count(value, name.removesuffix("_path"), evaluation.where(source))
-                    setattr(instance, name.removesuffix("_path"), count)
-    for instance in instances:
-        if instance.template is not None:
-            pod_spec = instance.template.get("spec")
-            try:
-                instance.demand = pod_demand(pod_spec if isinstance(pod_spec, Mapping) else {}, component.name)
-            except InputError as error:
-                raise error.located(field=f"{component.name}[{instance.key}].spec") from None
-    return instances
-
-
-def _build(karta: Karta, component: ComponentDefinition, evaluation: _Evaluation) -> list[KartaInstance]:
-    instances = _instances(component, evaluation)
-    children = [node for child in karta.children_of(component.name) for node in _build(karta, child, evaluation)]
-    if instances:
-        instances[0].children = children
-    return instances
-
-
-def karta_instances(karta: Karta, resource: Mapping[str, Any]) -> list[KartaInstance]:
-    """The instance tree of a resource under a Karta: the root's instances with their descendants.
-
-    Children of a component with one instance hang under it; children of a multi-instance
-    component (upstream copies them under every instance) hang under its first instance only, so
-    nothing is counted twice.
-
-    Raises:
-        InputError: zipped streams disagree in length, an instance id is empty, a scale is not a count.
-        ExpressionError: a path failed on this resource or crossed a bound.
-    """
-    return _build(karta, karta.root, _Evaluation(karta, resource))
 
 
 def _min_pods(instance: KartaInstance) -> int:
@@ -315,19 +96,19 @@ def _condition_holds(expected: Any, conditions: Mapping[str, Mapping[str, Any]])
 
 
 def _matches(
-    matcher: StatusMatcher, phase: str | None, conditions: Mapping[str, Mapping[str, Any]], evaluation: _Evaluation
+    matcher: StatusMatcher, phase: str | None, conditions: Mapping[str, Mapping[str, Any]], evaluation: KartaEvaluation
 ) -> bool:
     if matcher.by_phase and matcher.by_phase != phase:
         return False
     if not all(_condition_holds(expected, conditions) for expected in matcher.by_conditions or ()):
         return False
     if matcher.by_expression is not None:
-        results = evaluation.stream(_tostring(matcher.by_expression.expression)) or []
+        results = evaluation.stream(by_expression_program(matcher.by_expression.expression)) or []
         return bool(results) and results[0] == matcher.by_expression.expected_result
     return True
 
 
-def _conditions(status: StatusDefinition, evaluation: _Evaluation) -> dict[str, dict[str, Any]]:
+def _conditions(status: StatusDefinition, evaluation: KartaEvaluation) -> dict[str, dict[str, Any]]:
     """Conditions by type, with upstream's configurable field names (string values only)."""
     definition = status.conditions_definition
     if definition is None:
@@ -347,7 +128,7 @@ def _conditions(status: StatusDefinition, evaluation: _Evaluation) -> dict[str, 
     return by_type
 
 
-def _phases(karta: Karta, evaluation: _Evaluation) -> tuple[Phase, list[Phase]]:
+def _phases(karta: Karta, evaluation: KartaEvaluation) -> tuple[Phase, list[Phase]]:
     status = karta.root.status_definition
     if status is None:
         return Phase.UNDEFINED, []
@@ -383,8 +164,8 @@ def interpret_karta(
     """
     karta = definition.karta
     gpu_resources = KARTA_GPU_RESOURCES if tuple(gpu_resources) == DEFAULT_GPU_RESOURCES else tuple(gpu_resources)
-    evaluation = _Evaluation(karta, resource)
-    roots = _build(karta, karta.root, evaluation)
+    evaluation = KartaEvaluation(karta, resource)
+    roots = build_instances(karta, karta.root, evaluation)
     if karta.root.has_pod_definition or not roots:
         top = roots
     else:

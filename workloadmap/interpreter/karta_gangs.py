@@ -27,14 +27,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..karta import compile_many, default_engine
 from ..karta.model import ComponentDefinition, Karta, PodGroupDefinition, PodGroupMember
 from ..tree import PodGroup, PodSet, SubGroup
-
-if TYPE_CHECKING:
-    from .karta import KartaInstance
+from .karta_instances import KartaInstance
 
 __all__ = ["form_karta_pod_groups", "subtree_scale"]
 

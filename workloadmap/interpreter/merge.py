@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ExpressionError
-from ..runtime_definitions import Definition
+from .context import EvaluationContext
 
 __all__ = ["merge_bases", "strategic_merge"]
 
@@ -37,19 +37,20 @@ def strategic_merge(base: Any, override: Any) -> Any:
     return override
 
 
-def merge_bases(definition: Definition, resource: Mapping[str, Any], refs: Mapping[str, Any]) -> Mapping[str, Any]:
-    """The resource with the definition's base specs merged beneath its own (unchanged when there are none).
+def merge_bases(context: EvaluationContext) -> Mapping[str, Any]:
+    """The context's resource with its definition's base specs merged beneath its own (itself when there are none).
 
     Raises:
         ExpressionError: a base expression failed on this resource.
     """
+    resource = context.resource
     spec: Any = None
-    for base in definition.bases:
+    for base in context.definition.bases:
         expression = base.compiled("object")
         if expression is None:
             continue
         try:
-            found = expression.search(resource, root=resource, refs=refs)
+            found = expression.search(resource, root=resource, refs=context.refs)
         except ExpressionError as error:
             raise error.located(field=expression.source) from None
         if isinstance(found, Mapping) and isinstance(found.get("spec"), Mapping):

@@ -28,6 +28,7 @@ from .. import labels
 from ..runtime_definitions import Definition
 from ..tree import Grouping, PodGroup, Preemptibility
 from ..values import mapping_at, truthy
+from .context import EvaluationContext
 from .expand import ExpandedComponent
 
 __all__ = ["apply_kai_metadata", "grouping", "gang_warnings"]
@@ -73,12 +74,14 @@ def _queue(everyone: list[Mapping[str, Any]], pods: list[Mapping[str, Any]]) -> 
     return labels.KAI_DEFAULT_QUEUE
 
 
-def _gang_priority(definition: Definition, resource: Mapping[str, Any], refs: Mapping[str, Any]) -> str | None:
+def _gang_priority(context: EvaluationContext) -> str | None:
     """The class the operator puts on the gang itself (Grove: the PodGang's ``spec.priorityClassName``)."""
-    if definition.gang.priority_class_name is None:
+    gang = context.definition.gang
+    if gang.priority_class_name is None:
         return None
-    expression = definition.gang.compiled("priority_class_name")
-    value = expression.search(resource, root=resource, refs=refs) if expression is not None else None
+    expression = gang.compiled("priority_class_name")
+    resource = context.resource
+    value = expression.search(resource, root=resource, refs=context.refs) if expression is not None else None
     return str(value) if isinstance(value, (str, int)) and value != "" else None
 
 
@@ -105,11 +108,7 @@ def _preemptibility(everyone: list[Mapping[str, Any]], priority: str) -> Preempt
 
 
 def apply_kai_metadata(
-    groups: Sequence[PodGroup],
-    definition: Definition,
-    resource: Mapping[str, Any],
-    nodes: Sequence[ExpandedComponent],
-    refs: Mapping[str, Any],
+    groups: Sequence[PodGroup], context: EvaluationContext, nodes: Sequence[ExpandedComponent]
 ) -> None:
     """Set queue, priority class and preemptibility on each PodGroup, from the pods it holds.
 
@@ -118,8 +117,9 @@ def apply_kai_metadata(
     """
     if not groups:
         return
-    owner = _labels(mapping_at(resource, "metadata"))
-    gang = _gang_priority(definition, resource, refs)
+    owner = _labels(mapping_at(context.resource, "metadata"))
+    gang = _gang_priority(context)
+    default_priority = context.definition.gang.priority_class
     by_path = {node.path: node for root in nodes for node in root.walk() if node.template is not None}
     # Groups made of the same components get the same metadata: work it out once per set of components.
     known: dict[tuple[str, ...], tuple[str, str, Preemptibility | None]] = {}
@@ -130,7 +130,7 @@ def apply_kai_metadata(
             templates = _templates(by_path, key)
             pods = [_labels(mapping_at(template, "metadata")) for template in templates]
             specs = [mapping_at(template, "spec") for template in templates]
-            priority = _priority(owner, pods, specs, definition.gang.priority_class, gang)
+            priority = _priority(owner, pods, specs, default_priority, gang)
             everyone = [owner, *pods]
             known[key] = (_queue(everyone, pods), priority, _preemptibility(everyone, priority))
         group.queue, group.priority_class, group.preemptibility = known[key]
@@ -143,10 +143,9 @@ def grouping(definition: Definition, groups: Sequence[PodGroup], pods: int) -> t
     return _GANG, len(groups)
 
 
-def gang_warnings(
-    definition: Definition, resource: Mapping[str, Any], groups: Sequence[PodGroup], refs: Mapping[str, Any]
-) -> list[str]:
+def gang_warnings(context: EvaluationContext, groups: Sequence[PodGroup]) -> list[str]:
     """The definition's warnings that hold, the kinds KAI has no plugin for, and gangs that cannot form."""
+    definition, resource, refs = context.definition, context.resource, context.refs
     warnings = []
     for rule in definition.gang.warnings:
         expression = rule.compiled("when")

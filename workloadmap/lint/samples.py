@@ -16,6 +16,7 @@ from ..catalog import Catalog
 from ..definitions import ComponentDefinition
 from ..errors import ExpressionError, WorkloadMapError
 from ..interpreter import (
+    EvaluationContext,
     ExpandedComponent,
     Expander,
     ObjectIndex,
@@ -82,7 +83,7 @@ class SampleRun:
     _failed_on_sample: bool = False
 
     def evaluate(
-        self, model: Any, field_name: str, scope: Any, resource: Any, refs: Any, where: str, sample: str
+        self, model: Any, field_name: str, scope: Any, context: EvaluationContext, where: str, sample: str
     ) -> Any:
         """Evaluate one expression as the interpreter would, counting nulls and noting failures."""
         expression = model.compiled(field_name)
@@ -91,7 +92,7 @@ class SampleRun:
         usage = self.usage.setdefault(where, _Usage())
         usage.evaluated += 1
         try:
-            result = expression.search(scope, root=resource, refs=refs)
+            result = expression.search(scope, root=context.resource, refs=context.refs)
         except ExpressionError as error:
             self._failed_on_sample = True
             if where not in self._failed_fields:  # the first failing sample is enough
@@ -111,33 +112,34 @@ class SampleRun:
             metadata = mapping_at(resource, "metadata")
             namespace = metadata.get("namespace") if isinstance(metadata.get("namespace"), str) else None
             self._failed_on_sample = False
-            refs = resolve_references(definition, resource, related, namespace, [])
-            self._walk_expressions(resource, refs, sample.label)
-            self._expand(sample, str(metadata.get("name") or "sample"), refs)
+            context = EvaluationContext(
+                definition, resource, resolve_references(definition, resource, related, namespace, [])
+            )
+            self._walk_expressions(context, sample.label)
+            self._expand(sample, str(metadata.get("name") or "sample"), context)
         return self
 
-    def _walk_expressions(self, resource: Mapping[str, Any], refs: Mapping[str, Any], sample: str) -> None:
-        definition = self.view.definition
+    def _walk_expressions(self, context: EvaluationContext, sample: str) -> None:
+        definition, resource = self.view.definition, context.resource  # the model: lint reads its aliases
         for index, reference in enumerate(definition.references):
             self.evaluate(
-                reference, "name_expression", resource, resource, refs, f"references[{index}].nameExpression", sample
+                reference, "name_expression", resource, context, f"references[{index}].nameExpression", sample
             )
         for index, component in enumerate(definition.components):
-            self._walk(component, f"components[{index}]", resource, resource, refs, sample)
+            self._walk(component, f"components[{index}]", resource, context, sample)
         for index, group_rule in enumerate(definition.gang.pod_groups):
-            self.evaluate(group_rule, "when", resource, resource, refs, f"gang.podGroups[{index}].when", sample)
+            self.evaluate(group_rule, "when", resource, context, f"gang.podGroups[{index}].when", sample)
         if truthy(resource.get("status")):
             self.conditions.extend(self._status(resource, sample))
 
-    def _expand(self, sample: Sample, name: str, refs: Mapping[str, Any]) -> None:
-        definition = self.view.definition
-        resource = sample.body
+    def _expand(self, sample: Sample, name: str, context: EvaluationContext) -> None:
+        definition, resource = context.definition, context.resource
         try:
-            nodes = Expander(definition, resource, catalog=self.catalog, refs=refs).expand()
-            pod_groups = form_pod_groups(definition, resource, name, nodes, refs)
+            nodes = Expander(context, catalog=self.catalog).expand()
+            pod_groups = form_pod_groups(context, name, nodes)
             evaluate_phase(definition.status, resource)
             rules = definition.gang.pod_groups
-            rule_index = next((i for i, candidate in enumerate(rules) if rule_applies(candidate, resource, refs)), None)
+            rule_index = next((i for i, candidate in enumerate(rules) if rule_applies(candidate, context)), None)
         except ExpressionError as error:
             # Component and status expressions already reported with their field on this sample.
             if not self._failed_on_sample:
@@ -149,12 +151,12 @@ class SampleRun:
         self.expanded.append(_Expanded(sample.label, nodes, pod_groups, rule_index, resource))
 
     def _elements(
-        self, component: ComponentDefinition, path: str, scope: Any, resource: Any, refs: Any, sample: str
+        self, component: ComponentDefinition, path: str, scope: Any, context: EvaluationContext, sample: str
     ) -> list[Any]:
         if not component.instances:
             return [scope]
         where = f"{path}.instances"
-        result = self.evaluate(component, "instances", scope, resource, refs, where, sample)
+        result = self.evaluate(component, "instances", scope, context, where, sample)
         if result is None:
             elements: list[Any] = []
         elif isinstance(result, list):
@@ -169,45 +171,46 @@ class SampleRun:
             elements = []
         if component.instance_name:
             for element in elements:
-                self.evaluate(component, "instance_name", element, resource, refs, f"{path}.instanceName", sample)
+                self.evaluate(component, "instance_name", element, context, f"{path}.instanceName", sample)
         return elements
 
     def _walk(
-        self, component: ComponentDefinition, path: str, scope: Any, resource: Any, refs: Any, sample: str
+        self, component: ComponentDefinition, path: str, scope: Any, context: EvaluationContext, sample: str
     ) -> None:
         def where(field_name: str) -> str:
             return f"{path}.{alias(component, field_name)}"
 
-        for element in self._elements(component, path, scope, resource, refs, sample):
+        for element in self._elements(component, path, scope, context, sample):
             present = True
             for field_name in POD_SOURCES:
                 if getattr(component, field_name):
-                    found = self.evaluate(component, field_name, element, resource, refs, where(field_name), sample)
+                    found = self.evaluate(component, field_name, element, context, where(field_name), sample)
                     present = found is not None
             if not present and component.resource is None:
                 continue  # an optional role absent from this sample: its other expressions are not evaluated
             if component.pod_metadata:
-                self.evaluate(component, "pod_metadata", element, resource, refs, where("pod_metadata"), sample)
+                self.evaluate(component, "pod_metadata", element, context, where("pod_metadata"), sample)
             if component.active:
-                self.evaluate(component, "active", element, resource, refs, where("active"), sample)
+                self.evaluate(component, "active", element, context, where("active"), sample)
             for field_name in COUNT_FIELDS:
                 if is_expression(getattr(component, field_name)):
-                    self.evaluate(component, field_name, element, resource, refs, where(field_name), sample)
+                    self.evaluate(component, field_name, element, context, where(field_name), sample)
             for index, child in enumerate(component.components):
-                self._walk(child, f"{path}.components[{index}]", element, resource, refs, sample)
+                self._walk(child, f"{path}.components[{index}]", element, context, sample)
 
     def _status(self, resource: Mapping[str, Any], sample: str) -> list[Mapping[str, Any]]:
         status = self.view.definition.status
-        self.evaluate(status, "phase", resource, resource, {}, "status.phase", sample)
+        bare = EvaluationContext(self.view.definition, resource, {})  # status rules read no references, as phases
+        self.evaluate(status, "phase", resource, bare, "status.phase", sample)
         conditions = None
         if any(matcher.conditions for matchers in status.rules.values() for matcher in matchers):
             # Unused, the default conditions expression says nothing; judged only when a matcher reads it.
-            conditions = self.evaluate(status, "conditions", resource, resource, {}, "status.conditions", sample)
+            conditions = self.evaluate(status, "conditions", resource, bare, "status.conditions", sample)
         for phase, matchers in status.rules.items():
             for index, matcher in enumerate(matchers):
                 if matcher.expression is not None:
                     where = f"status.rules.{phase.value}[{index}].expression"
-                    self.evaluate(matcher, "expression", resource, resource, {}, where, sample)
+                    self.evaluate(matcher, "expression", resource, bare, where, sample)
         if isinstance(conditions, list):
             return [condition for condition in conditions if isinstance(condition, Mapping)]
         return []

@@ -16,6 +16,7 @@ from typing import Any
 from ..catalog import Catalog
 from ..errors import PlacementError, TopologyError
 from ..interpreter import (
+    EvaluationContext,
     Expander,
     ObjectIndex,
     RelatedObjects,
@@ -178,14 +179,16 @@ def _attribution(
             return Attribution([], {}, [], pods_read=False), None
         chains = live.chains or OwnerChains(live.owners)
         return attribute([], workload_pods(resource, tree.workload, live.pods, chains), chains), chains
-    refs = resolve_references(definition, resource, related, tree.workload.namespace, [])
-    nodes = Expander(definition, resource, catalog=catalog, refs=refs).expand()
+    context = EvaluationContext(
+        definition, resource, resolve_references(definition, resource, related, tree.workload.namespace, [])
+    )
+    nodes = Expander(context, catalog=catalog).expand()
     claims = pod_claims(nodes, tree.workload.name, tree.workload.namespace or "")
     if live is None:
         return Attribution(claims, {}, [], pods_read=False), None
     chains = live.chains or OwnerChains(live.owners)
     attribution = attribute(claims, workload_pods(resource, tree.workload, live.pods, chains), chains)
-    assign_gangs(attribution, definition, resource, refs, tree.workload.name, nodes, tree.pod_groups)
+    assign_gangs(attribution, context, tree.workload.name, nodes, tree.pod_groups)
     return attribution, chains
 
 

@@ -24,8 +24,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..interpreter import ExpandedComponent, evaluate_count, rule_applies
-from ..runtime_definitions import Definition, PodGroupRule, SubGroupRule
+from ..interpreter import EvaluationContext, ExpandedComponent, evaluate_count, rule_applies
+from ..runtime_definitions import PodGroupRule, SubGroupRule
 from ..tree import PodGroup, SubGroup
 from .attribution import AttributedPod, Attribution
 from .objects import natural_key
@@ -63,17 +63,14 @@ class _Gangs:
 
     def __init__(
         self,
-        definition: Definition,
-        resource: Mapping[str, Any],
-        refs: Mapping[str, Any],
+        context: EvaluationContext,
         workload: str,
         nodes: list[ExpandedComponent],
         groups: list[PodGroup],
     ) -> None:
-        self.resource = resource
-        self.refs = refs
+        self.context = context
         self.rule: PodGroupRule | None = next(
-            (rule for rule in definition.gang.pod_groups if rule_applies(rule, resource, refs)), None
+            (rule for rule in context.definition.gang.pod_groups if rule_applies(rule, context)), None
         )
         self.base = f"{workload}-{self.rule.name}" if self.rule and self.rule.name else workload
         self.groups = {group.name: group for group in groups}
@@ -92,7 +89,7 @@ class _Gangs:
         lineage = pod.claim.lineage
         anchor_name = self.rule.per_instance or self.rule.per_replica
         if anchor_name is None:
-            return self.base, 0, self.resource
+            return self.base, 0, self.context.resource
         position = next((i for i, node in enumerate(lineage) if node.definition.name == anchor_name), None)
         if position is None:
             return None
@@ -163,15 +160,13 @@ def _parents(group: PodGroup, name: str) -> list[str]:
 
 def assign_gangs(
     attribution: Attribution,
-    definition: Definition,
-    resource: Mapping[str, Any],
-    refs: Mapping[str, Any],
+    context: EvaluationContext,
     workload: str,
     nodes: list[ExpandedComponent],
     groups: list[PodGroup],
 ) -> None:
     """Set ``gang`` and ``sub_groups`` on every attributed pod (see the module docstring)."""
-    gangs = _Gangs(definition, resource, refs, workload, nodes, groups)
+    gangs = _Gangs(context, workload, nodes, groups)
     if gangs.rule is None or not groups:
         return
     segmented: dict[tuple[str, str, int], tuple[SubGroupRule, int, list[AttributedPod]]] = {}
@@ -193,7 +188,7 @@ def assign_gangs(
                 continue
             size = None
             if rule.segment_size is not None:
-                size = evaluate_count(rule, "segment_size", scope_value, root=resource, refs=refs, what="segmentSize")
+                size = evaluate_count(rule, "segment_size", scope_value, context, what="segmentSize")
             if size:
                 segmented.setdefault((group, name, index), (rule, size, []))[2].append(pod)
             elif name in {sub.name for sub in gangs.groups[group].sub_groups}:

@@ -31,6 +31,7 @@ from typing import Any
 from .. import labels
 from ..errors import InputError, QuantityError
 from ..quantities import parse_quantity
+from ..values import list_field, mapping_field
 
 __all__ = ["QosClass", "ContainerKind", "ContainerDemand", "PodNuma", "pod_numa", "qos_class"]
 
@@ -146,14 +147,6 @@ def _whole_cpus(container: ContainerDemand) -> int:
     return int(cpu) if cpu.denominator == 1 else 0
 
 
-def _mapping(value: Any, where: str) -> Mapping[str, Any]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise InputError(f"expected a mapping, got {type(value).__name__}", field=where)
-    return value
-
-
 def _at(where: str, key: str | None, index: int) -> str:
     """The path of a container (``key`` None: of the pod spec itself); built only for an error."""
     return where if key is None else f"{where}.{key}[{index}]"
@@ -163,7 +156,7 @@ def _amounts(value: Any, where: str, key: str | None, index: int, part: str) -> 
     if value.__class__ is not dict:  # the exact type first: an ABC check costs five times more
         if value is None:
             return {}
-        value = _mapping(value, f"{_at(where, key, index)}.resources.{part}")
+        value = mapping_field(value, f"{_at(where, key, index)}.resources.{part}")
     found: dict[str, Fraction] = {}
     name = None
     try:
@@ -195,7 +188,7 @@ def read_block(
         if block is None:
             nothing: dict[str, Fraction] = {}
             return nothing, nothing
-        block = _mapping(block, f"{_at(where, key, index)}.resources")
+        block = mapping_field(block, f"{_at(where, key, index)}.resources")
     limits = _amounts(block.get("limits"), where, key, index, "limits")
     requests = _amounts(block.get("requests"), where, key, index, "requests")
     if check is not None:
@@ -219,15 +212,14 @@ def read_containers(items: Any, where: str, key: str, check: Check | None = None
             :func:`read_block` refuses; the error names the field.
     """
     if items.__class__ is not list:
-        if items is None:
+        if items is None:  # most pods have no initContainers: no call for them
             return []
-        if not isinstance(items, list):
-            raise InputError(f"expected a list, got {type(items).__name__}", field=f"{where}.{key}")
+        items = list_field(items, f"{where}.{key}")
     init = key == "initContainers"
     found = []
     for index, item in enumerate(items):
         if item.__class__ is not dict:
-            item = _mapping(item, _at(where, key, index))
+            item = mapping_field(item, _at(where, key, index))
         limits, requests = read_block(item.get("resources"), where, key, index, check)
         kind = _APP
         if init:
@@ -359,7 +351,7 @@ def pod_numa(spec: Mapping[str, Any], where: str = "spec") -> PodNuma:
         InputError: a resources block of the wrong shape or an invalid quantity, naming the field.
     """
     if spec.__class__ is not dict:
-        spec = _mapping(spec, where)
+        spec = mapping_field(spec, where)
     init = read_containers(spec.get("initContainers") or None, where, "initContainers")
     app = read_containers(spec.get("containers") or None, where, "containers")
     raw = spec.get("resources")

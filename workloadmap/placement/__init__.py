@@ -1,20 +1,36 @@
 """Placement: which topology domains hold each gang of a workload, and where Kueue or KAI puts its pods.
 
-``packing`` decides whether pods fit onto nodes; ``index`` reduces a cluster to node types and
-domain signatures and evaluates pod shapes against every level; ``policy`` says which pods a gang
-holds and which levels are required; ``analysis`` runs that per PodGroup and SubGroup on the
-cluster as given. ``nodes`` holds the nodes a scheduler may use as a tree of domains whose free
-resources placements consume; ``kueue_tas`` (with ``kueue_balanced``) and ``kai_tas`` are the
-two schedulers' choice rules, ``kueue_requests`` the PodSets and requests Kueue sees;
-``schedule`` places workloads in turn by one of them; ``placer`` is the entry point; ``report``
-holds the results; ``picture`` the data a picture of a placement shows.
+``packing`` holds the primitives (requests, free vectors, capacities); ``search`` the exact search
+for mixed shapes (with ``relaxation``), ``fitting`` whether pods fit nodes (heuristics, then the
+search); ``index`` reduces a cluster to node types and domain signatures and evaluates pod shapes
+against every level; ``policy`` says which pods a gang holds and which levels are required;
+``analysis`` runs that per PodGroup and SubGroup on the cluster as given. ``nodes`` holds the
+nodes a scheduler may use as a tree of domains whose free resources placements consume (with
+``numa_fit``, the kubelet's NUMA admission as its last filter). ``rules`` is the protocol of a
+scheduler's choice rule; ``kueue_rule`` (on ``kueue_requests``, ``kueue_tas``, ``kueue_search``,
+``kueue_balanced``) and ``kai_rule`` (on ``kai_tas``) implement it, and ``schedulers`` is their
+table (``POLICIES``). ``settle`` builds each report once from the analysis and a rule's decisions;
+``schedule`` places workloads in turn; ``placer`` is the entry point; ``report`` holds the
+results; ``picture`` the data a picture of a placement shows.
 """
 
+from .analysis import GangFit, WorkloadAnalysis
+from .fitting import DEFAULT_BUDGET, pack_pods, pods_fit
 from .kueue_model import KueueRequest, SliceLayer
 from .kueue_requests import kueue_requests
-from .packing import DEFAULT_BUDGET, UNLIMITED, node_capacity, pack_pods, pods_fit
+from .packing import UNLIMITED, node_capacity
 from .picture import DomainView, GangView, NodeView, PlacementMap, placement_map
-from .placer import Placement, place, place_on, place_together, rank_clusters
+from .placer import (
+    FailedWorkload,
+    ManyPlacements,
+    PlacedWorkload,
+    Placement,
+    place,
+    place_many,
+    place_on,
+    place_together,
+    rank_clusters,
+)
 from .policy import LevelOption, component_paths, group_pod_sets, subgroup_pod_sets
 from .report import (
     Assignment,
@@ -30,7 +46,8 @@ from .report import (
     TopologyRef,
     Verdict,
 )
-from .schedule import POLICIES
+from .rules import Decision, Decisions, RuleOptions, SchedulerRule
+from .schedulers import DEFAULT_POLICY, POLICIES, SchedulerPolicy
 
 __all__ = [
     "placement_map",
@@ -42,7 +59,11 @@ __all__ = [
     "place_together",
     "rank_clusters",
     "place_on",
+    "place_many",
     "Placement",
+    "PlacedWorkload",
+    "FailedWorkload",
+    "ManyPlacements",
     "LevelOption",
     "PlacementReport",
     "JointPlacement",
@@ -51,6 +72,14 @@ __all__ = [
     "Assignment",
     "NodePods",
     "POLICIES",
+    "DEFAULT_POLICY",
+    "SchedulerPolicy",
+    "SchedulerRule",
+    "Decision",
+    "Decisions",
+    "RuleOptions",
+    "GangFit",
+    "WorkloadAnalysis",
     "KueueRequest",
     "SliceLayer",
     "kueue_requests",

@@ -5,13 +5,15 @@ how many domains exist and how many hold the whole group, the narrowest level th
 the required level (option, workload annotations or the auto NVLink policy), the preferred
 level (option, annotations, else the narrowest fitting one) and the best-fit candidate domains.
 Nodes count when they pass the group's node filters (taints, nodeSelector, required affinity).
-The scheduler's own verdict and assignment come after, from :mod:`.schedule`.
+The result is a :class:`WorkloadAnalysis` of :class:`GangFit` values, built once and frozen: the
+scheduler's rule decides on it (:mod:`.rules`), and the report's placements are built from it and
+the rule's decisions (:mod:`.settle`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -21,9 +23,10 @@ from ..labels import KUEUE_SLICE_CONSTRAINTS, KUEUE_SLICE_REQUIRED, KUEUE_SLICE_
 from ..resources import count_gpus
 from ..scheduling import PodScheduling
 from ..topology import Cluster, accelerator_level, resolve_level
-from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint, WorkloadTree
+from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint, WorkloadRef, WorkloadTree
+from .fitting import pack_types
 from .index import ClusterIndex, Evaluation, evaluate
-from .packing import Shape, merge_shapes, pack_types
+from .packing import Shape, merge_shapes
 from .policy import (
     LevelRequest,
     annotation_preferred,
@@ -36,15 +39,81 @@ from .policy import (
     shapes_of,
     subgroup_pod_sets,
 )
-from .report import GroupPlacement, LevelFit, SliceFit, Verdict
+from .report import LevelFit, SliceFit, TopologyRef, Verdict
 from .search import explain
 
-__all__ = ["Analysis", "all_shapes"]
+__all__ = ["Analysis", "GangFit", "WorkloadAnalysis", "all_shapes"]
 
 _ZERO = Fraction(0)
 
 IndexFor = Callable[[Sequence[PodScheduling]], ClusterIndex]
 """The index of the nodes that pass at least one of the given pod templates' node filters."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class GangFit:
+    """One PodGroup or SubGroup (or, without gangs, a component's pods) on the cluster as given, alone.
+
+    The standalone analysis of :class:`~workloadmap.placement.report.GroupPlacement`'s fields of the
+    same names; ``verdict`` and ``reason`` are the analysis' (a domain of the required level, else
+    the cluster, known to hold the gang), before any scheduler's rule ran.
+    """
+
+    name: str
+    min_member: int
+    pods: int
+    gang: bool = True
+    parent: str | None = None
+    verdict: Verdict
+    reason: str | None = None
+    preferred_level: str | None = None
+    required_level: str | None = None
+    required_source: str | None = None
+    preferred_source: str | None = None
+    candidates: tuple[str, ...] = ()
+    levels: tuple[LevelFit, ...] = ()
+    approximate: bool = False
+    sub_groups: tuple[GangFit, ...] = ()
+
+    @property
+    def fits(self) -> bool:
+        """Whether the gang is known to fit the cluster as given."""
+        return self.verdict is Verdict.FITS
+
+
+@dataclass(frozen=True, kw_only=True)
+class WorkloadAnalysis:
+    """Every gang of one workload on one cluster as given: what a scheduler's rule decides on.
+
+    Attributes:
+        pod_groups: one per PodGroup with its SubGroups, in the tree's order; without PodGroups,
+            one per component with pods (``gang`` false).
+        slices: components whose replicas are several pods each, and where one replica fits.
+    """
+
+    workload: WorkloadRef
+    topology: TopologyRef
+    pod_groups: tuple[GangFit, ...]
+    slices: tuple[SliceFit, ...] = ()
+
+    def groups(self) -> Iterator[GangFit]:
+        """Yield every PodGroup and SubGroup, parents first."""
+        for group in self.pod_groups:
+            yield group
+            yield from group.sub_groups
+
+
+@dataclass(frozen=True)
+class _Measured:
+    """A gang's levels on the cluster as given and what it requires and prefers (before its verdict)."""
+
+    index: ClusterIndex
+    evaluation: Evaluation
+    levels: list[LevelFit]
+    required: str | None
+    required_source: str | None
+    preferred: str | None
+    preferred_source: str | None
 
 
 @dataclass
@@ -128,8 +197,8 @@ class Analysis:
             return annotated, "annotation"
         return narrowest, "fit" if narrowest else None
 
-    def group(self, gang: _Gang) -> GroupPlacement:
-        """The gang on the cluster as given: per level, its requirement, preference and candidates."""
+    def measure(self, gang: _Gang) -> _Measured:
+        """The gang's levels on the cluster as given, and its required and preferred levels."""
         check_deadline(f"placing {self.tree.workload} {gang.name}")
         index = self.index_for(self.schedulings(gang))
         evaluation = evaluate(index, gang.shapes)
@@ -145,33 +214,50 @@ class Analysis:
         narrowest = next((fit.level for fit in reversed(levels) if fit.fitting), None)
         required, source = self.required(gang, levels)
         preferred, preferred_source = self.preferred(gang, narrowest)
-        reason = None
-        for level, what, origin in ((required, "required", source), (preferred, "preferred", preferred_source)):
-            if level is not None and level not in self.levels and reason is None:
-                reason = f"{what} level {level!r} ({origin}) is not a level of topology {self.cluster.name!r}"
-        verdict = self.verdict(index, gang, evaluation, levels, required) if reason is None else Verdict.DOES_NOT_FIT
-        fits = verdict is Verdict.FITS
+        return _Measured(index, evaluation, levels, required, source, preferred, preferred_source)
+
+    def group(self, gang: _Gang, measured: _Measured | None = None, sub_groups: Sequence[GangFit] = ()) -> GangFit:
+        """The gang on the cluster as given: per level, its requirement, preference, candidates and verdict."""
+        found = measured if measured is not None else self.measure(gang)
+        index, evaluation, required = found.index, found.evaluation, found.required
+        wrong = self.wrong_level(found)
+        verdict = (
+            self.verdict(index, gang, evaluation, found.levels, required) if wrong is None else Verdict.DOES_NOT_FIT
+        )
         if verdict is Verdict.UNKNOWN:
-            reason = _unknown_reason(gang, required)
-        elif not fits and reason is None:
-            reason = self.reason(index, gang, evaluation, required)
-        return GroupPlacement(
+            reason: str | None = _unknown_reason(gang, required)
+        elif verdict is Verdict.FITS:
+            reason = None
+        else:
+            reason = wrong if wrong is not None else self.reason(index, gang, evaluation, required)
+        fits = verdict is Verdict.FITS
+        return GangFit(
             name=gang.name,
             min_member=gang.min_member,
             pods=gang.pods,
             gang=gang.gang,
             parent=gang.parent,
-            fits=fits,
-            preferred_level=preferred,
-            required_level=required,
-            required_source=source,
-            candidates=self.candidates(index, preferred, evaluation, gang.shapes) if fits else [],
-            levels=levels,
-            reason=reason,
-            approximate=evaluation.approximate,
-            preferred_source=preferred_source,
             verdict=verdict,
+            reason=reason,
+            preferred_level=found.preferred,
+            required_level=required,
+            required_source=found.required_source,
+            preferred_source=found.preferred_source,
+            candidates=tuple(self.candidates(index, found.preferred, evaluation, gang.shapes)) if fits else (),
+            levels=tuple(found.levels),
+            approximate=evaluation.approximate,
+            sub_groups=tuple(sub_groups),
         )
+
+    def wrong_level(self, measured: _Measured) -> str | None:
+        """Why the required or preferred level cannot be met: it is not one of the cluster's."""
+        for level, what, origin in (
+            (measured.required, "required", measured.required_source),
+            (measured.preferred, "preferred", measured.preferred_source),
+        ):
+            if level is not None and level not in self.levels:
+                return f"{what} level {level!r} ({origin}) is not a level of topology {self.cluster.name!r}"
+        return None
 
     def verdict(
         self, index: ClusterIndex, gang: _Gang, evaluation: Evaluation, levels: list[LevelFit], required: str | None
@@ -243,21 +329,22 @@ class Analysis:
             text += f": {proof}" if proof else ""
         return text
 
-    def pod_group(self, group: PodGroup) -> GroupPlacement:
-        """A PodGroup and its SubGroups, parents before children."""
+    def pod_group(self, group: PodGroup) -> GangFit:
+        """A PodGroup and its SubGroups, parents analysed before children."""
         pod_sets = group_pod_sets(group)
         shapes = shapes_of(pod_sets)
         pods = group.pods or sum(count for _, count in shapes)
-        report = self.group(
-            _Gang(group.name, group.min_member, pods, shapes, pod_sets, root=True, constraint=group.topology_constraint)
+        root = _Gang(
+            group.name, group.min_member, pods, shapes, pod_sets, root=True, constraint=group.topology_constraint
         )
+        measured = self.measure(root)
         required_of: dict[str, str | None] = {}
         subgroups = []
         # Parents before children, so a child knows its parent's requirement.
         for sub in _parents_first(group.sub_groups):
             sub_sets = subgroup_pod_sets(group, sub.name)
-            parent_required = required_of.get(sub.parent) if sub.parent else report.required_level
-            sub_report = self.group(
+            parent_required = required_of.get(sub.parent) if sub.parent else measured.required
+            sub_fit = self.group(
                 _Gang(
                     sub.name,
                     sub.min_member,
@@ -270,11 +357,21 @@ class Analysis:
                     constraint=sub.topology_constraint,
                 )
             )
-            required_of[sub.name] = sub_report.required_level or parent_required
-            subgroups.append(sub_report)
+            required_of[sub.name] = sub_fit.required_level or parent_required
+            subgroups.append(sub_fit)
         order = {sub.name: i for i, sub in enumerate(group.sub_groups)}
-        report.sub_groups = sorted(subgroups, key=lambda sub: order[sub.name])
-        return report
+        return self.group(root, measured, sorted(subgroups, key=lambda sub: order[sub.name]))
+
+    def workload(self) -> WorkloadAnalysis:
+        """Every gang of the workload (or, without PodGroups, every component's pods), then the slices."""
+        tree = self.tree
+        groups = [self.pod_group(group) for group in tree.pod_groups] if tree.pod_groups else self.independent()
+        return WorkloadAnalysis(
+            workload=tree.workload,
+            topology=TopologyRef(name=self.cluster.name, levels=list(self.levels)),
+            pod_groups=tuple(groups),
+            slices=tuple(self.slices()),
+        )
 
     def slices(self) -> list[SliceFit]:
         """One :class:`SliceFit` per component with several pods per replica and several replicas."""
@@ -300,7 +397,7 @@ class Analysis:
             )
         return fits
 
-    def independent(self) -> list[GroupPlacement]:
+    def independent(self) -> list[GangFit]:
         """Each component's pods, without a gang."""
         reports = []
         for path, component in self.paths.items():

@@ -18,7 +18,8 @@ from typing import Any
 from ..labels import HOSTNAME
 from ..resources import DEFAULT_GPU_RESOURCES, count_gpus
 from ..topology import Cluster, Node
-from .packing import Amount, Shape, capacity_of, clean_free, pack_types
+from .fitting import pack_types
+from .packing import Amount, Shape, capacity_of, clean_free
 
 __all__ = ["ClusterIndex", "Evaluation", "evaluate"]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .kueue_tas import _Search
+from .kueue_search import KueueSearch
 
 __all__ = ["balanced_domains"]
 
@@ -49,15 +49,17 @@ class _Overlay:
         self.slice_wl = [_LevelOverlay(level) for level in base.slice_wl]
 
 
-def _fork(search: _Search) -> _Search:
-    copy = _Search(search.tree, search.p, search.topology, _Overlay(search.s))
+def _fork(search: KueueSearch) -> KueueSearch:
+    copy = KueueSearch(search.tree, search.params, search.topology, _Overlay(search.counts))
     copy.resources = search.resources
     return copy
 
 
-def _greedy(search: _Search, depth: int, domains: list[int], slices: int, leaders: int) -> tuple[bool, int, int, int]:
+def _greedy(
+    search: KueueSearch, depth: int, domains: list[int], slices: int, leaders: int
+) -> tuple[bool, int, int, int]:
     """``evaluateGreedyAssignment``: (fits, domains used, last domain with leader, last domain), -1 for none."""
-    s = search.s
+    s = search.counts
     used = 0
     last_leader = last = -1
     slices_left, leaders_left = slices, leaders
@@ -86,8 +88,8 @@ def _greedy(search: _Search, depth: int, domains: list[int], slices: int, leader
     return True, used, last_leader, last
 
 
-def _threshold(search: _Search, depth: int, slices: int, used: int, last_leader: int, last: int) -> int:
-    s = search.s
+def _threshold(search: KueueSearch, depth: int, slices: int, used: int, last_leader: int, last: int) -> int:
+    s = search.counts
     value = slices // used
     if last_leader >= 0:
         value = min(value, s.slice_wl[depth][last_leader])
@@ -96,7 +98,7 @@ def _threshold(search: _Search, depth: int, slices: int, used: int, last_leader:
     return value
 
 
-def _subtree(search: _Search, depth: int, domain: int) -> list[tuple[int, int]]:
+def _subtree(search: KueueSearch, depth: int, domain: int) -> list[tuple[int, int]]:
     """Every (depth, domain) of the subtree under (and including) ``domain``."""
     found = [(depth, domain)]
     frontier = [domain]
@@ -107,8 +109,8 @@ def _subtree(search: _Search, depth: int, domain: int) -> list[tuple[int, int]]:
     return found
 
 
-def _clear(search: _Search, depth: int, domain: int, *, leader_only: bool) -> None:
-    s = search.s
+def _clear(search: KueueSearch, depth: int, domain: int, *, leader_only: bool) -> None:
+    s = search.counts
     for level, member in _subtree(search, depth, domain):
         s.pod_wl[level][member] = 0
         s.slice_wl[level][member] = 0
@@ -118,9 +120,9 @@ def _clear(search: _Search, depth: int, domain: int, *, leader_only: bool) -> No
             s.slice[level][member] = 0
 
 
-def _recount(search: _Search, depth: int, domain: int, leader_required: bool) -> None:
+def _recount(search: KueueSearch, depth: int, domain: int, leader_required: bool) -> None:
     """``fillInCountsHelper`` on one subtree, without the inner slice-layer rounding (as Kueue's pruning)."""
-    tree, s, p = search.tree, search.s, search.p
+    tree, s, p = search.tree, search.counts, search.params
     last = len(tree.levels) - 1
     members = _subtree(search, depth, domain)
     for level, member in reversed(members):
@@ -129,20 +131,20 @@ def _recount(search: _Search, depth: int, domain: int, leader_required: bool) ->
                 s.slice[level][member] = s.pod[level][member] // p.slice_size
                 s.slice_wl[level][member] = s.pod_wl[level][member] // p.slice_size
             continue
-        search._roll_domain(level, member, tree.children[level][member], None, leader_required)
+        search.roll_domain(level, member, tree.children[level][member], None, leader_required)
 
 
-def _prune_one(search: _Search, depth: int, domain: int, threshold: int, leader_required: bool) -> None:
-    s = search.s
+def _prune_one(search: KueueSearch, depth: int, domain: int, threshold: int, leader_required: bool) -> None:
+    s = search.counts
     if s.slice[depth][domain] < threshold:
         _clear(search, depth, domain, leader_only=False)
     elif leader_required and s.leader[depth][domain] > 0 and s.slice_wl[depth][domain] < threshold:
         _clear(search, depth, domain, leader_only=True)
 
 
-def _prune(search: _Search, depth: int, domains: list[int], threshold: int) -> None:
+def _prune(search: KueueSearch, depth: int, domains: list[int], threshold: int) -> None:
     """``pruneDomainsBelowThreshold``."""
-    leader_required = search.p.leader_count > 0
+    leader_required = search.params.leader_count > 0
     last = len(search.tree.levels) - 1
     if depth < last:
         for domain in domains:
@@ -153,26 +155,26 @@ def _prune(search: _Search, depth: int, domains: list[int], threshold: int) -> N
         _prune_one(search, depth, domain, threshold, leader_required)
 
 
-def _lower(search: _Search, depth: int, domains: list[int]) -> tuple[int, list[int]]:
-    if depth < search.p.slice_depth:
+def _lower(search: KueueSearch, depth: int, domains: list[int]) -> tuple[int, list[int]]:
+    if depth < search.params.slice_depth:
         return depth + 1, [child for domain in domains for child in search.tree.children[depth][domain]]
     return depth, domains
 
 
-def _candidates(search: _Search) -> list[list[int]]:
-    tree, depth = search.tree, search.p.requested_depth
+def _candidates(search: KueueSearch) -> list[list[int]]:
+    tree, depth = search.tree, search.params.requested_depth
     if depth == 0:
         return [list(range(len(tree.paths[0])))]
     parents = sorted(range(len(tree.paths[depth - 1])), key=lambda d: tree.paths[depth - 1][d])
     return [list(tree.children[depth - 1][parent]) for parent in parents]
 
 
-def _best_set(search: _Search) -> tuple[_Search, list[int], int] | None:
+def _best_set(search: KueueSearch) -> tuple[KueueSearch, list[int], int] | None:
     """``findBestDomainsForBalancedPlacement``: the sibling domains and threshold to balance over."""
-    p = search.p
+    p = search.params
     depth = p.requested_depth
     slices = p.count // p.slice_size
-    best: tuple[_Search, list[int], int] | None = None
+    best: tuple[KueueSearch, list[int], int] | None = None
     best_count = 0
     for siblings in _candidates(search):
         trial = _fork(search)
@@ -183,7 +185,7 @@ def _best_set(search: _Search) -> tuple[_Search, list[int], int] | None:
         threshold = _threshold(trial, lower_depth, slices, used, last_leader, last)
         reserved = threshold
         if p.leader_count > 0 and last >= 0:
-            reserved = min(threshold, trial.s.slice_wl[lower_depth][last])
+            reserved = min(threshold, trial.counts.slice_wl[lower_depth][last])
         if threshold < (best[2] if best else 0):
             continue
         _prune(trial, depth, siblings, threshold)
@@ -202,17 +204,19 @@ def _best_set(search: _Search) -> tuple[_Search, list[int], int] | None:
     return best
 
 
-def _entropy(search: _Search, depth: int, domain: int) -> float:
-    counts = [search.s.pod[depth + 1][child] for child in search.tree.children[depth][domain]]
+def _entropy(search: KueueSearch, depth: int, domain: int) -> float:
+    counts = [search.counts.pod[depth + 1][child] for child in search.tree.children[depth][domain]]
     total = sum(counts)
     if total == 0:
         return 0.0
     return float(-sum(count / total * math.log2(count / total) for count in counts if count > 0))
 
 
-def _optimal_set(search: _Search, depth: int, domains: list[int], slices: int, by_entropy: bool) -> list[int] | None:
+def _optimal_set(
+    search: KueueSearch, depth: int, domains: list[int], slices: int, by_entropy: bool
+) -> list[int] | None:
     """``selectOptimalDomainSetToFit``: the fewest domains (as greedy needs), leaving the least spare capacity."""
-    s, p = search.s, search.p
+    s, p = search.counts, search.params
     fits, optimal, _, _ = _greedy(search, depth, domains, slices, p.leader_count)
     if not fits:
         return None
@@ -243,9 +247,9 @@ def _optimal_set(search: _Search, depth: int, domains: list[int], slices: int, b
     return placements[max(left)] if left else None
 
 
-def _spread(search: _Search, depth: int, domains: list[int], slices: int, threshold: int) -> list[int] | None:
+def _spread(search: KueueSearch, depth: int, domains: list[int], slices: int, threshold: int) -> list[int] | None:
     """``placeSlicesOnDomainsBalanced``: the threshold on every chosen domain, the rest in order."""
-    s, p = search.s, search.p
+    s, p = search.counts, search.params
     chosen = _optimal_set(search, depth, domains, slices, False)
     if chosen is None or slices < len(chosen) * threshold:
         return None
@@ -271,13 +275,13 @@ def _spread(search: _Search, depth: int, domains: list[int], slices: int, thresh
     return chosen
 
 
-def balanced_domains(search: _Search) -> tuple[_Search, int, list[int]] | None:
+def balanced_domains(search: KueueSearch) -> tuple[KueueSearch, int, list[int]] | None:
     """The search state, level and domains balanced placement starts from; None: fall back to BestFit."""
     found = _best_set(search)
     if found is None or found[2] <= 0:
         return None
     trial, domains, threshold = found
-    p = trial.p
+    p = trial.params
     slices = p.count // p.slice_size
     depth = p.requested_depth
     if depth < p.slice_depth:

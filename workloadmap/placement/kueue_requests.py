@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import PlacementError
 from ..labels import (
@@ -34,9 +34,67 @@ from ..scheduling import PodScheduling
 from ..tree import Component, PodGroup, WorkloadTree
 from .kueue_model import KueuePodSet, KueueRequest, SliceLayer
 from .policy import component_paths, find_path, group_pod_sets, subgroup_pod_sets
-from .report import GroupPlacement, PlacementReport
+from .report import SliceFit, TopologyRef
 
-__all__ = ["annotated_request", "kueue_requests", "kueue_pod_sets", "KueueUnit"]
+__all__ = ["annotated_request", "kueue_requests", "kueue_pod_sets", "KueueUnit", "GangLevels", "GangsLevels"]
+
+
+class GangLevels(Protocol):
+    """What the requests read of a gang: its required and preferred levels and their sources.
+
+    A :class:`~.report.GroupPlacement` has them, and so has the standalone analysis
+    (:class:`~.analysis.GangFit`) a scheduler's rule reads before any placement is made.
+    """
+
+    @property
+    def name(self) -> str:
+        """The gang's name."""
+        ...
+
+    @property
+    def required_level(self) -> str | None:
+        """The level it must fit in, if any."""
+        ...
+
+    @property
+    def required_source(self) -> str | None:
+        """Where that requirement comes from."""
+        ...
+
+    @property
+    def preferred_level(self) -> str | None:
+        """The level it prefers, if any."""
+        ...
+
+    @property
+    def preferred_source(self) -> str | None:
+        """Where that preference comes from."""
+        ...
+
+    @property
+    def sub_groups(self) -> Sequence[GangLevels]:
+        """Its SubGroups (none for a SubGroup)."""
+        ...
+
+
+class GangsLevels(Protocol):
+    """A workload's gangs on one topology, with its slices: a :class:`~.report.PlacementReport` or an analysis."""
+
+    @property
+    def topology(self) -> TopologyRef:
+        """The topology's name and levels."""
+        ...
+
+    @property
+    def pod_groups(self) -> Sequence[GangLevels]:
+        """The PodGroups (or, without gangs, the components' pods), in order."""
+        ...
+
+    @property
+    def slices(self) -> Sequence[SliceFit]:
+        """Components whose replicas are several pods each."""
+        ...
+
 
 _TRUE = ("1", "t", "T", "TRUE", "true", "True")
 _FALSE = ("0", "f", "F", "FALSE", "false", "False")
@@ -191,7 +249,7 @@ def _components(pod_sets: Sequence) -> list[str]:
     return seen
 
 
-def _subgroup_slice(tree_group: PodGroup, placed: GroupPlacement, component: str) -> tuple[str, int] | None:
+def _subgroup_slice(tree_group: PodGroup, placed: GangLevels, component: str) -> tuple[str, int] | None:
     """The slice a component's pods form in a gang: equal leaf SubGroups of only that component, one required level."""
     parents = {sub.parent for sub in tree_group.sub_groups}
     own = [(sub, subgroup_pod_sets(tree_group, sub.name)) for sub in tree_group.sub_groups if sub.name not in parents]
@@ -208,7 +266,7 @@ def _subgroup_slice(tree_group: PodGroup, placed: GroupPlacement, component: str
     return None
 
 
-def _gang_wants(tree: WorkloadTree, report: PlacementReport) -> _Wants:
+def _gang_wants(tree: WorkloadTree, report: GangsLevels) -> _Wants:
     wants = _Wants()
     placed_groups = {group.name: group for group in report.pod_groups}
     if not tree.pod_groups:
@@ -268,7 +326,7 @@ def _derived(levels: Sequence[str], wants: _Wants, component: str) -> KueueReque
     return replace(request, group=group) if group else request
 
 
-def kueue_requests(tree: WorkloadTree, report: PlacementReport) -> dict[str, KueueRequest]:
+def kueue_requests(tree: WorkloadTree, report: GangsLevels) -> dict[str, KueueRequest]:
     """The topology request of every component with a pod template, as Kueue will see it.
 
     In this order: a level the caller gave (``--required``/``--preferred``) for a gang the
@@ -279,6 +337,9 @@ def kueue_requests(tree: WorkloadTree, report: PlacementReport) -> dict[str, Kue
     in an accelerator domain as its slice; and, since Kueue wants a level on every template once
     one has one, the widest level as a preference for the rest. A component left without any
     request is ``implied`` (Kueue places it unconstrained on a flavor with a topology).
+
+    ``report`` is a :class:`~.report.PlacementReport` or the standalone analysis a rule reads
+    (:class:`~.analysis.WorkloadAnalysis`): only the gangs' levels, their sources and the slices count.
 
     Raises:
         PlacementError: an annotated request Kueue would reject (see :func:`annotated_request`).
@@ -333,7 +394,7 @@ class KueueUnit:
     pod_sets: list[tuple[str, KueuePodSet]] = field(default_factory=list)
 
 
-def kueue_pod_sets(tree: WorkloadTree, report: PlacementReport, levels: Sequence[str]) -> list[KueueUnit]:
+def kueue_pod_sets(tree: WorkloadTree, report: GangsLevels, levels: Sequence[str]) -> list[KueueUnit]:
     """The Workloads Kueue makes of the tree and their PodSets, with validated requests.
 
     One Workload for the whole tree, its PodSets the components of each PodGroup in turn (a

@@ -9,25 +9,21 @@ filters), so a gang fits only on nodes that admit its pods. The reason names the
 
 Several pods put on one node are admitted one after another, each seeing the NUMA nodes the
 earlier ones took (:class:`NumaTracker`, fed by the tree's consumption): a node the scheduler
-fills with more pods than its NUMA nodes can align rejects the surplus, and the gang does not fit.
+fills with more pods than its NUMA nodes can align rejects the surplus, and the gang does not fit
+(:func:`admission_reason`, read when the placement is settled).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from ..numa import NumaLayout, PodNuma, ZoneState, admit, explain
 from ..scheduling import PodScheduling
 from ..topology import Node
-from ..tree import WorkloadTree
-from .report import PlacementReport
+from .report import Assignment
 
-if TYPE_CHECKING:  # nodes imports this module
-    from .nodes import Exclusions
-
-__all__ = ["NUMA_REASON", "numa_exclusion", "NumaTracker", "NumaRejection", "numa_notes", "reject_on_admission"]
+__all__ = ["NUMA_REASON", "numa_exclusion", "NumaTracker", "NumaRejection", "admission_reason"]
 
 NUMA_REASON = "numa"
 """How :class:`~workloadmap.placement.nodes.Exclusions` counts nodes the kubelet would reject pods on."""
@@ -143,31 +139,15 @@ class NumaTracker:
         return found
 
 
-def numa_notes(tree: WorkloadTree, eligible: Callable[[PodScheduling], tuple[list[bool], Exclusions]]) -> list[str]:
-    """One note per pod template and reason for the nodes whose kubelet would reject its pods."""
-    notes: list[str] = []
-    for component in tree.walk():
-        if not component.has_pod_template:
-            continue
-        _, stats = eligible(component.scheduling)
-        for reason, count in stats.numa.items():
-            notes.append(
-                f"{component.name}: the kubelet's topology manager would reject its pods on {count} of"
-                f" {stats.total} node(s), which are left out: {reason}"
-            )
-    return notes
+def admission_reason(assignment: Assignment | None, rejected: Mapping[str, NumaRejection]) -> str | None:
+    """Why a group the scheduler assigned does not fit: the kubelet of one of its nodes rejects pods; None: admitted.
 
-
-def reject_on_admission(report: PlacementReport, rejected: dict[str, NumaRejection]) -> None:
-    """Groups the scheduler placed on nodes whose kubelet rejects some of their pods do not fit."""
-    if not rejected:
-        return
-    for group in report.groups():
-        if not group.fits or group.assignment is None:
-            continue
-        bad = [item.name for item in group.assignment.nodes if item.name in rejected]
-        if not bad:
-            continue
-        more = f" (and so on {len(bad) - 1} other node(s))" if len(bad) > 1 else ""
-        group.fits, group.assignment = False, None
-        group.reason = f"{rejected[bad[0]]}{more}"
+    ``rejected`` holds each node's first rejection (:meth:`NumaTracker.since`).
+    """
+    if assignment is None or not rejected:
+        return None
+    bad = [item.name for item in assignment.nodes if item.name in rejected]
+    if not bad:
+        return None
+    more = f" (and so on {len(bad) - 1} other node(s))" if len(bad) > 1 else ""
+    return f"{rejected[bad[0]]}{more}"

@@ -2,7 +2,8 @@
 
 :func:`place` places one workload (after any given to take capacity first), :func:`place_together`
 several in turn on one cluster, :func:`rank_clusters` ranks clusters by how tightly they hold a
-workload and :func:`place_on` chooses between one cluster and a ranking as the command line does.
+workload, :func:`place_on` chooses between one cluster and a ranking, and :func:`place_many` places
+several workloads as the command line does (together or each alone, on one cluster or ranked).
 Each report holds, per PodGroup and SubGroup, how the gang fits the cluster as given (per level,
 required and preferred levels, candidates; :mod:`.analysis`) and the scheduler's verdict with
 its assignment (:mod:`.schedule`, by Kueue's or KAI's rule).
@@ -31,7 +32,17 @@ from .policy import LevelOption
 from .report import ClusterFit, ClusterRanking, ClusterUnfit, JointPlacement, PlacementReport, TopologyRef, Verdict
 from .schedule import Options, Session
 
-__all__ = ["place", "place_together", "rank_clusters", "place_on", "Placement"]
+__all__ = [
+    "place",
+    "place_together",
+    "rank_clusters",
+    "place_on",
+    "place_many",
+    "Placement",
+    "PlacedWorkload",
+    "FailedWorkload",
+    "ManyPlacements",
+]
 
 _ZERO = Fraction(0)
 
@@ -191,20 +202,28 @@ def rank_clusters(
     cannot hold it are listed under ``unfit`` with the reason. ``options`` go to :func:`place`.
     """
     placer = place_fn or place
-    ranked: list[ClusterFit] = []
+    return _rank(tree, clusters, lambda _, cluster: placer(tree, cluster, **options))[0]
+
+
+def _rank(
+    tree: WorkloadTree, clusters: Sequence[Cluster], place_one: Callable[[int, Cluster], PlacementReport]
+) -> tuple[ClusterRanking, int | None]:
+    """The ranking of :func:`rank_clusters`, and the position of the best ranked cluster (None: none holds it)."""
+    fitting: list[tuple[ClusterFit, int]] = []
     unfit: list[ClusterUnfit] = []
-    for cluster in clusters:
+    for position, cluster in enumerate(clusters):
         try:
-            report = placer(tree, cluster, **options)
+            report = place_one(position, cluster)
         except PlacementError as error:
             unfit.append(ClusterUnfit(cluster.name, str(error)))
             continue
         if not report.fits:
             unfit.append(ClusterUnfit(cluster.name, report.reason or "does not fit", report.verdict))
             continue
-        ranked.append(_ranking_figures(tree, cluster, report))
-    ranked.sort(key=lambda fit: (fit.levels_from_bottom, fit.leftover_gpus, fit.cluster))
-    return ClusterRanking(workload=tree.workload, ranked=ranked, unfit=unfit)
+        fitting.append((_ranking_figures(tree, cluster, report), position))
+    fitting.sort(key=lambda item: (item[0].levels_from_bottom, item[0].leftover_gpus, item[0].cluster))
+    ranking = ClusterRanking(workload=tree.workload, ranked=[fit for fit, _ in fitting], unfit=unfit)
+    return ranking, fitting[0][1] if fitting else None
 
 
 @dataclass
@@ -245,11 +264,119 @@ def place_on(tree: WorkloadTree, clusters: Sequence[Cluster], **options: Any) ->
     """
     if not clusters:
         raise ValueError("place_on needs at least one cluster")
+    return _place_on(tree, clusters, lambda _, cluster: place(tree, cluster, **options))[0]
+
+
+def _place_on(
+    tree: WorkloadTree, clusters: Sequence[Cluster], place_one: Callable[[int, Cluster], PlacementReport]
+) -> tuple[Placement, int | None]:
+    """:func:`place_on` with each cluster's placement made by ``place_one``, and the position of the cluster chosen."""
     if len(clusters) == 1:
-        return Placement(place(tree, clusters[0], **options), clusters[0])
-    ranking = rank_clusters(tree, clusters, **options)
-    if not ranking.ranked:
-        return Placement(None, None, ranking)
-    best = ranking.ranked[0]
-    cluster = next(cluster for cluster in clusters if cluster.name == best.cluster)
-    return Placement(best.report, cluster, ranking)
+        return Placement(place_one(0, clusters[0]), clusters[0]), 0
+    ranking, best = _rank(tree, clusters, place_one)
+    if best is None:
+        return Placement(None, None, ranking), None
+    return Placement(ranking.ranked[0].report, clusters[best], ranking), best
+
+
+@dataclass(frozen=True)
+class PlacedWorkload:
+    """One workload given to :func:`place_many` and where it went (on one cluster, or ranked across several)."""
+
+    tree: WorkloadTree
+    placement: Placement
+
+
+@dataclass(frozen=True)
+class FailedWorkload:
+    """One workload given to :func:`place_many` that was not placed: its request is invalid, or placing it failed.
+
+    ``error`` is located in the workload's file; the workload took no capacity.
+    """
+
+    tree: WorkloadTree
+    error: WorkloadMapError
+
+
+@dataclass(frozen=True)
+class ManyPlacements:
+    """Several workloads placed as ``wmap place`` places them (see :func:`place_many`).
+
+    Attributes:
+        workloads: one entry per workload given, in the order given.
+        joint: with one cluster and the workloads placed together, the joint summary (how many
+            gangs fit, which do not); None otherwise.
+    """
+
+    workloads: list[PlacedWorkload | FailedWorkload]
+    joint: JointPlacement | None = None
+
+    @property
+    def verdict(self) -> Verdict:
+        """The worst verdict of the workloads placed (``Fits`` when none was)."""
+        return Verdict.worst([item.placement.verdict for item in self.workloads if isinstance(item, PlacedWorkload)])
+
+
+def place_many(
+    trees: Sequence[WorkloadTree], clusters: Sequence[Cluster], *, together: bool = True, **options: Any
+) -> ManyPlacements:
+    """Place several workloads on one cluster, or rank each across several, in the order given.
+
+    With ``together`` the workloads take capacity in turn: on one cluster as :func:`place_together`
+    does; across several clusters each is ranked (:func:`rank_clusters`) as if the workloads before
+    it were already on the cluster that took them. Without it each is placed on the empty
+    cluster(s). A workload whose request is invalid (or whose placement fails) gets its error,
+    located in its file, and takes nothing; the others are placed.
+
+    Args:
+        trees: the workloads, in queue order.
+        clusters: one cluster, or several to rank.
+        together: place each workload after the ones before it (else each alone).
+        **options: as :func:`place` (``required``, ``preferred``, ``auto``, ``max_candidates``,
+            ``policy``, ``balanced``, ``pods``).
+
+    Raises:
+        ValueError: no clusters, or an unknown policy.
+        TypeError: an unknown option.
+        DeadlineError: the command's deadline passed.
+    """
+    if not clusters:
+        raise ValueError("place_many needs at least one cluster")
+    Options(**{name: value for name, value in options.items() if name != "pods"})  # misuse fails here, not per workload
+    if together and len(clusters) == 1 and len(trees) > 1:
+        failed: dict[int, WorkloadMapError] = {}
+        joint = place_together(trees, clusters[0], on_error=failed.__setitem__, **options)
+        reports = iter(joint.reports)
+        items: list[PlacedWorkload | FailedWorkload] = [
+            FailedWorkload(tree, failed[position].located(file=tree.source))
+            if position in failed
+            else PlacedWorkload(tree, Placement(next(reports), clusters[0]))
+            for position, tree in enumerate(trees)
+        ]
+        return ManyPlacements(items, joint)
+    earlier: list[list[WorkloadTree]] = [[] for _ in clusters]
+    items = []
+    for tree in trees:
+        try:
+            placement, chosen = _place_on(tree, clusters, _after(tree, earlier if together else None, options))
+        except DeadlineError:
+            raise
+        except Exception as error:  # one workload's failure must not hide the others'
+            found = error if isinstance(error, WorkloadMapError) else internal_error(error)
+            items.append(FailedWorkload(tree, found.located(file=tree.source)))
+            continue
+        if chosen is not None:
+            earlier[chosen].append(tree)
+        items.append(PlacedWorkload(tree, placement))
+    return ManyPlacements(items)
+
+
+def _after(
+    tree: WorkloadTree, earlier: list[list[WorkloadTree]] | None, options: Mapping[str, Any]
+) -> Callable[[int, Cluster], PlacementReport]:
+    """Place ``tree`` on the cluster at a position, after the workloads that cluster already took."""
+
+    def place_one(position: int, cluster: Cluster) -> PlacementReport:
+        return place(tree, cluster, before=list(earlier[position]) if earlier is not None else [], **options)
+
+    return place_one

@@ -93,7 +93,7 @@ class Assignment(JsonForm):
         return sum(node.pods for node in self.nodes)
 
 
-@dataclass(kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class GroupPlacement(JsonForm):
     """Placement of one PodGroup or SubGroup.
 
@@ -112,6 +112,9 @@ class GroupPlacement(JsonForm):
 
     ``fits`` is the scheduler's verdict, after the groups placed before this one took their
     nodes; ``levels`` and ``candidates`` describe the cluster as given, for this group alone.
+    A placement is built once, from the analysis, the scheduler's decision and NUMA admission
+    (:func:`~workloadmap.placement.settle.settle`), and never changed: the class is frozen and
+    ``fits`` is derived from ``verdict``.
     """
 
     name: str
@@ -119,7 +122,7 @@ class GroupPlacement(JsonForm):
     pods: int
     gang: bool = True
     parent: str | None = None
-    fits: bool
+    fits: bool = field(init=False)
     preferred_level: str | None = None
     required_level: str | None = None
     required_source: str | None = None
@@ -130,11 +133,10 @@ class GroupPlacement(JsonForm):
     sub_groups: list[GroupPlacement] = field(default_factory=list)
     assignment: Assignment | None = None
     preferred_source: str | None = None
-    verdict: Verdict = Verdict.DOES_NOT_FIT
+    verdict: Verdict
 
     def __post_init__(self) -> None:
-        if self.fits:
-            self.verdict = Verdict.FITS
+        object.__setattr__(self, "fits", self.verdict is Verdict.FITS)  # derived once, at construction
 
 
 @dataclass(kw_only=True)
@@ -158,35 +160,36 @@ class SliceFit(JsonForm):
     required_source: str | None = None
 
 
-@dataclass(kw_only=True)
+@dataclass(frozen=True, kw_only=True)
 class PlacementReport(JsonForm):
     """Placement of every gang of a workload on one cluster.
 
     Attributes:
         slices: components whose replicas are several pods each, and where one replica fits (the
             auto policy requires an accelerator domain for a slice that fits one).
-        policy: the scheduler whose choice rule made the assignments: ``kueue`` or ``kai``.
+        policy: the scheduler whose choice rule made the assignments (a name of :data:`~.schedulers.POLICIES`).
         notes: what the verdict rests on that a reader may not expect (nodes left out, requests
             the chosen scheduler does not read).
         placed_before: workloads placed first on the same cluster, whose pods took capacity.
         verdict: ``DoesNotFit`` when a PodGroup does not fit, else ``Unknown`` when some gang's fit is
-            unknown, else ``Fits``; ``fits`` is true only for ``Fits``.
+            unknown, else ``Fits``; ``fits`` is true only for ``Fits`` (derived from it).
+
+    Built once by :func:`~workloadmap.placement.settle.settle`; frozen.
     """
 
     workload: WorkloadRef
     topology: TopologyRef
-    fits: bool
+    fits: bool = field(init=False)
     reason: str | None = None
     pod_groups: list[GroupPlacement]
     slices: list[SliceFit] = field(default_factory=list)
     policy: str = "kueue"
     notes: list[str] = field(default_factory=list)
     placed_before: list[WorkloadRef] = field(default_factory=list)
-    verdict: Verdict = Verdict.DOES_NOT_FIT
+    verdict: Verdict
 
     def __post_init__(self) -> None:
-        if self.fits:
-            self.verdict = Verdict.FITS
+        object.__setattr__(self, "fits", self.verdict is Verdict.FITS)  # derived once, at construction
 
     def groups(self) -> Iterator[GroupPlacement]:
         """Yield every PodGroup and SubGroup placement, parents first."""

@@ -28,7 +28,7 @@ from fractions import Fraction
 from itertools import combinations
 
 from ..budgets import check_deadline
-from .packing import Amount, Shape, _subtract, capacity_of
+from .packing import Amount, Shape, capacity_of, subtract
 from .relaxation import EPSILON as _EPSILON
 from .relaxation import relaxation
 
@@ -138,7 +138,7 @@ def _configurations(free: dict[str, Amount], shapes: Sequence[Shape], budget: _B
         most = min(demand, capacity_of(left, request))
         if index == last:
             counts.append(most)
-            rest = _subtract(left, request, most) if most else left
+            rest = subtract(left, request, most) if most else left
             if any(counts[i] < shapes[i][1] and capacity_of(rest, shapes[i][0]) for i in range(last)):
                 counts.pop()
                 return  # another shape still fits: not maximal
@@ -148,7 +148,7 @@ def _configurations(free: dict[str, Amount], shapes: Sequence[Shape], budget: _B
             return
         for take in range(most, -1, -1):
             counts.append(take)
-            extend(index + 1, _subtract(left, request, take) if take else left, counts)
+            extend(index + 1, subtract(left, request, take) if take else left, counts)
             counts.pop()
 
     extend(0, dict(free), [])

@@ -25,10 +25,12 @@ from .load import (
     PREFIX_READERS,
     PRESET_PREFIX,
     SourceFormat,
+    SourcePrefix,
     detect_format,
     load_cluster,
     read_topology_documents,
     read_topology_object,
+    source_forms,
 )
 from .model import MAX_LEVELS, Cluster, Domain, Node, NodeCapacity, domain_tree, validate_levels
 from .noderesourcetopology import (
@@ -79,8 +81,10 @@ __all__ = [
     "read_topology_documents",
     "read_topology_object",
     "SourceFormat",
+    "SourcePrefix",
     "FILE_FORMATS",
     "PREFIX_READERS",
+    "source_forms",
     "PRESET_PREFIX",
     "LIVE_PREFIX",
     "nodes_from_documents",

@@ -46,8 +46,10 @@ __all__ = [
     "LIVE_PREFIX",
     "MAX_TOPOLOGY_BYTES",
     "SourceFormat",
+    "SourcePrefix",
     "FILE_FORMATS",
     "PREFIX_READERS",
+    "source_forms",
     "read_topology_documents",
     "read_topology_object",
     "detect_format",
@@ -211,6 +213,7 @@ class SourceFormat:
 
     Attributes:
         name: the format's name (``slurm-conf``, ``nodelist`` ...).
+        described: the format in words, for messages and help (``a Slurm topology.conf``).
         matches: whether a file is of this format (may parse its documents, once).
         read: the reader.
         states_capacity: the format states each node's capacity (per-node options are refused).
@@ -218,6 +221,7 @@ class SourceFormat:
     """
 
     name: str
+    described: str
     matches: Callable[[_Source], bool]
     read: Callable[[_Source], Cluster]
     states_capacity: bool = False
@@ -227,13 +231,25 @@ class SourceFormat:
 FILE_FORMATS: tuple[SourceFormat, ...] = (
     SourceFormat(
         "slurm-conf",
+        "a Slurm topology.conf (tree or block plugin)",
         lambda source: source.text is not None and looks_like_topology_conf(source.text),
         _read_slurm_conf,
         slurm=True,
     ),
-    SourceFormat("slurm-yaml", _is_slurm_yaml, _read_slurm_yaml, slurm=True),
-    SourceFormat("model", lambda source: len(source.documents) == 1 and is_model(source.documents[0]), _read_model),
-    SourceFormat("nodelist", _is_nodelist, _read_nodelist, states_capacity=True),
+    SourceFormat("slurm-yaml", "a Slurm topology.yaml", _is_slurm_yaml, _read_slurm_yaml, slurm=True),
+    SourceFormat(
+        "model",
+        "a Topograph simulation model (switches/blocks)",
+        lambda source: len(source.documents) == 1 and is_model(source.documents[0]),
+        _read_model,
+    ),
+    SourceFormat(
+        "nodelist",
+        "a Kubernetes NodeList or Node objects (YAML or JSON, as `kubectl get nodes -o json` prints them)",
+        _is_nodelist,
+        _read_nodelist,
+        states_capacity=True,
+    ),
 )
 """File formats, in the order they are tried."""
 
@@ -246,10 +262,9 @@ def _not_a_source(source: _Source) -> TopologyError:
         )
     if kinds & {"Pod", "PodList"}:
         return TopologyError("this holds Pods; pass it as the pods file, not the source", file=source.name)
+    expected = [file_format.described for file_format in FILE_FORMATS]
     return TopologyError(
-        "not a recognised topology source: expected a Kubernetes NodeList/Node objects (YAML or JSON), "
-        "a Slurm topology.conf or topology.yaml, or a Topograph simulation model (switches/blocks)",
-        file=source.name,
+        f"not a recognised topology source: expected {', '.join(expected[:-1])} or {expected[-1]}", file=source.name
     )
 
 
@@ -295,12 +310,37 @@ def _read_live(context: str, with_pods: bool) -> Cluster:
     return cluster
 
 
-PREFIX_READERS: dict[str, tuple[str, Callable[[str, bool], Cluster]]] = {
-    PRESET_PREFIX: ("a preset", _read_preset),
-    LIVE_PREFIX: ("a live cluster", _read_live),
+@dataclass(frozen=True)
+class SourcePrefix:
+    """A source named by a prefix (``preset:NAME``) rather than read from a file.
+
+    Attributes:
+        what: what such a source is called in messages (``a preset``).
+        form: how it is written (``preset:NAME``).
+        described: what it is, in words, for help.
+        read: the reader: it gets the rest of the name and whether to read the pods that use capacity too.
+    """
+
+    what: str
+    form: str
+    described: str
+    read: Callable[[str, bool], Cluster]
+
+
+PREFIX_READERS: dict[str, SourcePrefix] = {
+    PRESET_PREFIX: SourcePrefix("a preset", "preset:NAME", "a named example cluster", _read_preset),
+    LIVE_PREFIX: SourcePrefix(
+        "a live cluster", "cluster:[CONTEXT]", "the live cluster's nodes and running pods, read-only", _read_live
+    ),
 }
-"""Sources named by a prefix: what they are called in messages, and the reader, which gets the
-rest of the name and whether to read the pods that use capacity too."""
+"""Sources named by a prefix, by prefix."""
+
+
+def source_forms() -> tuple[str, ...]:
+    """Every form a topology source takes, in words: the file formats, the prefixed sources, standard input."""
+    files = (file_format.described for file_format in FILE_FORMATS)
+    prefixed = (f"{prefix.form} ({prefix.described})" for prefix in PREFIX_READERS.values())
+    return (*files, *prefixed, "- (standard input)")
 
 
 @dataclass(frozen=True)
@@ -331,15 +371,15 @@ class CapacityOptions:
 
 def _read_source(source: str | Path, options: CapacityOptions, slurm_topology: str | None, with_pods: bool) -> Cluster:
     name = _display_name(source)
-    for prefix, (what, reader) in PREFIX_READERS.items():
+    for prefix, reader in PREFIX_READERS.items():
         if name.startswith(prefix):
             if options.given():
                 raise TopologyError(
-                    f"per-node capacity options do not apply to {what} (it states its capacity)", file=name
+                    f"per-node capacity options do not apply to {reader.what} (it states its capacity)", file=name
                 )
             if slurm_topology is not None:
                 raise TopologyError("a Slurm topology name only applies to Slurm topology files", file=name)
-            return reader(name[len(prefix) :], with_pods)
+            return reader.read(name[len(prefix) :], with_pods)
     file = _Source.read(source, slurm_topology=slurm_topology)
     chosen = _format_of(file)
     if slurm_topology is not None and not chosen.slurm:

@@ -23,6 +23,7 @@ from .. import labels
 from ..errors import QuantityError, TopologyError
 from ..numa import NumaLayout, TopologyManager, TopologyManagerPolicy, TopologyManagerScope, Zone, ZoneResource
 from ..quantities import format_quantity, is_binary_resource, parse_quantity
+from ..values import list_field
 from .model import Cluster
 
 __all__ = [
@@ -76,14 +77,6 @@ def split_topology_objects(documents: Sequence[Any]) -> tuple[list[Any], list[An
     return others, found
 
 
-def _list(value: Any, file: str, document: str, field: str) -> list[Any]:
-    if value is None:
-        return []
-    if not isinstance(value, list):
-        raise TopologyError("expected a list", file=file, document=document, field=field)
-    return value
-
-
 def _item(value: Any, file: str, document: str, field: str) -> Mapping[str, Any]:
     if not isinstance(value, Mapping) or not isinstance(value.get("name"), str):
         raise TopologyError("expected a mapping with a name", file=file, document=document, field=field)
@@ -102,7 +95,9 @@ def _amount(raw: Any, file: str, document: str, field: str) -> Fraction:
 
 def _resources(zone: Mapping[str, Any], file: str, where: str, path: str) -> tuple[ZoneResource, ...]:
     found = []
-    for index, raw in enumerate(_list(zone.get("resources"), file, where, f"{path}.resources")):
+    for index, raw in enumerate(
+        list_field(zone.get("resources"), f"{path}.resources", error=TopologyError, file=file, document=where)
+    ):
         field = f"{path}.resources[{index}]"
         item = _item(raw, file, where, field)
         amounts = {key: item.get(key) for key in _AMOUNTS}
@@ -127,7 +122,9 @@ def _zone_id(name: str, position: int) -> int:
 def _zones(obj: Mapping[str, Any], file: str, where: str) -> tuple[Zone, ...]:
     raw_zones = [
         (index, _item(zone, file, where, f"zones[{index}]"))
-        for index, zone in enumerate(_list(obj.get("zones"), file, where, "zones"))
+        for index, zone in enumerate(
+            list_field(obj.get("zones"), "zones", error=TopologyError, file=file, document=where)
+        )
     ]
     numa = [
         (index, zone) for index, zone in raw_zones if zone.get("type", labels.NRT_ZONE_TYPE) == labels.NRT_ZONE_TYPE
@@ -138,7 +135,9 @@ def _zones(obj: Mapping[str, Any], file: str, where: str) -> tuple[Zone, ...]:
     zones = []
     for index, zone in numa:
         costs = []
-        for number, cost in enumerate(_list(zone.get("costs"), file, where, f"zones[{index}].costs")):
+        for number, cost in enumerate(
+            list_field(zone.get("costs"), f"zones[{index}].costs", error=TopologyError, file=file, document=where)
+        ):
             cost = _item(cost, file, where, f"zones[{index}].costs[{number}]")
             if str(cost["name"]) in ids and isinstance(cost.get("value"), int):
                 costs.append((ids[str(cost["name"])], int(cost["value"])))
@@ -158,11 +157,15 @@ def _stated(
 ) -> tuple[TopologyManagerPolicy | None, TopologyManagerScope | None]:
     attributes = {
         str(item["name"]): item.get("value")
-        for index, raw in enumerate(_list(obj.get("attributes"), file, where, "attributes"))
+        for index, raw in enumerate(
+            list_field(obj.get("attributes"), "attributes", error=TopologyError, file=file, document=where)
+        )
         for item in [_item(raw, file, where, f"attributes[{index}]")]
     }
     policy = scope = None
-    for legacy in _list(obj.get("topologyPolicies"), file, where, "topologyPolicies"):
+    for legacy in list_field(
+        obj.get("topologyPolicies"), "topologyPolicies", error=TopologyError, file=file, document=where
+    ):
         if legacy in _LEGACY_POLICIES:
             policy, scope = _LEGACY_POLICIES[legacy]
     try:
