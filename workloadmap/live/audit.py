@@ -26,7 +26,7 @@ from typing import Any
 
 from ..labels import KAI_TOPOLOGY_PREFERRED, KUEUE_GROUP_NAME, KUEUE_PREFERRED
 from ..loader import paused_gc
-from ..placement import GroupPlacement, place
+from ..placement import GangFit, GroupPlacement, place
 from ..placement.analysis import Analysis
 from ..placement.policy import LevelRequest, component_paths, find_path, group_pod_sets, subgroup_pod_sets
 from ..placement.schedule import Options, Session
@@ -121,7 +121,7 @@ class ClusterAnalysis:
         with paused_gc():
             self._session = Session(cluster, Options())
 
-    def groups(self, tree: WorkloadTree) -> list[GroupPlacement]:
+    def groups(self, tree: WorkloadTree) -> list[GangFit]:
         """The analysis of each PodGroup of ``tree`` (with its SubGroups)."""
         analysis = Analysis(
             tree,
@@ -135,6 +135,10 @@ class ClusterAnalysis:
             return [analysis.pod_group(group) for group in tree.pod_groups]
 
 
+_Gang = GroupPlacement | GangFit
+"""A gang as the audit reads it: a placement's (``place``) or the standalone analysis' (:class:`ClusterAnalysis`)."""
+
+
 class _Auditor:
     def __init__(self, tree: WorkloadTree, cluster: Cluster, analysis: ClusterAnalysis | None = None) -> None:
         self.tree = tree
@@ -142,8 +146,8 @@ class _Auditor:
         self.nodes: dict[str, Node] = {node.name: node for node in cluster.nodes}
         self.accelerator = accelerator_level(self.levels)
         self.paths = component_paths(tree)
-        groups = analysis.groups(tree) if analysis is not None else place(tree, cluster).pod_groups
-        self.placements: dict[tuple[str, str | None], GroupPlacement] = {}
+        groups: Sequence[_Gang] = analysis.groups(tree) if analysis is not None else place(tree, cluster).pod_groups
+        self.placements: dict[tuple[str, str | None], _Gang] = {}
         for group in groups:
             self.placements[(group.name, None)] = group
             for sub in group.sub_groups:
@@ -159,7 +163,7 @@ class _Auditor:
         return len(domains) == 1 and None not in domains
 
     def preferred(
-        self, placement: GroupPlacement | None, pod_sets: Sequence[PodSet], root: bool
+        self, placement: _Gang | None, pod_sets: Sequence[PodSet], root: bool
     ) -> tuple[str | None, str | None]:
         annotated = _annotation_preferred(self.tree, pod_sets, self.paths, root=root)
         if annotated:
@@ -174,7 +178,7 @@ class _Auditor:
             return self.accelerator, "auto"
         return None, None
 
-    def fits_one(self, placement: GroupPlacement | None, level: str) -> bool:
+    def fits_one(self, placement: _Gang | None, level: str) -> bool:
         if placement is None or level not in self.levels or not placement.levels:
             return False
         return placement.levels[self.levels.index(level)].fitting > 0
@@ -199,7 +203,7 @@ class _Auditor:
         self.judge(audit, placement, nodes, len(scheduled))
         return audit
 
-    def judge(self, audit: GangAudit, placement: GroupPlacement | None, nodes: list[Node], scheduled: int) -> None:
+    def judge(self, audit: GangAudit, placement: _Gang | None, nodes: list[Node], scheduled: int) -> None:
         if scheduled == 0:
             audit.reason = "no pod is scheduled yet"
             return
