@@ -36,7 +36,7 @@ class Running:
 
 @contextmanager
 def running_service(
-    kubeconfig: Path,
+    kubeconfig: Path | None,
     *,
     options: ServiceOptions | None = None,
     api: ApiOptions | None = None,
@@ -44,7 +44,11 @@ def running_service(
     ready: bool = True,
     read_seconds: float = 30.0,
 ) -> Iterator[Running]:
-    """A service over the cluster ``kubeconfig`` points at, its server on 127.0.0.1:<free port>."""
+    """A service over the cluster ``kubeconfig`` points at, its server on 127.0.0.1:<free port>.
+
+    With ``kubeconfig`` None the client finds its configuration as ``wmap serve`` does: the
+    kubeconfig of ``$KUBECONFIG`` or ``~/.kube/config``, else, in a pod, the service account.
+    """
     from workloadmap.cli.render.serve_page import index_page, workload_page
 
     client = ClusterClient(kubeconfig=kubeconfig)
