@@ -40,7 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
-from helpers.apiserver import FakeApiServer  # noqa: E402
+from helpers.apiserver import TLS_DIR, FakeApiServer  # noqa: E402
 from helpers.operators import LiveCluster, fill  # noqa: E402
 
 WMAP = str(Path(sys.executable).parent / "wmap")
@@ -115,15 +115,16 @@ def scene(workloads: int, pods_per_workload: int) -> tuple[LiveCluster, list[dic
 
 
 FLOOR = r"""
-import json, sys, urllib.request
-base, token = sys.argv[1], sys.argv[2]
+import json, ssl, sys, urllib.request
+base, token, authority = sys.argv[1], sys.argv[2], sys.argv[3]
+context = ssl.create_default_context(cafile=authority)
 total = 0
-for path in sys.argv[3:]:
+for path in sys.argv[4:]:
     cont = ""
     while True:
         url = f"{base}{path}?limit=500" + (f"&continue={cont}" if cont else "")
         request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"})
-        page = json.loads(urllib.request.urlopen(request).read())
+        page = json.loads(urllib.request.urlopen(request, context=context).read())
         total += len(page["items"])
         cont = page["metadata"].get("continue")
         if not cont:
@@ -132,6 +133,21 @@ print(total)
 """
 
 COLLECTIONS = ["/api/v1/pods", "/api/v1/nodes", "/apis/batch/v1/jobs", "/apis/jobset.x-k8s.io/v1alpha2/jobsets"]
+
+
+AUTHORITY = str(TLS_DIR / "server.crt")
+"""The stand-in's self-signed certificate, which the kubeconfig and the floor trust."""
+
+
+def trusting(kubeconfig: Path) -> Path:
+    """The kubeconfig with the stand-in's certificate as its cluster's authority (when the stand-in did not set it)."""
+    import yaml
+
+    config = yaml.safe_load(kubeconfig.read_text())
+    for entry in config["clusters"]:
+        entry["cluster"].setdefault("certificate-authority", AUTHORITY)
+    kubeconfig.write_text(yaml.safe_dump(config))
+    return kubeconfig
 
 
 def rss_mib(pid: int) -> float:
@@ -227,19 +243,20 @@ def main() -> None:
     pods = sum(1 for obj in cluster.objects if obj["kind"] == "Pod")
     print(f"scene: {args.workloads:,} JobSets, {pods:,} pods, {len(cluster.nodes):,} nodes "
           f"({time.perf_counter() - started:.1f} s to build)")  # fmt: skip
-    server = FakeApiServer(token="bench-token").start()
+    # Over TLS with a bearer token, as a real API server is read (credentials travel over TLS only).
+    server = FakeApiServer(token="bench-token", tls=True).start()
     server.add_all(cluster.nodes)
     server.add_all(cluster.objects)
     server.compact()  # the history of the loading itself is not part of the soak
     size = sum(len(json.dumps(obj)) for obj in cluster.objects + cluster.nodes)
     print(f"objects as the API server sends them: {size / 2**20:.0f} MiB of JSON")
     with tempfile.TemporaryDirectory() as directory:
-        kubeconfig = server.write_kubeconfig(Path(directory) / "kubeconfig")
+        kubeconfig = trusting(server.write_kubeconfig(Path(directory) / "kubeconfig"))
         environment = {key: value for key, value in os.environ.items() if "proxy" not in key.lower()}
         environment["NO_PROXY"] = "127.0.0.1"
 
         floor_start = time.perf_counter()
-        floor = subprocess.run([sys.executable, "-c", FLOOR, server.url, "bench-token", *COLLECTIONS],
+        floor = subprocess.run([sys.executable, "-c", FLOOR, server.url, "bench-token", AUTHORITY, *COLLECTIONS],
                                capture_output=True, text=True, env=environment, check=True)  # fmt: skip
         floor_seconds = time.perf_counter() - floor_start
         print(f"floor (list the same collections, json.loads every page): {floor_seconds:.1f} s, "

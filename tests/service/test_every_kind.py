@@ -20,7 +20,7 @@ from helpers.prometheus import running_prometheus
 from helpers.serve import running_service, wait_until
 from workloadmap.catalog import Catalog, resource_plural
 from workloadmap.documents import load_objects
-from workloadmap.interpreter import Expander, ObjectIndex, pod_claims, resolve_references
+from workloadmap.interpreter import EvaluationContext, Expander, ObjectIndex, pod_claims, resolve_references
 from workloadmap.live import describe, from_dumps
 
 CATALOG = Catalog.load(use_env=False)
@@ -93,8 +93,8 @@ class _Scene:
         if not hasattr(definition, "components"):
             return
         refs = resolve_references(definition, workload, related, cluster.namespace, [])
-        claims = pod_claims(Expander(definition, workload, catalog=CATALOG, refs=refs).expand(),
-                            workload["metadata"]["name"], cluster.namespace)  # fmt: skip
+        expanded = Expander(EvaluationContext(definition, workload, refs), catalog=CATALOG).expand()
+        claims = pod_claims(expanded, workload["metadata"]["name"], cluster.namespace)
         made: dict[int, dict] = {}
         for number, claim in enumerate(claims):
             if claim.node.pods() == 0:

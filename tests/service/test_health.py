@@ -151,3 +151,37 @@ def test_a_change_reinterprets_its_workload_only_and_a_burst_is_coalesced(fake_c
         time.sleep(options.coalesce * 2)  # a batch still to come would show here
         assert set(interpreted) == {jobset_uid}, "only the workload the changes touch"
         assert 1 <= len(interpreted) <= 3, f"{changes} changes interpreted {len(interpreted)} times"
+
+
+def test_the_kept_workload_lines_are_what_prometheus_client_writes(fake_cluster):
+    """``WorkloadText`` (each workload encoded once per interpretation) against ``generate_latest`` over all."""
+    from prometheus_client import CollectorRegistry, generate_latest
+
+    from workloadmap.service import WorkloadCollector
+    from workloadmap.service.metrics import WorkloadText
+
+    server = fake_cluster.server
+    cluster = operator_cluster(pending=1)
+    serve_cluster(server, cluster)
+    text = WorkloadText()
+
+    def both(snapshot) -> tuple[bytes, bytes]:
+        registry = CollectorRegistry(auto_describe=False)
+        registry.register(WorkloadCollector(lambda: snapshot))
+        return text.render(snapshot.workloads), generate_latest(registry)
+
+    with running_service(fake_cluster.kubeconfig, options=ServiceOptions(namespace="ml", coalesce=0.05,
+                                                                         max_delay=0.3)) as running:  # fmt: skip
+        kept, written = both(running.service.snapshot)
+        assert kept == written and b"wmap_pod_workload_info{" in kept
+        version = running.service.snapshot.version
+        pod = next(pod for pod in cluster.pods() if pod["metadata"]["name"].startswith("llm-train-"))
+        server.delete(pod)  # one workload changes, the others' lines are kept
+        lws = next(obj for obj in cluster.objects if obj["kind"] == "LeaderWorkerSet")
+        server.delete(lws)  # one goes
+        wait_until(lambda: not any(state.name == "vllm-multihost" for state in running.service.snapshot.workloads),
+                   what="the LWS gone")  # fmt: skip
+        snapshot = running.service.snapshot
+        assert snapshot.version > version
+        kept, written = both(snapshot)
+        assert kept == written and b'name="vllm-multihost"' not in kept

@@ -4,7 +4,11 @@ Two custom collectors read the latest :class:`~.snapshot.Snapshot` (never the ca
 never waits for the watch): :class:`WorkloadCollector` the per-workload series of
 :data:`~.series.WORKLOAD_SERIES` (their samples computed when each workload was interpreted) and
 :class:`HealthCollector` the service's own. The workload part of a scrape is kept, encoded, until
-the next snapshot: scrapes between two changes of the cluster cost one copy. The process
+the next snapshot: scrapes between two changes of the cluster cost one copy. And each workload's
+lines are encoded once per interpretation (:class:`WorkloadText`: the library writes one workload
+at a time, the lines are kept per family and joined under each family's header), so a scrape
+after a change encodes only the workloads it changed: 195,000 samples cost 4.7 s of CPU to
+encode, and a scrape under churn joins the kept lines instead. The process
 collector (``process_resident_memory_bytes`` ...) comes with the health part. ``prometheus_client``
 is imported here, on the serve path only.
 """
@@ -21,10 +25,11 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metri
 from prometheus_client.registry import Collector
 
 from .. import __version__
+from .interpret import WorkloadState
 from .series import HEALTH_SERIES, WORKLOAD_SERIES, Series
 from .snapshot import Snapshot
 
-__all__ = ["WorkloadCollector", "HealthCollector", "MetricsEndpoint", "CONTENT_TYPE"]
+__all__ = ["WorkloadCollector", "HealthCollector", "MetricsEndpoint", "WorkloadText", "CONTENT_TYPE"]
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 
@@ -52,6 +57,69 @@ class WorkloadCollector(Collector):
             for series, labels, value in state.samples:
                 families[series.name].add_metric(labels, value)
         yield from families.values()
+
+
+class _Families(Collector):
+    """Given families, as a collector ``generate_latest`` writes."""
+
+    def __init__(self, families: list[Metric]) -> None:
+        self.families = families
+
+    def collect(self) -> Iterator[Metric]:
+        """The families."""
+        return iter(self.families)
+
+
+def _by_family(text: bytes) -> dict[str, bytes]:
+    """An exposition text's sample lines by family (the ``# HELP`` line names the family that follows)."""
+    lines: dict[str, list[bytes]] = {}
+    current: list[bytes] = []
+    for line in text.splitlines(keepends=True):
+        if line.startswith(b"# HELP "):
+            current = lines.setdefault(line.split(b" ", 3)[2].decode(), [])
+        elif not line.startswith(b"#"):
+            current.append(line)
+    return {name: b"".join(found) for name, found in lines.items()}
+
+
+class WorkloadText:
+    """The workload part of ``/metrics``, each workload's lines written by ``prometheus_client`` once.
+
+    ``generate_latest`` over :class:`WorkloadCollector` writes, family after family, every
+    workload's samples in snapshot order. This writes the same bytes (a test compares them) from
+    each workload's own exposition, kept until the workload is interpreted again (a new
+    :class:`~.interpret.WorkloadState`), under each family's header as the library writes it.
+    Not thread-safe: :class:`MetricsEndpoint` calls it under its lock.
+    """
+
+    def __init__(self) -> None:
+        self._headers = {
+            series.name: generate_latest(_Families([_family(series)])) for series in WORKLOAD_SERIES
+        }  # fmt: skip
+        self._kept: dict[str, tuple[WorkloadState, dict[str, bytes]]] = {}
+
+    @staticmethod
+    def _lines(state: WorkloadState) -> dict[str, bytes]:
+        families: dict[str, Any] = {}
+        for series, labels, value in state.samples:
+            family = families.get(series.name)
+            if family is None:
+                family = families[series.name] = _family(series)
+            family.add_metric(labels, value)
+        return _by_family(generate_latest(_Families(list(families.values())))) if families else {}
+
+    def render(self, workloads: tuple[WorkloadState, ...]) -> bytes:
+        """The exposition of ``workloads``' series, equal to ``generate_latest`` over them."""
+        kept: dict[str, tuple[WorkloadState, dict[str, bytes]]] = {}
+        for state in workloads:
+            found = self._kept.get(state.uid)
+            kept[state.uid] = found if found is not None and found[0] is state else (state, self._lines(state))
+        self._kept = kept
+        parts: list[bytes] = []
+        for series in WORKLOAD_SERIES:
+            parts.append(self._headers[series.name])
+            parts.extend(lines[series.name] for _, lines in kept.values() if series.name in lines)
+        return b"".join(parts)
 
 
 class HealthCollector(Collector):
@@ -93,28 +161,20 @@ class MetricsEndpoint:
 
     def __init__(self, snapshot: Callable[[], Snapshot], *, process: bool = True) -> None:
         self.snapshot = snapshot
-        self._workloads = CollectorRegistry(auto_describe=False)
-        self._workloads.register(WorkloadCollector(self._taken))
+        self._workloads = WorkloadText()
         self._health = CollectorRegistry(auto_describe=False)
         self._health.register(HealthCollector(snapshot))
         if process:
             ProcessCollector(registry=self._health)
             PlatformCollector(registry=self._health)
         self._lock = threading.Lock()
-        self._taken_snapshot: Snapshot | None = None
         self._kept: tuple[int, bytes] | None = None
-
-    def _taken(self) -> Snapshot:
-        assert self._taken_snapshot is not None
-        return self._taken_snapshot
 
     def render(self) -> bytes:
         """The exposition text of the current snapshot."""
         snapshot = self.snapshot()
         with self._lock:
             if self._kept is None or self._kept[0] != snapshot.version:
-                self._taken_snapshot = snapshot
-                self._kept = (snapshot.version, generate_latest(self._workloads))
-                self._taken_snapshot = None
+                self._kept = (snapshot.version, self._workloads.render(snapshot.workloads))
             workloads = self._kept[1]
         return workloads + generate_latest(self._health)
