@@ -292,13 +292,15 @@ def soak(process, server, cluster, jobsets, args, serve_start: float, floor_seco
     while json.loads(fetch(f"{url}/readyz"))["auditsPending"] > 0:
         time.sleep(2)
     audited = time.perf_counter() - serve_start
-    print(f"every placement audit made: {audited:.1f} s, RSS {rss_mib(process.pid):.0f} MiB")
+    print(f"every placement audit made: {audited:.1f} s, CPU {cpu_seconds(process.pid):.1f} s, "
+          f"RSS {rss_mib(process.pid):.0f} MiB")  # fmt: skip
     scrape(url, "after the sync")
 
     churn = Churn(server, cluster, jobsets, args.rate)
     events_before = metric_value(fetch(f"{url}/metrics").decode(), "wmap_watch_events_total")
     churn.start()
     soak_start = time.perf_counter()
+    cpu_before = cpu_seconds(process.pid)
     memory = []
     latencies = []
     while time.perf_counter() - soak_start < args.minutes * 60:
@@ -318,7 +320,8 @@ def soak(process, server, cluster, jobsets, args, serve_start: float, floor_seco
     print(f"memory every 10 s (MiB): {' '.join(f'{value:.0f}' for value in memory)}")
     median = sorted(latencies)[len(latencies) // 2]
     print(f"scrape latency during churn: median {median:.2f} s, max {max(latencies):.2f} s")
-    print(f"CPU of wmap serve in all: {cpu_seconds(process.pid):.1f} s")
+    print(f"CPU of wmap serve during the churn: {cpu_seconds(process.pid) - cpu_before:.1f} s in {elapsed:.0f} s; "
+          f"in all: {cpu_seconds(process.pid):.1f} s")  # fmt: skip
 
 
 def scrape(url: str, label: str | None) -> float:
