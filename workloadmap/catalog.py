@@ -82,6 +82,8 @@ NON_WORKLOAD_KINDS = frozenset(
         "ClusterQueue",
         "ResourceFlavor",
         "WorkloadPriorityClass",
+        "Cohort",
+        "AdmissionCheck",
         "Queue",
         "Gateway",
         "GatewayClass",
