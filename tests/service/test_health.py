@@ -185,3 +185,36 @@ def test_the_kept_workload_lines_are_what_prometheus_client_writes(fake_cluster)
         assert snapshot.version > version
         kept, written = both(snapshot)
         assert kept == written and b'name="vllm-multihost"' not in kept
+
+
+def test_a_workload_keeps_its_last_audit_until_the_next_is_made(fake_cluster, monkeypatch):
+    """A batch interpreted without audits (a resync, the first sync) leaves the placement series in place."""
+    from dataclasses import replace
+
+    from workloadmap.service import service as service_module
+
+    server = fake_cluster.server
+    cluster = operator_cluster(pending=0)
+    serve_cluster(server, cluster)
+    pod = next(pod for pod in cluster.pods() if pod["metadata"]["name"].startswith("llm-train-"))
+    with running_service(fake_cluster.kubeconfig, options=ServiceOptions(namespace="ml", coalesce=0.05,
+                                                                         max_delay=0.3)) as running:  # fmt: skip
+        before = {key: value for key, value in samples(get(f"{running.url}/metrics")[1],
+                                                       "wmap_gang_placement_satisfied").items()
+                  if ("name", "llm-train") in key}  # fmt: skip
+        assert before, "llm-train's gangs audited"
+        # From now on every batch is audited later, and later never comes: the audit stays pending.
+        monkeypatch.setattr(service_module, "INLINE_AUDITS", 0)
+        running.service.options = replace(running.service.options, audit_seconds=0.0)
+        changed = copy.deepcopy(pod)
+        for condition in changed["status"]["conditions"]:
+            if condition["type"] == "Ready":
+                condition["status"] = "False"
+        server.update(changed)
+        wait_until(lambda: _metric(running, "wmap_workload_pods", name="llm-train", state="ready") == 2,
+                   what="the change interpreted")  # fmt: skip
+        assert _metric(running, "wmap_audits_pending") == 1
+        after = {key: value for key, value in samples(get(f"{running.url}/metrics")[1],
+                                                      "wmap_gang_placement_satisfied").items()
+                 if ("name", "llm-train") in key}  # fmt: skip
+        assert after == before

@@ -30,9 +30,9 @@ from ..topology import Cluster
 from ..tree import WorkloadTree
 from .cache import Cache
 from .objects import object_key
-from .series import Sample, workload_samples
+from .series import GANG_PLACEMENT, Sample, workload_samples
 
-__all__ = ["WorkloadState", "Interpreter", "CachedObjects"]
+__all__ = ["WorkloadState", "Interpreter", "CachedObjects", "with_last_audit"]
 
 
 @dataclass(frozen=True)
@@ -192,3 +192,20 @@ class Interpreter:
             row=workload_row(obj, report.tree, report),
             samples=tuple(workload_samples((namespace, kind, group, name), report.tree, report)),
         )
+
+
+def with_last_audit(state: WorkloadState, previous: WorkloadState | None) -> WorkloadState:
+    """``state``, interpreted without its placement audit, keeping ``previous``'s audit series until one is made.
+
+    A large batch (the first sync, a resync every ``--resync``) is interpreted first and audited
+    in the worker's idle time, which on thousands of workloads and a busy cluster takes minutes:
+    without this, ``wmap_gang_placement_satisfied`` would vanish from every workload at each
+    resync and come back one workload at a time. ``wmap_audits_pending`` counts those still to
+    be made again.
+    """
+    if state.audited or state.error is not None or previous is None:
+        return state
+    kept = tuple(sample for sample in previous.samples if sample[0] is GANG_PLACEMENT)
+    if not kept:
+        return state
+    return replace(state, samples=state.samples + kept)

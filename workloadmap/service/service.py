@@ -32,7 +32,7 @@ from ..resources import DEFAULT_GPU_RESOURCES
 from ..topology import Cluster, cluster_from_objects
 from .cache import Cache, Role, kind_key, prepared
 from .discovery import catalog_groups, owner_resource, wanted_watches
-from .interpret import Interpreter, WorkloadState
+from .interpret import Interpreter, WorkloadState, with_last_audit
 from .objects import object_key, object_uid
 from .sharding import UNSHARDED, Shard
 from .snapshot import Snapshot, WatchHealth
@@ -475,6 +475,7 @@ class Service:
             if state is None:
                 self.states.pop(uid, None)
                 continue
+            state = with_last_audit(state, self.states.get(uid))
             if state.error is None and auditable and not state.audited:
                 self._audits[uid] = None
             self.counts.interpretations += 1
