@@ -87,8 +87,9 @@ class WorkloadText:
 
     ``generate_latest`` over :class:`WorkloadCollector` writes, family after family, every
     workload's samples in snapshot order. This writes the same bytes (a test compares them) from
-    each workload's own exposition, kept until the workload is interpreted again (a new
-    :class:`~.interpret.WorkloadState`), under each family's header as the library writes it.
+    each workload's own exposition, kept until the workload's samples change (a resync interprets
+    every workload again, mostly to the same samples), under each family's header as the library
+    writes it.
     Not thread-safe: :class:`MetricsEndpoint` calls it under its lock.
     """
 
@@ -113,7 +114,8 @@ class WorkloadText:
         kept: dict[str, tuple[WorkloadState, dict[str, bytes]]] = {}
         for state in workloads:
             found = self._kept.get(state.uid)
-            kept[state.uid] = found if found is not None and found[0] is state else (state, self._lines(state))
+            same = found is not None and (found[0] is state or found[0].samples == state.samples)
+            kept[state.uid] = (state, found[1]) if found is not None and same else (state, self._lines(state))
         self._kept = kept
         parts: list[bytes] = []
         for series in WORKLOAD_SERIES:
