@@ -345,7 +345,8 @@ def render_html(
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{_attr(title)}</title><style>{_STYLE}</style></head>\n"
-        f'<body><h1>{_attr(title)}</h1><p class="generated">wmap {__version__}</p>{_legend(bool(keys), candidates)}\n'
+        f'<body><h1>{_attr(title)}</h1><p class="generated">wmap {__version__}</p>'
+        f"{_legend(bool(colours), candidates)}\n"
         f"{sections}\n</body></html>\n"
     )
 
