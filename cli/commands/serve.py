@@ -184,8 +184,10 @@ def _run(client: Any, catalog_loader: Any, address: tuple[str, int], seconds: Op
             shard=options["shard"], chunk_size=options["chunk_size"], freeze_after_sync=True,
         ),
     )  # fmt: skip
+    from .get import json_item
+
     api = Api(service, ApiOptions(options["enable_api"], options["max_body"], options["request_seconds"],
-                                  options["gpu_resources"]))  # fmt: skip
+                                  options["gpu_resources"]), json_item)  # fmt: skip
     try:
         server = ServiceServer(address, service, api, Pages(index_page, workload_page))
     except OSError as error:

@@ -49,6 +49,7 @@ def running_service(
     With ``kubeconfig`` None the client finds its configuration as ``wmap serve`` does: the
     kubeconfig of ``$KUBECONFIG`` or ``~/.kube/config``, else, in a pod, the service account.
     """
+    from workloadmap.cli.commands.get import json_item
     from workloadmap.cli.render.serve_page import index_page, workload_page
 
     client = ClusterClient(kubeconfig=kubeconfig)
@@ -56,7 +57,7 @@ def running_service(
     service = Service(client, lambda: Catalog.load(list(catalog_dirs), use_env=False), options)
     pages = Pages(index_page, workload_page)
     server = ServiceServer(
-        ("127.0.0.1", 0), service, Api(service, api or ApiOptions()), pages, read_seconds=read_seconds
+        ("127.0.0.1", 0), service, Api(service, api or ApiOptions(), json_item), pages, read_seconds=read_seconds
     )
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     service.start()

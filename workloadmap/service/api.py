@@ -18,7 +18,7 @@ or deadline passed, 429 busy), 5xx the service (500 a bug, 503 not ready or busy
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,9 +133,14 @@ def _resolve_type(catalog: Catalog, type_token: str) -> tuple[str, str]:
 class Api:
     """The API's answers, each as ``(status, JSON body)``; an :class:`ApiError` for the others."""
 
-    def __init__(self, service: Service, options: ApiOptions) -> None:
+    def __init__(
+        self, service: Service, options: ApiOptions, list_item: Callable[[Any], dict[str, Any]] | None = None
+    ) -> None:
         self.service = service
         self.options = options
+        # ``wmap get -o json``'s item for a row (the tree, the object's metadata, the live columns in
+        # the command line's words): given by the command line, which owns that wording.
+        self.list_item = list_item or (lambda row: row.tree.to_dict())
 
     def _snapshot(self) -> Snapshot:
         snapshot = self.service.snapshot
@@ -151,9 +156,10 @@ class Api:
         wanted = _resolve_type(snapshot.catalog or Catalog(), query["kind"]) if query.get("kind") else None
         namespace = query.get("namespace")
         items = [
-            state.report.tree.to_dict()
+            self.list_item(state.row)
             for state in snapshot.workloads
             if state.report is not None
+            and state.row is not None
             and (not namespace or state.namespace == namespace)
             and (wanted is None or (state.group, state.kind) == wanted)
         ]
