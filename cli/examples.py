@@ -86,6 +86,16 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "# The workloads a dump holds, with their pods, events and nodes",
         "wmap describe jobsets --objects fixtures/live/",
     ),
+    "serve": (
+        "# Metrics, the JSON API and a page for every namespace, on 127.0.0.1:8080",
+        "wmap serve -A",
+        "# One namespace, with the POST API (inspect, demand, place) for a placer, for an hour",
+        "wmap serve -n research --enable-api --timeout 1h",
+        "# In a pod (deploy/): every interface, one shard per StatefulSet replica",
+        "wmap serve -A --listen 0.0.0.0:8080 --shard auto --total-shards auto",
+        "# The ClusterRole it needs, generated from the catalog",
+        "wmap serve --print-rbac | kubectl apply -f -",
+    ),
     "alter": (
         "wmap alter job.yaml --scheduler-name kai-scheduler --queue team-a | kubectl apply -f -",
         "wmap alter job.yaml --toleration nvidia.com/gpu:NoSchedule --patch",

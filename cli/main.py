@@ -164,6 +164,13 @@ _lazy(
 )
 _lazy(
     app,
+    "serve",
+    "commands.serve.serve",
+    "Serve Prometheus metrics, the JSON API and a page for the live cluster's workloads (read-only).",
+    budgets=True,
+)
+_lazy(
+    app,
     "alter",
     "commands.alter.alter_command",
     "Change every pod template of a workload: scheduler, queue, labels, tolerations ...",

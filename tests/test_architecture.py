@@ -46,6 +46,7 @@ RANK = {
     "exporters": 10,
     "live": 10,
     "diff": 10,  # two versions of workloads compared, their placements too
+    "service": 10.5,  # wmap serve: watches, cache, interpretation, metrics, API (above live and exporters)
     "__init__": 11,
     "build": 12,  # the build step: writes the generated forms (runtime class heads, the package stub, the pickle)
 }
@@ -73,6 +74,7 @@ SUBPACKAGES = [
     "live",
     "numa",
     "admission",
+    "service",
 ]
 
 

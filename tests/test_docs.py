@@ -43,6 +43,7 @@ def test_readme_definition_is_valid_and_interprets_an_lws():
         "docs/architecture.md",
         "docs/lint.md",
         "docs/alter.md",
+        "docs/serve.md",
     ],
 )
 def test_documented_links_exist(page):

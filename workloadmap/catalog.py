@@ -44,6 +44,7 @@ __all__ = [
     "builtin_catalog_dir",
     "NON_WORKLOAD_KINDS",
     "CATALOG_ENV",
+    "resource_plural",
 ]
 
 CATALOG_ENV = "WMAP_CATALOG"
@@ -237,7 +238,7 @@ def load_definitions(path: str | Path) -> list[CatalogEntry]:
     return [parse_definition(text, file)]
 
 
-def _plural(kind: str) -> str:
+def resource_plural(kind: str) -> str:
     """The resource plural Kubernetes tooling derives from a kind (``jobsets``, ``milvuses``, ``policies``)."""
     lowered = kind.lower()
     if lowered.endswith(("s", "x", "z", "ch", "sh")):
@@ -249,7 +250,11 @@ def _plural(kind: str) -> str:
 
 def _resource_names(definition: Any) -> set[str]:
     """The names `kubectl get` takes for a definition's resource, bare and with ``.group``."""
-    bare = {definition.kind.lower(), _plural(definition.kind), *(name.lower() for name in definition.short_names)}
+    bare = {
+        definition.kind.lower(),
+        resource_plural(definition.kind),
+        *(name.lower() for name in definition.short_names),
+    }
     grouped = {f"{name}.{definition.group}".lower() for name in bare} if definition.group else set()
     return bare | grouped
 

@@ -36,7 +36,7 @@ __all__ = [
     "read_text",
     "decode_text",
     "load_objects",
-    "objects_of_text",
+    "text_objects",
     "document_spans",
     "iter_input_files",
     "MAX_INPUT_BYTES",
@@ -281,11 +281,11 @@ def load_objects(
         except InputError as error:
             yield error
             continue
-        yield from objects_of_text(text, file, limits=limits)
+        yield from text_objects(text, file, limits=limits)
 
 
-def objects_of_text(text: str, file: str, *, limits: Limits = WORKLOAD_LIMITS) -> Iterator[Document | InputError]:
-    """Every object of one file's text, as :func:`load_objects` gives them (for a caller that keeps the text)."""
+def text_objects(text: str, file: str = "-", *, limits: Limits = WORKLOAD_LIMITS) -> Iterator[Document | InputError]:
+    """Every object of one text (a file's, or a request body's) as :func:`load_objects` reads them."""
     for document in iter_documents(text, file, limits=limits):
         if isinstance(document, InputError):
             yield document

@@ -267,3 +267,10 @@ QOS_GUARANTEED = "Guaranteed"
 QOS_BURSTABLE = "Burstable"
 QOS_BEST_EFFORT = "BestEffort"
 HUGEPAGES_PREFIX = "hugepages-"
+
+# -- wmap serve's RBAC --------------------------------------------------------------------------
+RBAC_API_VERSION = "rbac.authorization.k8s.io/v1"
+SERVE_NAME = "wmap-serve"
+"""The name of the service's ClusterRole, ServiceAccount, Deployment and Service (``deploy/``)."""
+SERVE_READ_VERBS = ("get", "list", "watch")
+"""The only verbs the service's ClusterRole grants."""

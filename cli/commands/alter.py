@@ -26,7 +26,7 @@ import typer
 
 from workloadmap import labels
 from workloadmap.catalog import NON_WORKLOAD_KINDS, Catalog
-from workloadmap.documents import Document, iter_input_files, objects_of_text, read_text
+from workloadmap.documents import Document, iter_input_files, text_objects, read_text
 from workloadmap.errors import AlterError, InputError, ReferencedTemplateError, WorkloadMapError
 from workloadmap.interpreter import ChainedObjects, ObjectIndex
 
@@ -190,7 +190,7 @@ def _read(sources: List[str], recursive: bool, codes: list[int]) -> tuple[list[A
                 codes.append(error.exit_code)
                 continue
             files.append(SourceFile(name, text))
-            for document in objects_of_text(text, name):
+            for document in text_objects(text, name):
                 if isinstance(document, WorkloadMapError):
                     output.error(str(document))
                     codes.append(document.exit_code)

@@ -77,7 +77,7 @@ class _Listing:
     summarised: bool = True
 
 
-def _item(row: Any, now: datetime | None) -> dict[str, Any]:
+def json_item(row: Any, now: datetime | None = None) -> dict[str, Any]:
     """One item of ``-o json``: the inspect tree, the object's metadata, and the live columns of the table."""
     item: dict[str, Any] = row.tree.to_dict()
     item["metadata"] = row.metadata
@@ -87,7 +87,7 @@ def _item(row: Any, now: datetime | None) -> dict[str, Any]:
 
 def _trees(listing: _Listing) -> Any:
     """What ``-o json`` prints: always a ``List``, as ``kubectl get`` prints a list."""
-    return {"apiVersion": "v1", "kind": "List", "items": [_item(row, listing.now) for row in listing.rows]}
+    return {"apiVersion": "v1", "kind": "List", "items": [json_item(row, listing.now) for row in listing.rows]}
 
 
 def _summary(text: str, listing: _Listing, chosen: Output, gap: str = "") -> str:
@@ -437,7 +437,7 @@ def _sorted(rows: list[Any], options: dict[str, Any]) -> list[Any]:
     """The rows in ``--sort-by`` order, by the items ``-o json`` prints (age from ``now`` too)."""
     if options["sort_by"] is None:
         return rows
-    return sort_by(rows, lambda row: _item(row, options.get("now")), options["sort_by"])
+    return sort_by(rows, lambda row: json_item(row, options.get("now")), options["sort_by"])
 
 
 def _dumped(paths: list[str]) -> list[dict[str, Any]]:

@@ -21,7 +21,7 @@ from workloadmap.placement import DomainView, GangView, NodeView, PlacementMap, 
 
 from ..printing.numbers import count, plural
 
-__all__ = ["render_html", "write_html_report", "write_topology_html"]
+__all__ = ["render_html", "write_html_report", "write_topology_html", "topology_svg", "gang_colours", "PAGE_STYLE"]
 
 TILE = 26
 GAP = 4
@@ -223,6 +223,17 @@ def _svg(picture: PlacementMap, colours: dict[str, str], candidates: bool) -> st
     return "\n".join(out)
 
 
+def topology_svg(picture: PlacementMap, colours: dict[str, str], candidates: bool = False) -> str:
+    """The picture's SVG alone (``wmap serve``'s page draws its own tables around it)."""
+    return _svg(picture, colours, candidates)
+
+
+def gang_colours(pictures: Sequence[PlacementMap]) -> dict[str, str]:
+    """Each gang's colour, alike across pictures."""
+    keys = list(dict.fromkeys(gang.key for picture in pictures for gang in picture.gangs))
+    return {key: PALETTE[index % len(PALETTE)] for index, key in enumerate(keys)}
+
+
 def _short_id(domain_id: str) -> str:
     return domain_id.rpartition("/")[2] or domain_id
 
@@ -302,6 +313,9 @@ span.fit,li.fit{color:#2e7d32;font-weight:bold} span.unfit,li.unfit{color:#c6282
 ul.verdicts,ul.notes{margin:4px 0;padding-left:20px}
 """
 
+PAGE_STYLE = _STYLE
+"""The pictures' style sheet (inline: pages fetch nothing)."""
+
 _LEGEND_DOMAINS = (
     "<span>box: a topology domain (GPUs free after the placement)</span>"
     "<span>tile: a node (grey bar: GPUs in use before)</span>"
@@ -324,15 +338,15 @@ def render_html(
     pictures: Sequence[PlacementMap], title: str, extras: dict[str, str] | None = None, *, candidates: bool = False
 ) -> str:
     """The whole page: a section per cluster, gangs coloured alike across them (``candidates``: outline them too)."""
-    keys = list(dict.fromkeys(gang.key for picture in pictures for gang in picture.gangs))
-    colours = {key: PALETTE[index % len(PALETTE)] for index, key in enumerate(keys)}
+    colours = gang_colours(pictures)
     sections = "\n".join(
         _section(picture, colours, (extras or {}).get(picture.cluster, ""), candidates) for picture in pictures
     )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{_attr(title)}</title><style>{_STYLE}</style></head>\n"
-        f'<body><h1>{_attr(title)}</h1><p class="generated">wmap {__version__}</p>{_legend(bool(keys), candidates)}\n'
+        f'<body><h1>{_attr(title)}</h1><p class="generated">wmap {__version__}</p>'
+        f"{_legend(bool(colours), candidates)}\n"
         f"{sections}\n</body></html>\n"
     )
 

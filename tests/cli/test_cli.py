@@ -269,6 +269,8 @@ def test_inspect_imports_only_what_it_needs(tmp_path):
         # the other commands' modules are imported only when their command is run (cli/main.py's _lazy)
         "workloadmap.cli.commands.place", "workloadmap.cli.commands.alter", "workloadmap.cli.commands.get",
         "workloadmap.cli.commands.catalog", "workloadmap.cli.commands.topology", "workloadmap.cli.commands.describe",
+        # wmap serve and its metrics library load with that command only
+        "workloadmap.service", "workloadmap.cli.commands.serve", "prometheus_client",
         # NUMA admission is placement's; inspect reads only a pod's QoS class and NUMA demand
         "workloadmap.numa.admission", "workloadmap.numa.policies", "workloadmap.numa.rejections",
     }  # fmt: skip

@@ -10,15 +10,18 @@ made through :meth:`FakeApiServer.add`, :meth:`~FakeApiServer.update` and
 :meth:`~FakeApiServer.delete` bumps a global resourceVersion and is streamed to watchers
 (chunked, one JSON event per line, as the real server does); :meth:`~FakeApiServer.compact`
 makes older versions answer ``410 Gone`` and :meth:`~FakeApiServer.cut_watches` breaks the open
-streams off mid-connection. It records the method and path of every request; the
-``fake_cluster`` fixture fails a test whose client sent anything but ``GET`` (``writes_expected``
-opts out, for the test that proves writes are recorded).
+streams off mid-connection; :meth:`~FakeApiServer.serve_resource` and
+:meth:`~FakeApiServer.stop_serving` install and remove a resource type (a CRD) while it runs. It
+records the method and path of every request; the ``fake_cluster`` fixture fails a test whose
+client sent anything but ``GET`` (``writes_expected`` opts out, for the test that proves writes
+are recorded).
 
 Use the ``fake_cluster`` fixture (import it into the test module) or :class:`FakeApiServer`.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import threading
 import time
@@ -151,6 +154,9 @@ class FakeApiServer:
         self.compacted = 0  # watches from a resourceVersion below this answer 410 Gone
         self.expired_as_status = False  # 410 as the HTTP status instead of an ERROR event
         self.events: list[tuple[int, str, tuple[str, str], dict]] = []  # (version, type, (group, plural), obj)
+        self._history: dict[tuple[str, str], list[tuple[int, str, dict]]] = {}  # the same, by resource type
+        self._changes: dict[tuple[str, str], int] = {}  # changes per resource type, for the list order kept
+        self._listed: dict[tuple[str, str], tuple[int, list]] = {}
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._watch_sockets: list[Any] = []
@@ -184,7 +190,22 @@ class FakeApiServer:
             self.version += 1
             stored = json.loads(json.dumps(stored))
             stored["metadata"]["resourceVersion"] = str(self.version)
-            self.events.append((self.version, "DELETED", (resource.group, resource.plural), stored))
+            self._record(self.version, "DELETED", (resource.group, resource.plural), stored)
+            self._changed.notify_all()
+
+    def serve_resource(self, resource: FakeResource) -> None:
+        """Start serving a resource type (a CRD installed now): discovery lists it from the next request on."""
+        with self._lock:
+            if resource not in self.resources:
+                self.resources.append(resource)
+
+    def stop_serving(self, resource: FakeResource) -> None:
+        """Stop serving a resource type (its CRD deleted): its objects go, discovery no longer lists it."""
+        with self._changed:
+            self.resources.remove(resource)
+            self.objects.pop((resource.group, resource.plural), None)
+            key = (resource.group, resource.plural)
+            self._changes[key] = self._changes.get(key, 0) + 1
             self._changed.notify_all()
 
     def add_all(self, objects: Iterable[dict]) -> None:
@@ -205,15 +226,21 @@ class FakeApiServer:
             self.version += 1
             metadata["resourceVersion"] = str(self.version)
             self.objects.setdefault((resource.group, resource.plural), {})[key] = obj
-            self.events.append((self.version, kind, (resource.group, resource.plural), obj))
+            self._record(self.version, kind, (resource.group, resource.plural), obj)
             self._changed.notify_all()
         return obj
+
+    def _record(self, version: int, kind: str, key: tuple[str, str], obj: dict) -> None:
+        self._changes[key] = self._changes.get(key, 0) + 1
+        self.events.append((version, kind, key, obj))
+        self._history.setdefault(key, []).append((version, kind, obj))
 
     def compact(self) -> None:
         """Forget the change history: a watch from an older resourceVersion gets 410 Gone."""
         with self._changed:
             self.compacted = self.version  # etcd compacted at the current revision
             self.events.clear()
+            self._history.clear()
 
     def cut_watches(self) -> int:
         """Break every open watch off without ending the chunked stream (a dropped connection)."""
@@ -432,6 +459,7 @@ class FakeApiServer:
             )
         with self._lock:
             stored = dict(self.objects.get((resource.group, resource.plural), {}))
+            changes = self._changes.get((resource.group, resource.plural), 0)  # the version of ``stored``
         if len(rest) == 2:
             obj = stored.get((namespace or "" if resource.namespaced else "", rest[1]))
             if obj is None:
@@ -448,7 +476,7 @@ class FakeApiServer:
             return _WATCH, {"resource": resource, "namespace": namespace}
         items = [
             obj
-            for (obj_namespace, _), obj in sorted(stored.items())
+            for (obj_namespace, _), obj in self._sorted(resource, stored, changes)
             if (namespace is None or obj_namespace == namespace)
             and _field_selector_matches(obj, query.get("fieldSelector", ""))
             and _label_selector_matches(obj, query.get("labelSelector", ""))
@@ -468,6 +496,19 @@ class FakeApiServer:
             "metadata": metadata,
             "items": page,
         }
+
+    def _sorted(self, resource: FakeResource, stored: dict, changes: int) -> list:
+        """``stored`` in list order, sorted once per change of the type (lists come page by page)."""
+        key = (resource.group, resource.plural)
+        with self._lock:
+            cached = self._listed.get(key)
+        if cached is not None and cached[0] == changes:
+            return cached[1]
+        ordered = sorted(stored.items())
+        with self._lock:
+            if self._changes.get(key, 0) == changes:
+                self._listed[key] = (changes, ordered)
+        return ordered
 
     def _stream(
         self, handler: BaseHTTPRequestHandler, resource: FakeResource, namespace: str | None, query: dict[str, str]
@@ -530,7 +571,9 @@ class FakeApiServer:
         key = (resource.group, resource.plural)
         while True:
             with self._changed:
-                pending = [event for event in self.events if event[0] > cursor and event[2] == key]
+                history = self._history.get(key, [])
+                start = bisect.bisect_right(history, cursor, key=lambda event: event[0])
+                pending = [(version, kind, key, obj) for version, kind, obj in history[start:]]
                 if not pending:
                     remaining = deadline - time.monotonic()
                     if remaining <= 0 or self._stopping or connection not in self._watch_sockets:

@@ -86,6 +86,13 @@ def layout(page: Path) -> dict[str, Any]:
     return data
 
 
+def dump_dom(page: Path) -> str:
+    """The page's DOM after Chromium loaded it, serialized (what a person's browser holds)."""
+    result = _run(chromium(), "--dump-dom", page.as_uri())
+    assert "<html" in result.stdout, f"Chromium printed no DOM: {result.stderr[-500:]}"
+    return result.stdout
+
+
 def screenshot(page: Path, target: Path, window: tuple[int, int] = WINDOW) -> list[list[tuple[int, int, int]]]:
     """A screenshot of the page (the window's size), as rows of RGB pixels."""
     result = _run(chromium(), f"--screenshot={target}", page.as_uri(), window=window)

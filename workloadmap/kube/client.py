@@ -215,6 +215,13 @@ class ClusterClient:
 
     # -- discovery -------------------------------------------------------------------------------
 
+    def forget_discovery(self) -> None:
+        """Forget what discovery said, so the next lookup asks the server again (a CRD installed since)."""
+        self._group_versions = None
+        self._resource_lists = {}
+        self._resolved = {}
+        self._failed_discovery = []
+
     def _groups(self) -> list[tuple[str, list[str]]]:
         """(group, versions with the preferred one first), the core group first."""
         if self._group_versions is None:

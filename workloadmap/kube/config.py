@@ -92,6 +92,9 @@ def _configuration() -> Any:
     # No retries: they would multiply the timeout and make urllib3 log warnings to stderr.
     # No redirects either: a redirect could carry the credentials elsewhere.
     configuration.retries = Retry(total=0, connect=0, read=0, redirect=0, status=0, other=0)
+    # One connection per concurrent watch (``get -w``, ``serve``: a dozen or more types at once);
+    # connections are opened only when needed, so a larger pool costs nothing when idle.
+    configuration.connection_pool_maxsize = max(configuration.connection_pool_maxsize or 0, 64)
     return configuration
 
 

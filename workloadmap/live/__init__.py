@@ -10,7 +10,7 @@ This stage sits above placement and uses the interpreter, topology and placement
 """
 
 from .attribution import AttributedPod, Attribution, attribute, workload_pods
-from .audit import GangAudit, PlacementAudit, audit_placement
+from .audit import ClusterAnalysis, GangAudit, PlacementAudit, audit_placement
 from .describe import MAX_EVENTS, LiveObjects, describe
 from .listing import WorkloadRow, gang_summary, top_level, type_name, workload_row
 from .objects import EventView, PodView, event_view, format_time, natural_key, newest_time, parse_time
@@ -29,6 +29,7 @@ __all__ = [
     "PlacementAudit",
     "GangAudit",
     "audit_placement",
+    "ClusterAnalysis",
     "attribute",
     "workload_pods",
     "Attribution",

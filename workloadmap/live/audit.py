@@ -27,14 +27,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..labels import KAI_TOPOLOGY_PREFERRED, KUEUE_GROUP_NAME, KUEUE_PREFERRED
-from ..placement import GroupPlacement, place
-from ..placement.policy import component_paths, find_path, group_pod_sets, subgroup_pod_sets
+from ..loader import paused_gc
+from ..placement import GangFit, GroupPlacement, place
+from ..placement.analysis import Analysis
+from ..placement.policy import LevelRequest, component_paths, find_path, group_pod_sets, subgroup_pod_sets
+from ..placement.schedule import Options, Session
 from ..topology import Cluster, Node, accelerator_level
 from ..tree import PodSet, WorkloadTree
 from ..values import JsonForm
 from .attribution import AttributedPod
 
-__all__ = ["GangAudit", "PlacementAudit", "audit_placement"]
+__all__ = ["GangAudit", "PlacementAudit", "ClusterAnalysis", "audit_placement"]
 
 
 @dataclass(kw_only=True)
@@ -108,16 +111,50 @@ def _annotation_preferred(
     return None
 
 
+class ClusterAnalysis:
+    """Placement's standalone analysis on one cluster as given, its node tree and indexes made once.
+
+    What the audit reads of a placement (each gang's required level and where it comes from, and
+    which levels could hold it) is the standalone analysis :func:`~workloadmap.placement.place`
+    makes before the scheduler's assignment. On thousands of nodes most of its cost is the node
+    tree and the indexes, the same for every workload: a service that audits workload after
+    workload on one cluster makes them once here (the nodes Index a gang's node filters pick is
+    kept per filter, as one placement session keeps it). The answers are those of ``place``.
+    """
+
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        with paused_gc():
+            self._session = Session(cluster, Options())
+
+    def groups(self, tree: WorkloadTree) -> list[GangFit]:
+        """The analysis of each PodGroup of ``tree`` (with its SubGroups)."""
+        analysis = Analysis(
+            tree,
+            self.cluster,
+            LevelRequest(None, None),
+            True,
+            Options().max_candidates,
+            lambda schedulings: self._session.index_for(schedulings, tree.gpu_resources),
+        )
+        with paused_gc():
+            return [analysis.pod_group(group) for group in tree.pod_groups]
+
+
+_Gang = GroupPlacement | GangFit
+"""A gang as the audit reads it: a placement's (``place``) or the standalone analysis' (:class:`ClusterAnalysis`)."""
+
+
 class _Auditor:
-    def __init__(self, tree: WorkloadTree, cluster: Cluster) -> None:
+    def __init__(self, tree: WorkloadTree, cluster: Cluster, analysis: ClusterAnalysis | None = None) -> None:
         self.tree = tree
         self.levels = list(cluster.levels)
         self.nodes: dict[str, Node] = {node.name: node for node in cluster.nodes}
         self.accelerator = accelerator_level(self.levels)
         self.paths = component_paths(tree)
-        report = place(tree, cluster)
-        self.placements: dict[tuple[str, str | None], GroupPlacement] = {}
-        for group in report.pod_groups:
+        groups: Sequence[_Gang] = analysis.groups(tree) if analysis is not None else place(tree, cluster).pod_groups
+        self.placements: dict[tuple[str, str | None], _Gang] = {}
+        for group in groups:
             self.placements[(group.name, None)] = group
             for sub in group.sub_groups:
                 self.placements[(group.name, sub.name)] = sub
@@ -132,7 +169,7 @@ class _Auditor:
         return len(domains) == 1 and None not in domains
 
     def preferred(
-        self, placement: GroupPlacement | None, pod_sets: Sequence[PodSet], root: bool
+        self, placement: _Gang | None, pod_sets: Sequence[PodSet], root: bool
     ) -> tuple[str | None, str | None]:
         annotated = _annotation_preferred(self.tree, pod_sets, self.paths, root=root)
         if annotated:
@@ -147,7 +184,7 @@ class _Auditor:
             return self.accelerator, "auto"
         return None, None
 
-    def fits_one(self, placement: GroupPlacement | None, level: str) -> bool:
+    def fits_one(self, placement: _Gang | None, level: str) -> bool:
         if placement is None or level not in self.levels or not placement.levels:
             return False
         return placement.levels[self.levels.index(level)].fitting > 0
@@ -185,7 +222,7 @@ class _Auditor:
         self.judge(audit, placement, nodes, len(scheduled))
         return audit
 
-    def judge(self, audit: GangAudit, placement: GroupPlacement | None, nodes: list[Node], scheduled: int) -> None:
+    def judge(self, audit: GangAudit, placement: _Gang | None, nodes: list[Node], scheduled: int) -> None:
         if scheduled == 0:
             audit.reason = "no pod is scheduled yet"
             return
@@ -223,6 +260,12 @@ class _Auditor:
         return audit
 
 
-def audit_placement(tree: WorkloadTree, cluster: Cluster, members: list[AttributedPod]) -> PlacementAudit:
-    """Audit every gang of ``tree`` on ``cluster`` from the attributed pods (gang membership set)."""
-    return _Auditor(tree, cluster).run(members)
+def audit_placement(
+    tree: WorkloadTree, cluster: Cluster, members: list[AttributedPod], *, analysis: ClusterAnalysis | None = None
+) -> PlacementAudit:
+    """Audit every gang of ``tree`` on ``cluster`` from the attributed pods (gang membership set).
+
+    ``analysis``: the cluster's :class:`ClusterAnalysis`, made once for many audits (else the
+    analysis is made by placing the workload alone).
+    """
+    return _Auditor(tree, cluster, analysis).run(members)

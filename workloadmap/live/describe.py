@@ -31,7 +31,7 @@ from ..topology import cluster_from_objects
 from ..tree import Component, WorkloadTree
 from ..values import mapping_at
 from .attribution import AttributedPod, Attribution, attribute, workload_pods
-from .audit import audit_placement
+from .audit import ClusterAnalysis, audit_placement
 from .membership import assign_gangs
 from .objects import PodView, event_view, format_time, natural_key
 from .owners import OwnerChains, OwnerLookup
@@ -55,6 +55,8 @@ class LiveObjects:
         events_api: the API they came from.
         nodes: the cluster's Node objects, for the placement audit (None: no audit).
         chains: owner chains already walked (shared between several workloads).
+        analysis: the nodes already read into a cluster and analysed once, for the audit instead
+            of ``nodes`` (a service makes it once per change of the nodes, not once per workload).
     """
 
     pods: Sequence[Mapping[str, Any]]
@@ -64,6 +66,7 @@ class LiveObjects:
     nodes: Sequence[Mapping[str, Any]] | None = None
     chains: OwnerChains | None = None
     warnings: list[str] = field(default_factory=list)
+    analysis: ClusterAnalysis | None = None
 
 
 def _pod_status(member: AttributedPod) -> PodStatus:
@@ -235,10 +238,13 @@ def describe(
     pods = [member.pod for member in [*attribution.attributed(), *attribution.unattributed]]
     report.events = _events(live, resource, pods, chains)
     report.events_api = live.events_api
-    if live.nodes is not None:
+    if live.nodes is not None or live.analysis is not None:
         try:
-            cluster = cluster_from_objects(list(live.nodes), name="cluster", source="nodes")
-            report.placement = audit_placement(tree, cluster, attribution.attributed())
+            if live.analysis is not None:
+                cluster = live.analysis.cluster
+            else:
+                cluster = cluster_from_objects(list(live.nodes or ()), name="cluster", source="nodes")
+            report.placement = audit_placement(tree, cluster, attribution.attributed(), analysis=live.analysis)
         except (TopologyError, PlacementError) as error:
             # A required level the nodes do not carry is what the scheduler would refuse too: say so.
             report.warnings.append(f"no placement audit: {error}")
