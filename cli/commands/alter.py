@@ -26,7 +26,7 @@ import typer
 
 from workloadmap import labels
 from workloadmap.catalog import NON_WORKLOAD_KINDS, Catalog
-from workloadmap.documents import Document, iter_input_files, text_objects, read_text
+from workloadmap.documents import Document, iter_input_files, read_text, text_objects
 from workloadmap.errors import AlterError, InputError, ReferencedTemplateError, WorkloadMapError
 from workloadmap.interpreter import ChainedObjects, ObjectIndex
 
