@@ -32,6 +32,7 @@ __all__ = [
     "SubGroup",
     "PodGroup",
     "Totals",
+    "SharedClaim",
     "ExportHints",
     "WorkloadTree",
 ]
@@ -56,6 +57,10 @@ class Preemptibility(str, Enum):
 
 def _resources(data: Mapping[str, Any] | None) -> Resources:
     return {str(name): parse_quantity(value) for name, value in (data or {}).items()}
+
+
+def _counts(data: Mapping[str, Any] | None) -> dict[str, int]:
+    return {str(name): int(value) for name, value in (data or {}).items()}
 
 
 def _fraction(value: Any) -> Fraction:
@@ -114,6 +119,10 @@ class Component(JsonForm):
         qos_class: the pod template's QoS class (None without a pod template).
         exclusive_cpus: per container of the pod template, whether the static CPU manager gives it
             CPUs of its own (a Guaranteed pod and a whole cpu request).
+        devices_per_pod: DRA devices per class each pod's own claims allocate (templates, KEP-5004
+            class resources); ``gpus_per_pod`` includes the GPUs among them. Named claims, shared by
+            pods, are the tree's ``shared_claims``.
+        devices: ``devices_per_pod`` times the pods (for a grouping component, its children's sum).
     """
 
     name: str
@@ -139,6 +148,8 @@ class Component(JsonForm):
     components: list[Component] = field(default_factory=list)
     qos_class: QosClass | None = None
     exclusive_cpus: dict[str, bool] = field(default_factory=dict)
+    devices_per_pod: dict[str, int] = field(default_factory=dict)
+    devices: dict[str, int] = field(default_factory=dict)
     scheduling: PodScheduling = field(default_factory=PodScheduling, metadata=OMIT)
 
     @classmethod
@@ -168,6 +179,8 @@ class Component(JsonForm):
             components=[cls.from_dict(child) for child in data.get("components") or []],
             qos_class=QosClass(data["qosClass"]) if data.get("qosClass") else None,
             exclusive_cpus={str(name): bool(value) for name, value in (data.get("exclusiveCpus") or {}).items()},
+            devices_per_pod=_counts(data.get("devicesPerPod")),
+            devices=_counts(data.get("devices")),
         )
 
     def walk(self) -> Iterator[Component]:
@@ -286,11 +299,55 @@ class PodGroup(JsonForm):
 
 @dataclass(slots=True)
 class Totals(JsonForm):
-    """Sums over the whole workload at the declared scale."""
+    """Sums over the whole workload at the declared scale.
+
+    Attributes:
+        gpus: GPUs of the GPU resource names and of DRA GPU classes (shared claims once).
+        devices: DRA devices per DeviceClass, each shared (named) claim once.
+        devices_lower_bound: classes whose count is a minimum (``allocationMode: All``).
+        devices_unknown: claims and templates that could not be resolved: their devices are unknown.
+    """
 
     pods: int
     gpus: Fraction
     resources: Resources = field(default_factory=dict, metadata=QUANTITIES)
+    devices: dict[str, int] = field(default_factory=dict)
+    devices_lower_bound: list[str] = field(default_factory=list)
+    devices_unknown: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class SharedClaim(JsonForm):
+    """A named ResourceClaim: one set of devices for every pod that references it.
+
+    Attributes:
+        pods: how many pods of the workload reference it (at the declared scale).
+        components: the components whose pods reference it.
+        gpus: GPUs among ``devices``.
+        kai_queue_gpus: what KAI's queues charge for it, once per referencing pod
+            (``dra_resource_utils.go`` gives the claim to every pod that lists it).
+    """
+
+    name: str
+    namespace: str | None
+    devices: dict[str, int]
+    gpus: int
+    pods: int
+    components: list[str] = field(default_factory=list)
+    kai_queue_gpus: int = 0
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SharedClaim:
+        """A shared claim from its JSON form."""
+        return cls(
+            data["name"],
+            data.get("namespace"),
+            _counts(data.get("devices")),
+            data.get("gpus", 0),
+            data.get("pods", 0),
+            list(data.get("components") or []),
+            data.get("kaiQueueGpus", 0),
+        )
 
 
 @dataclass(frozen=True)
@@ -323,6 +380,7 @@ class WorkloadTree(JsonForm):
         grouping: ``gang`` when ``pod_groups`` holds every PodGroup KAI makes; ``perPod`` when KAI
             makes one PodGroup of minMember 1 per pod (``pod_groups`` is then empty).
         pod_group_count: how many PodGroups KAI makes for the workload at its declared scale.
+        shared_claims: the named ResourceClaims the workload's pods reference, each counted once.
     """
 
     workload: WorkloadRef
@@ -340,6 +398,7 @@ class WorkloadTree(JsonForm):
     export_hints: ExportHints = field(default_factory=ExportHints, metadata=OMIT)
     grouping: Grouping = Grouping.GANG
     pod_group_count: int = 0
+    shared_claims: list[SharedClaim] = field(default_factory=list)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, gpu_resources: tuple[str, ...] | None = None) -> WorkloadTree:
@@ -354,6 +413,9 @@ class WorkloadTree(JsonForm):
                 pods=totals.get("pods", 0),
                 gpus=_fraction(totals.get("gpus", 0)),
                 resources=_resources(totals.get("resources")),
+                devices=_counts(totals.get("devices")),
+                devices_lower_bound=list(totals.get("devicesLowerBound") or []),
+                devices_unknown=list(totals.get("devicesUnknown") or []),
             ),
             components=[Component.from_dict(item) for item in data.get("components") or []],
             pod_groups=[PodGroup.from_dict(item) for item in data.get("podGroups") or []],
@@ -363,6 +425,7 @@ class WorkloadTree(JsonForm):
             source=data.get("source"),
             grouping=Grouping(data.get("grouping", Grouping.GANG.value)),
             pod_group_count=data.get("podGroupCount", len(data.get("podGroups") or [])),
+            shared_claims=[SharedClaim.from_dict(item) for item in data.get("sharedClaims") or []],
         )
         if gpu_resources is not None:
             tree.gpu_resources = tuple(gpu_resources)

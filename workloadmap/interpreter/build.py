@@ -20,6 +20,7 @@ from ..budgets import check as check_budget
 from ..budgets import check_deadline
 from ..catalog import NON_WORKLOAD_KINDS, Catalog
 from ..documents import Document, load_objects
+from ..dra import DeviceCounter
 from ..errors import DeadlineError, InputError, WorkloadMapError, format_path, internal_error
 from ..loader import paused_gc
 from ..resources import DEFAULT_GPU_RESOURCES, add_resources
@@ -28,6 +29,7 @@ from ..scheduling import pod_scheduling
 from ..tree import Component, ExportHints, Totals, WorkloadRef, WorkloadTree
 from ..values import name_problem
 from .context import EvaluationContext
+from .devices import count_devices, device_counter, pod_devices
 from .expand import ExpandedComponent, Expander
 from .gangs import form_pod_groups
 from .merge import merge_bases
@@ -54,20 +56,22 @@ def topology_annotations(metadata: Any) -> dict[str, str]:
     }
 
 
-def _component(node: ExpandedComponent, gpu_resources: Sequence[str]) -> Component:
-    children = [_component(child, gpu_resources) for child in node.children]
+def _component(node: ExpandedComponent, gpu_resources: Sequence[str], dra: DeviceCounter | None = None) -> Component:
+    children = [_component(child, gpu_resources, dra) for child in node.children]
     template = node.template or _NO_TEMPLATE
     pods = node.pods()
     # Built in one call: a Component made first and filled in after pays for defaults (an empty
     # PodScheduling among them) that a pod template replaces at once.
     pod_fields = (
-        _pod_fields(node, template, pods, gpu_resources)
+        _pod_fields(node, template, pods, gpu_resources, dra)
         if node.demand is not None
         else {
             "min_pods": sum(child.min_pods for child in children),
             "gpus": sum((child.gpus for child in children), _ZERO) if children else _ZERO,
         }
     )
+    if dra is not None and node.demand is None:
+        pod_fields["devices"] = _summed(child.devices for child in children)
     return Component(
         name=node.name,
         role=node.definition.name,
@@ -88,8 +92,20 @@ def _component(node: ExpandedComponent, gpu_resources: Sequence[str]) -> Compone
     )
 
 
+def _summed(counts: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for each in counts:
+        for name, count in each.items():
+            total[name] = total.get(name, 0) + count
+    return total
+
+
 def _pod_fields(
-    node: ExpandedComponent, template: Mapping[str, Any], pods: int, gpu_resources: Sequence[str]
+    node: ExpandedComponent,
+    template: Mapping[str, Any],
+    pods: int,
+    gpu_resources: Sequence[str],
+    dra: DeviceCounter | None = None,
 ) -> dict[str, Any]:
     """The fields of a component with a pod template: its pod's demand, filters and QoS."""
     demand = node.demand
@@ -101,6 +117,12 @@ def _pod_fields(
         own_max = node.max_replicas if node.max_replicas is not None else node.replicas
         max_pods = parent_max * own_max * node.pods_per_replica
     gpus = demand.gpus(gpu_resources)
+    devices: dict[str, int] = {}
+    if dra is not None:
+        found = pod_devices(dra, node)
+        devices = found.per_pod
+        if found.gpus_per_pod:
+            gpus += found.gpus_per_pod
     spec = template.get("spec") or {}
     # The template's spec is the one the demand was read from: its NUMA view reuses that reading.
     numa_view = demand.numa()
@@ -116,6 +138,8 @@ def _pod_fields(
         "gpus_per_pod": gpus,
         "gpus": _times(gpus, pods),
         "resource_claims": [dict(claim) for claim in demand.resource_claims],
+        "devices_per_pod": dict(devices),
+        "devices": {name: count * pods for name, count in devices.items()},
         "scheduling": scheduling,
         "qos_class": numa.qos if numa is not None else None,
         "exclusive_cpus": numa.exclusive_cpus() if numa is not None else {},
@@ -263,6 +287,12 @@ def inspect(
     nodes = Expander(context, catalog=catalog).expand()
     leaves = [leaf for root in nodes for leaf in root.leaves()]
     totals = _totals(leaves, gpu_resources)  # refuses too many pods before any gang is built from these numbers
+    dra = device_counter(leaves, related or _NO_RELATED, workload.namespace, gpu_resources)
+    shared_claims = []
+    if dra is not None:  # pods asking for devices through DRA: their claims resolved, counted
+        counted = count_devices(dra, leaves, totals)
+        totals, shared_claims = counted.totals, counted.shared_claims
+        warnings.extend(counted.warnings)
     if any(leaf.definition.per_node for leaf in leaves):
         warnings.append(
             "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
@@ -278,7 +308,7 @@ def inspect(
         phase=phase,
         phases=phases,
         totals=totals,
-        components=[_component(node, gpu_resources) for node in nodes],
+        components=[_component(node, gpu_resources, dra) for node in nodes],
         pod_groups=pod_groups,
         gang_policy=definition.gang.policy or ("none" if not definition.gang.pod_groups else ""),
         topology_annotations=topology_annotations(resource.get("metadata")),
@@ -288,6 +318,7 @@ def inspect(
         export_hints=_export_hints(definition),
         grouping=how,
         pod_group_count=count,
+        shared_claims=shared_claims,
     )
 
 
@@ -352,7 +383,8 @@ def inspect_documents(
     gpu_resources = tuple(gpu_resources)
     documents = list(documents)
     own = ObjectIndex.deferred(
-        (document.body for document in documents if isinstance(document, Document)), kinds=catalog.referenced_kinds()
+        (document.body for document in documents if isinstance(document, Document)),
+        kinds=catalog.referenced_kinds() | _DRA_KINDS,
     )
     sources = ChainedObjects(own, related) if related is not None else own
     for start in range(0, len(documents), _BATCH):
@@ -368,6 +400,7 @@ def inspect_documents(
 
 
 _BATCH = 128
+_DRA_KINDS = frozenset(labels.DRA_KINDS)  # what pods' DRA claims are resolved through
 """Documents interpreted between two chances for the cyclic garbage collector to run."""
 
 
