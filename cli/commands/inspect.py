@@ -22,7 +22,17 @@ from ..printing.options import ArgumentSpec, OptionSpec
 from ..printing.usage import bad_parameter
 from ..printing.views import Views, dump, human, plain, table, template
 from ..render.workloads import render_inspect_table, render_tree
-from .common import CATALOG, GPU_RESOURCE, RELATED, Collected, Guard, gpu_resources, guard_options, load_catalog
+from .common import (
+    CATALOG,
+    GPU_DEVICE_CLASS,
+    GPU_RESOURCE,
+    RELATED,
+    Collected,
+    Guard,
+    gpu_resources,
+    guard_options,
+    load_catalog,
+)
 
 
 def resource_name(tree: WorkloadTree) -> str:
@@ -65,6 +75,7 @@ _OWN = (
     CATALOG,
     OptionSpec("recursive", ("-R", "--recursive"), "Read directories recursively.", value=bool, default=False),
     GPU_RESOURCE,
+    GPU_DEVICE_CLASS,
     RELATED,
 )
 OPTIONS: tuple[OptionSpec, ...] = (*_OWN, *guard_options([FILES.name, *(o.name for o in _OWN)], budgets=True))
@@ -104,6 +115,7 @@ def prepare(files: Sequence[str] | None, values: Mapping[str, Any]) -> Callable[
             catalog_dirs=values["catalog_dirs"],
             recursive=values["recursive"],
             gpu_resource=values["gpu_resource"],
+            gpu_device_class=values["gpu_device_class"],
             related=values["related"],
         )
     )
@@ -117,6 +129,7 @@ def inspect_files(
     recursive: bool = False,
     gpu_resource: Sequence[str] | None = None,
     related: Sequence[str] | None = None,
+    gpu_device_class: Sequence[str] | None = None,
 ) -> int:
     """Expand the workloads of ``sources``, print them as ``chosen``; the exit code (the worst document's).
 
@@ -133,7 +146,7 @@ def inspect_files(
             inspect_documents(
                 documents,
                 catalog=catalog,
-                gpu_resources=gpu_resources(list(gpu_resource or [])),
+                gpu_resources=gpu_resources(list(gpu_resource or []), list(gpu_device_class or [])),
                 related=related_objects,
             )
         )

@@ -29,6 +29,7 @@ from .common import (
     catalog_option,
     default_preset,
     export_targets,
+    gpu_device_class_option,
     gpu_resource_option,
     gpu_resources,
     load_catalog,
@@ -265,6 +266,7 @@ def place(
     catalog_dirs: Optional[List[Path]] = catalog_option(),
     related: Optional[List[str]] = related_option(),
     gpu_resource: Optional[List[str]] = gpu_resource_option(),
+    gpu_device_class: Optional[List[str]] = gpu_device_class_option(),
 ) -> None:
     """Show where each gang of the workload fits (per topology level), or emit scheduler objects."""
     from workloadmap.placement import Verdict
@@ -283,7 +285,12 @@ def place(
     collected = Collected()
     for source in workload:
         collected.add(
-            inspect_file(source, catalog=catalog, related=related_objects, gpu_resources=gpu_resources(gpu_resource))
+            inspect_file(
+                source,
+                catalog=catalog,
+                related=related_objects,
+                gpu_resources=gpu_resources(gpu_resource, gpu_device_class),
+            )
         )
     options: dict[str, Any] = {
         "required": required, "preferred": preferred, "auto": not no_auto, "policy": policy, "balanced": balanced,
