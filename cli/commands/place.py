@@ -194,11 +194,35 @@ def _chosen(output_format: Optional[str], targets: list[str]) -> Output:
     return EMITTED.parse(output_format or EMITTED.default)
 
 
+def _with_slices(clusters: list[Cluster], paths: List[str]) -> list[Cluster]:
+    """Each cluster with the nodes' free DRA devices from the ResourceSlices of ``paths``."""
+    from workloadmap.documents import load_objects
+    from workloadmap.dra import read_node_devices
+    from workloadmap.errors import WorkloadMapError
+    from workloadmap.placement import with_devices
+
+    objects = []
+    for path in paths:
+        for document in load_objects(path, recursive=True):
+            if isinstance(document, WorkloadMapError):
+                raise document
+            objects.append(document.body)
+    devices = read_node_devices(objects)
+    return [with_devices(cluster, devices) for cluster in clusters]
+
+
 def place(
     workload: List[str] = typer.Argument(..., metavar="FILE...", help="Workload FILE, DIR or - (standard input)."),
     topology: Optional[List[str]] = typer.Option(None, "-t", "--topology", metavar="SOURCE", help=TOPOLOGY_HELP),
     pods: Optional[Path] = typer.Option(
         None, "--pods", metavar="FILE", help="Pod/PodList file; running pods use node capacity."
+    ),
+    resource_slices: Optional[List[str]] = typer.Option(
+        None,
+        "--resource-slices",
+        metavar="FILE",
+        help="FILE or DIR of DRA ResourceSlices (with DeviceClasses and allocated ResourceClaims): each node's free "
+        "devices; without them DRA requests are not checked (repeatable).",
     ),
     levels: Optional[str] = typer.Option(
         None, "--levels", metavar="KEY,KEY...", help="Comma-separated node-label keys, widest first."
@@ -280,6 +304,8 @@ def place(
         gpus_per_node=gpus_per_node, cpus_per_node=cpus_per_node, memory_per_node=memory_per_node,
         **numa_load_options(node_topology, tm_policy, tm_scope, tm_options),
     )  # fmt: skip
+    if resource_slices:
+        clusters = _with_slices(clusters, resource_slices)
     catalog = load_catalog(catalog_dirs)
     related_objects = ObjectIndex.from_paths(related or [])
     collected = Collected()

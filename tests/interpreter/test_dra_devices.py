@@ -114,7 +114,11 @@ def test_cli_inspect_counts_dra_gpus_and_takes_gpu_device_class(tmp_path, wmap):
 
 
 def test_emit_demand_carries_devices(wmap):
-    result = wmap("place", str(DRA / "gpu-test8.yaml"), "--emit", "demand", "-o", "json")
+    # on nodes.yaml with its ResourceSlices: node-a holds the 2 GPUs (gpu-1 of its 3 is taken)
+    result = wmap(
+        "place", str(DRA / "gpu-test8.yaml"), "-t", str(DRA / "nodes.yaml"),
+        "--resource-slices", str(DRA / "slices.yaml"), "--emit", "demand", "-o", "json",
+    )  # fmt: skip
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     document = document["items"][0] if "items" in document else document

@@ -18,6 +18,7 @@ from .requests import (
     read_claim_spec,
     read_device_class,
 )
+from .slices import NodeDevices, device_resource, read_node_devices
 
 __all__ = [
     "AllocationMode",
@@ -36,4 +37,7 @@ __all__ = [
     "DeviceCounter",
     "count_claim",
     "has_dra",
+    "NodeDevices",
+    "device_resource",
+    "read_node_devices",
 ]

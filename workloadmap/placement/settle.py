@@ -39,6 +39,7 @@ def settle(
     admission_notes: Sequence[str] = (),
     placed_before: Sequence[WorkloadRef] = (),
     rejected: Mapping[str, NumaRejection] | None = None,
+    unchecked: Mapping[str, str] | None = None,
 ) -> PlacementReport:
     """The workload's report: every PodGroup and SubGroup placement, the verdict and its reason.
 
@@ -50,9 +51,15 @@ def settle(
         admission_notes: what the kubelets' NUMA admission tells, after the rule's notes.
         placed_before: the workloads placed first on the cluster.
         rejected: per node, the first pod its kubelet rejected among those placed for this workload.
+        unchecked: gangs whose fit cannot be known, with why (DRA devices without ResourceSlices):
+            one that would fit is unknown instead.
     """
     rejections = rejected or {}
-    groups = [_pod_group(fit, decisions.groups.get(fit.name), rejections) for fit in analysis.pod_groups]
+    unknowable = unchecked or {}
+    groups = [
+        _pod_group(fit, decisions.groups.get(fit.name), rejections, unknowable.get(fit.name))
+        for fit in analysis.pod_groups
+    ]
     unfit = [group for group in groups if group.verdict is Verdict.DOES_NOT_FIT]
     unknown = [group.name for group in _every(groups) if group.verdict is Verdict.UNKNOWN]
     # A SubGroup Kueue does not place cannot make the workload unfit, but an unknown one is not a fit.
@@ -62,6 +69,9 @@ def settle(
         # How many fit and the first reason: a ranking across clusters keeps it as the cluster's reason.
         first, fitting = unfit[0], len(groups) - len(unfit)
         reason = f"{fitting} of {len(groups)} groups fit; {first.name} does not: {first.reason or 'no room'}"
+    elif unknown and any(name in unknowable for name in unknown):
+        names = [name for name in unknown if name in unknowable]
+        reason = f"{', '.join(names)}: {unknowable[names[0]]}"
     elif unknown:
         reason = f"the exact search spent its budget on {', '.join(unknown)}: their fit is unknown"
     return PlacementReport(
@@ -81,9 +91,13 @@ def _every(groups: Sequence[GroupPlacement]) -> list[GroupPlacement]:
     return [member for group in groups for member in (group, *group.sub_groups)]
 
 
-def _pod_group(fit: GangFit, decision: Decision | None, rejected: Mapping[str, NumaRejection]) -> GroupPlacement:
+def _pod_group(
+    fit: GangFit, decision: Decision | None, rejected: Mapping[str, NumaRejection], unchecked: str | None = None
+) -> GroupPlacement:
     """A PodGroup's placement, its SubGroups' after it (they follow their PodGroup when it is not placed)."""
     verdict, reason, assignment = _outcome(fit, decision, rejected)
+    if unchecked is not None and verdict is Verdict.FITS:  # what is not checked is never a fit
+        verdict, reason = Verdict.UNKNOWN, unchecked
     parent = None if verdict is Verdict.FITS else fit.name
     subs = [
         _sub_group(sub, decision.sub_groups.get(sub.name) if decision else None, rejected, parent)
