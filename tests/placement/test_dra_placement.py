@@ -1,0 +1,64 @@
+"""DRA pods placed on nodes with ResourceSlices, and never reported as fitting without them."""
+
+from __future__ import annotations
+
+from helpers import FIXTURES_DIR
+from workloadmap import inspect_file, load_cluster, place
+from workloadmap.documents import load_objects
+from workloadmap.dra import read_node_devices
+from workloadmap.placement import Verdict, checks_devices, with_devices
+
+DRA = FIXTURES_DIR / "dra"
+
+
+def _tree(name):
+    return next(result.tree for result in inspect_file(str(DRA / name)) if result.tree is not None)
+
+
+def _cluster():
+    cluster = load_cluster(str(DRA / "nodes.yaml"))
+    objects = [document.body for document in load_objects(str(DRA / "slices.yaml"))]
+    return with_devices(cluster, read_node_devices(objects))
+
+
+def test_without_resource_slices_a_dra_gang_is_unknown_never_fits():
+    report = place(_tree("gpu-test8.yaml"), load_cluster(str(DRA / "nodes.yaml")))
+    assert report.verdict is Verdict.UNKNOWN and not report.fits
+    assert "ResourceSlices" in report.pod_groups[0].reason
+
+
+def test_two_gpus_fit_only_the_node_with_two_free():
+    # slices.yaml: node-a 3 GPUs, gpu-1 allocated to a bound pod's claim; node-b 1 GPU
+    cluster = _cluster()
+    assert checks_devices(cluster)
+    report = place(_tree("gpu-test8.yaml"), cluster)
+    assert report.fits
+    assert [node.name for node in report.pod_groups[0].assignment.nodes] == ["node-a"]
+
+
+def test_four_mig_devices_per_pod_do_not_fit_two():
+    # gpu-test4 asks 4 mig.nvidia.com devices per pod; node-b publishes 2
+    report = place(_tree("gpu-test4.yaml"), _cluster())
+    assert report.verdict is Verdict.DOES_NOT_FIT
+    assert "mig.nvidia.com.deviceclass.resource.k8s.io/devices" in report.reason
+
+
+def test_kai_policy_checks_devices_too():
+    report = place(_tree("gpu-test8.yaml"), _cluster(), policy="kai")
+    assert report.fits
+    assert [node.name for node in report.pod_groups[0].assignment.nodes] == ["node-a"]
+
+
+def test_a_workload_without_dra_is_placed_as_before():
+    from helpers import load_fixture
+
+    from workloadmap import inspect
+
+    tree = inspect(load_fixture("jobset-leader-workers.yaml"))
+    cluster = load_cluster("preset:nvl72-4rack")
+    assert not checks_devices(cluster)
+    devices = with_devices(cluster, read_node_devices([]))  # every node: 0 devices of every chart class
+    assert checks_devices(devices)
+    before, after = place(tree, cluster), place(tree, devices)
+    assert after.verdict is before.verdict is Verdict.FITS
+    assert [group.assignment for group in after.pod_groups] == [group.assignment for group in before.pod_groups]
