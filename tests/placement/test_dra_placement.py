@@ -51,7 +51,6 @@ def test_kai_policy_checks_devices_too():
 
 def test_a_workload_without_dra_is_placed_as_before():
     from helpers import load_fixture
-
     from workloadmap import inspect
 
     tree = inspect(load_fixture("jobset-leader-workers.yaml"))

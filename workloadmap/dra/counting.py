@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 from .. import labels
 from ..errors import InputError
+from ..resources import asks_for_dra as has_dra
 from ..values import mapping_field
 from .classes import GPU_KINDS, DeviceKind, classify
 from .requests import AllocationMode, ClaimSpec, DeviceClassInfo, read_claim_spec, read_device_class
@@ -102,11 +103,6 @@ def count_claim(spec: ClaimSpec, claim: str) -> ClaimDevices:
             continue
         devices[chosen.device_class] = devices.get(chosen.device_class, 0) + chosen.count
     return ClaimDevices(devices, frozenset(lower), tuple(warnings))
-
-
-def has_dra(requests: Mapping[str, Fraction], claims: Sequence[Mapping[str, str]]) -> bool:
-    """Whether a pod asks for anything through DRA (claims, or KEP-5004 implicit class resources)."""
-    return bool(claims) or any(name.startswith(labels.DRA_DEVICE_CLASS_RESOURCE_PREFIX) for name in requests)
 
 
 class DeviceCounter:

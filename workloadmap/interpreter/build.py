@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import labels
 from ..budgets import active as active_budgets
@@ -20,22 +20,23 @@ from ..budgets import check as check_budget
 from ..budgets import check_deadline
 from ..catalog import NON_WORKLOAD_KINDS, Catalog
 from ..documents import Document, load_objects
-from ..dra import DeviceCounter
 from ..errors import DeadlineError, InputError, WorkloadMapError, format_path, internal_error
 from ..loader import paused_gc
-from ..resources import DEFAULT_GPU_RESOURCES, add_resources
+from ..resources import DEFAULT_GPU_RESOURCES, add_resources, asks_for_dra
 from ..runtime_definitions import Definition
 from ..scheduling import pod_scheduling
 from ..tree import Component, ExportHints, Totals, WorkloadRef, WorkloadTree
 from ..values import name_problem
 from .context import EvaluationContext
-from .devices import count_devices, device_counter, pod_devices
 from .expand import ExpandedComponent, Expander
 from .gangs import form_pod_groups
 from .merge import merge_bases
 from .phases import evaluate_phase
 from .references import ChainedObjects, ObjectIndex, RelatedObjects, resolve_references
 from .scheduling import apply_kai_metadata, gang_warnings, grouping
+
+if TYPE_CHECKING:  # the DRA counting is imported only for pods that ask for devices through DRA
+    from ..dra import DeviceCounter
 
 __all__ = ["inspect", "inspect_documents", "inspect_file", "InspectResult", "default_catalog"]
 
@@ -119,6 +120,8 @@ def _pod_fields(
     gpus = demand.gpus(gpu_resources)
     devices: dict[str, int] = {}
     if dra is not None:
+        from .devices import pod_devices
+
         found = pod_devices(dra, node)
         devices = found.per_pod
         if found.gpus_per_pod:
@@ -287,9 +290,11 @@ def inspect(
     nodes = Expander(context, catalog=catalog).expand()
     leaves = [leaf for root in nodes for leaf in root.leaves()]
     totals = _totals(leaves, gpu_resources)  # refuses too many pods before any gang is built from these numbers
-    dra = device_counter(leaves, related or _NO_RELATED, workload.namespace, gpu_resources)
+    dra = _device_counter(leaves, related or _NO_RELATED, workload.namespace, gpu_resources)
     shared_claims = []
     if dra is not None:  # pods asking for devices through DRA: their claims resolved, counted
+        from .devices import count_devices
+
         counted = count_devices(dra, leaves, totals)
         totals, shared_claims = counted.totals, counted.shared_claims
         warnings.extend(counted.warnings)
@@ -320,6 +325,19 @@ def inspect(
         pod_group_count=count,
         shared_claims=shared_claims,
     )
+
+
+def _device_counter(
+    leaves: Sequence[ExpandedComponent], related: RelatedObjects, namespace: str | None, gpu_resources: tuple[str, ...]
+) -> DeviceCounter | None:
+    """A DRA device counter when some pod has claims or asks for a class's devices (KEP-5004), else None."""
+    for leaf in leaves:
+        demand = leaf.demand
+        if demand is not None and asks_for_dra(demand.requests, demand.resource_claims):
+            from ..dra import DeviceCounter
+
+            return DeviceCounter(related, namespace, gpu_resources)
+    return None
 
 
 _DEFAULT_CATALOG: Catalog | None = None

@@ -5,23 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..dra import DeviceCounter, PodDevices, has_dra
+from ..dra import DeviceCounter, PodDevices
 from ..tree import SharedClaim, Totals
 from .expand import ExpandedComponent
-from .references import RelatedObjects
 
-__all__ = ["device_counter", "WorkloadDevices", "count_devices"]
-
-
-def device_counter(
-    leaves: Sequence[ExpandedComponent], related: RelatedObjects, namespace: str | None, gpu_resources: tuple[str, ...]
-) -> DeviceCounter | None:
-    """A counter when some pod asks for devices through DRA, else None (nothing to count, nothing imported)."""
-    for leaf in leaves:
-        demand = leaf.demand
-        if demand is not None and has_dra(demand.requests, demand.resource_claims):
-            return DeviceCounter(related, namespace, gpu_resources)
-    return None
+__all__ = ["WorkloadDevices", "count_devices", "pod_devices"]
 
 
 @dataclass
