@@ -215,8 +215,6 @@ DRA_CLAIM_KIND = "ResourceClaim"
 DRA_CLAIM_TEMPLATE_KIND = "ResourceClaimTemplate"
 DRA_DEVICE_CLASS_KIND = "DeviceClass"
 DRA_SLICE_KIND = "ResourceSlice"
-DRA_KINDS = (DRA_CLAIM_KIND, DRA_CLAIM_TEMPLATE_KIND, DRA_DEVICE_CLASS_KIND)
-"""The DRA objects a pod's claims are resolved through (found in the input, --related or the cluster)."""
 DRA_EXACT_COUNT = "ExactCount"
 DRA_ALL = "All"
 DRA_EXTENDED_RESOURCE_CLAIM = "resource.kubernetes.io/extended-resource-claim"
@@ -227,6 +225,9 @@ NVIDIA_GPU_DRIVER = "gpu.nvidia.com"
 NVIDIA_COMPUTE_DOMAIN_DRIVER = "compute-domain.nvidia.com"
 NVIDIA_COMPUTE_DOMAIN_GROUP = "resource.nvidia.com"
 NVIDIA_COMPUTE_DOMAIN_KIND = "ComputeDomain"
+DRA_KINDS = (DRA_CLAIM_KIND, DRA_CLAIM_TEMPLATE_KIND, DRA_DEVICE_CLASS_KIND, NVIDIA_COMPUTE_DOMAIN_KIND)
+"""The objects a pod's DRA claims are resolved through (the input, --related, the cluster); a
+ComputeDomain for the channel template its controller creates."""
 NVIDIA_DEVICE_TYPE_ATTRIBUTE = "type"
 """The attribute NVIDIA's DeviceClasses select on (``device.attributes['gpu.nvidia.com'].type``)."""
 NVIDIA_DEVICE_TYPES = {

@@ -17,13 +17,14 @@ import copy
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
+from ..dra.classes import DeviceKind, classify
 from ..dra.slices import NodeDevices, device_resource
 from ..labels import DRA_DEVICES_RESOURCE_SUFFIX
 from ..topology import Cluster
 from ..tree import Component, WorkloadTree
 from .policy import component_paths, group_pod_sets
 
-__all__ = ["with_devices", "DeviceDemand", "device_demand", "checks_devices"]
+__all__ = ["with_devices", "DeviceDemand", "device_demand", "checks_devices", "holds_compute_domain"]
 
 
 def with_devices(cluster: Cluster, devices: NodeDevices) -> Cluster:
@@ -39,6 +40,16 @@ def with_devices(cluster: Cluster, devices: NodeDevices) -> Cluster:
         shown = ", ".join(missing[:5])
         notes.append(f"ResourceSlices of {len(missing)} node(s) the cluster lacks are ignored: {shown}")
     return replace(cluster, nodes=nodes, notes=[*cluster.notes, *notes])
+
+
+def holds_compute_domain(component: Component, gpu_resources: tuple[str, ...]) -> bool:
+    """Whether the component's pods hold a ComputeDomain channel (NVIDIA's IMEX channel class).
+
+    The IMEX domain forms per NVLink clique (``nvidia.com/gpu.clique``; dra-driver-nvidia-gpu issues
+    #377 and #804): pods of one ComputeDomain in different cliques cannot talk over NVLink, so
+    placement requires the gang to stay in one accelerator domain.
+    """
+    return any(classify(name, {}, gpu_resources) is DeviceKind.CHANNEL for name in component.devices_per_pod)
 
 
 def checks_devices(cluster: Cluster) -> bool:
