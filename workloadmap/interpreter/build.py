@@ -25,7 +25,7 @@ from ..loader import paused_gc
 from ..resources import DEFAULT_GPU_RESOURCES, add_resources, asks_for_dra
 from ..runtime_definitions import Definition
 from ..scheduling import pod_scheduling
-from ..tree import Component, ExportHints, Totals, WorkloadRef, WorkloadTree
+from ..tree import Component, ExportHints, SharedClaim, Totals, WorkloadRef, WorkloadTree
 from ..values import name_problem
 from .context import EvaluationContext
 from .expand import ExpandedComponent, Expander
@@ -290,14 +290,9 @@ def inspect(
     nodes = Expander(context, catalog=catalog).expand()
     leaves = [leaf for root in nodes for leaf in root.leaves()]
     totals = _totals(leaves, gpu_resources)  # refuses too many pods before any gang is built from these numbers
-    dra = _device_counter(leaves, related or _NO_RELATED, workload.namespace, gpu_resources)
-    shared_claims = []
-    if dra is not None:  # pods asking for devices through DRA: their claims resolved, counted
-        from .devices import count_devices
-
-        counted = count_devices(dra, leaves, totals)
-        totals, shared_claims = counted.totals, counted.shared_claims
-        warnings.extend(counted.warnings)
+    dra, totals, shared_claims = _devices(
+        leaves, related or _NO_RELATED, workload.namespace, gpu_resources, totals, warnings
+    )
     if any(leaf.definition.per_node for leaf in leaves):
         warnings.append(
             "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
@@ -327,17 +322,28 @@ def inspect(
     )
 
 
-def _device_counter(
-    leaves: Sequence[ExpandedComponent], related: RelatedObjects, namespace: str | None, gpu_resources: tuple[str, ...]
-) -> DeviceCounter | None:
-    """A DRA device counter when some pod has claims or asks for a class's devices (KEP-5004), else None."""
-    for leaf in leaves:
-        demand = leaf.demand
-        if demand is not None and asks_for_dra(demand.requests, demand.resource_claims):
-            from ..dra import DeviceCounter
+def _devices(
+    leaves: Sequence[ExpandedComponent],
+    related: RelatedObjects,
+    namespace: str | None,
+    gpu_resources: tuple[str, ...],
+    totals: Totals,
+    warnings: list[str],
+) -> tuple[DeviceCounter | None, Totals, list[SharedClaim]]:
+    """The DRA counter, the totals with the devices and the shared claims, when some pod asks through DRA.
 
-            return DeviceCounter(related, namespace, gpu_resources)
-    return None
+    A pod asks with claims or with a class's KEP-5004 resource; the counting's warnings join ``warnings``.
+    Without such pods: no counter, the totals as they are.
+    """
+    if not any(leaf.demand and asks_for_dra(leaf.demand.requests, leaf.demand.resource_claims) for leaf in leaves):
+        return None, totals, []
+    from ..dra import DeviceCounter
+    from .devices import count_devices
+
+    counter = DeviceCounter(related, namespace, gpu_resources)
+    counted = count_devices(counter, leaves, totals)
+    warnings.extend(counted.warnings)
+    return counter, counted.totals, counted.shared_claims
 
 
 _DEFAULT_CATALOG: Catalog | None = None
