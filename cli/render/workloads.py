@@ -15,6 +15,7 @@ from ..printing.numbers import amounts, count, plural
 from ..printing.output import table, tree_lines
 from ..printing.terminal import current as current_terminal
 from .collapse import MAX_SHOWN, runs
+from .devices import device_lines
 from .numa import qos_text
 
 if TYPE_CHECKING:  # placement and lint load only with the commands that use them
@@ -151,7 +152,7 @@ def render_tree(tree: WorkloadTree) -> str:
         f"Totals: {_plural(tree.totals.pods, 'pod')}, {_plural(tree.totals.gpus, 'GPU')}"
         + (f" ({resources})" if resources else "")
     )
-    lines.extend(_device_lines(tree))
+    lines.extend(device_lines(tree))
     if tree.pod_groups:
         lines.append(f"PodGroups: {len(tree.pod_groups)}, {_gang_summary(tree.pod_groups)} ({tree.gang_policy})")
         lines.extend(_pod_group_lines(tree.pod_groups))
@@ -160,24 +161,6 @@ def render_tree(tree: WorkloadTree) -> str:
     else:
         lines.append(f"PodGroups: none, pods are scheduled one by one ({tree.gang_policy})")
     return "\n".join(lines) + "\n"
-
-
-def _device_lines(tree: WorkloadTree) -> list[str]:
-    """DRA devices of the totals (``at least`` where a count is a lower bound), shared claims, unknown claims."""
-    totals = tree.totals
-    lines = []
-    if totals.devices:
-        parts = [
-            f"{name} {'at least ' if name in totals.devices_lower_bound else ''}{amount}"
-            for name, amount in totals.devices.items()
-        ]
-        lines.append("DRA devices: " + ", ".join(parts))
-    for claim in tree.shared_claims:
-        devices = ", ".join(f"{name} {amount}" for name, amount in claim.devices.items()) or "no devices"
-        lines.append(f"  shared ResourceClaim/{claim.name}: {devices}, once for {_plural(claim.pods, 'pod')}")
-    if totals.devices_unknown:
-        lines.append("DRA devices unknown: " + ", ".join(totals.devices_unknown) + " not found")
-    return lines
 
 
 def render_inspect_table(trees: list[WorkloadTree], *, wide: bool = False) -> str:

@@ -125,3 +125,13 @@ def test_emit_demand_carries_devices(wmap):
     assert document["gangs"][0]["devices"] == {"gpu.nvidia.com": 2}
     assert document["gangs"][0]["gpus"] == 2
     assert document["totals"]["devices"] == {"gpu.nvidia.com": 2}
+
+
+def test_corpus_jobset_dra_example_names_its_missing_template(corpus_dir):
+    # kubernetes-sigs/jobset site/static/examples/workload-aware-scheduling/dra/jobset.yaml: the
+    # template gpu-claim-template is not in the file: its devices are unknown, never 0 silently
+    results = inspect_file(str(corpus_dir / "jobset" / "dra-training-job.yaml"))
+    (tree,) = [result.tree for result in results if result.tree]
+    assert tree.totals.pods == 6
+    assert tree.totals.devices_unknown == ["ResourceClaimTemplate/gpu-claim-template"]
+    assert any("gpu-claim-template is not in the input" in warning for warning in tree.warnings)

@@ -61,3 +61,73 @@ def test_a_workload_without_dra_is_placed_as_before():
     before, after = place(tree, cluster), place(tree, devices)
     assert after.verdict is before.verdict is Verdict.FITS
     assert [group.assignment for group in after.pod_groups] == [group.assignment for group in before.pod_groups]
+
+
+def test_compute_domain_channel_is_counted_and_needs_one_nvlink_domain():
+    # fixtures/companions/jobset-computedomain.yaml: the pods reference imex-channel, the template the
+    # ComputeDomain controller creates (dra-driver-nvidia-gpu resourceclaimtemplate.go: one request
+    # of class compute-domain-default-channel.nvidia.com); the IMEX domain forms per NVLink clique
+    # (driver issues #377, #804), so the gang is required to fit one accelerator domain.
+    tree = next(r.tree for r in inspect_file(str(FIXTURES_DIR / "companions" / "jobset-computedomain.yaml")) if r.tree)
+    assert tree.totals.devices == {"compute-domain-default-channel.nvidia.com": 2}
+    assert tree.totals.gpus == 8  # the channel is no GPU; the pods' nvidia.com/gpu are
+    assert tree.totals.devices_unknown == []
+    report = place(tree, load_cluster("preset:nvl72-4rack"))
+    (group,) = report.pod_groups
+    assert group.required_source == "computeDomain"
+    assert group.required_level == load_cluster("preset:nvl72-4rack").levels[-2]
+    assert group.verdict is Verdict.UNKNOWN  # no ResourceSlices: the channel is not checked
+
+
+CHANNEL_WORKLOAD = """
+apiVersion: resource.nvidia.com/v1beta1
+kind: ComputeDomain
+metadata: {name: domain, namespace: ns}
+spec:
+  channel:
+    resourceClaimTemplate: {name: domain-channel}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: imex, namespace: ns}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: imex}}
+  template:
+    metadata: {labels: {app: imex}}
+    spec:
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}, claims: [{name: ch}]}}]
+      resourceClaims: [{name: ch, resourceClaimTemplateName: domain-channel}]
+"""
+
+
+def _channels(*nodes):
+    return [
+        {
+            "kind": "ResourceSlice",
+            "metadata": {"name": f"{node}-cd"},
+            "spec": {
+                "driver": "compute-domain.nvidia.com",
+                "nodeName": node,
+                "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+                "devices": [{"name": "channel-0", "attributes": {"type": {"string": "channel"}, "id": {"int": 0}}}],
+            },
+        }
+        for node in nodes
+    ]
+
+
+def test_one_channel_per_node(tmp_path):
+    # the ComputeDomain kubelet plugin publishes only channel-0 per node (computeDomainPublishedDevices
+    # skips Channel.ID != 0): two pods holding a channel need two nodes
+    manifest = tmp_path / "imex.yaml"
+    manifest.write_text(CHANNEL_WORKLOAD)
+    tree = next(r.tree for r in inspect_file(str(manifest)) if r.tree)
+    assert tree.components[0].devices_per_pod == {"compute-domain-default-channel.nvidia.com": 1}
+    cluster = load_cluster(str(DRA / "nodes.yaml"))
+    one = place(tree, with_devices(cluster, read_node_devices(_channels("node-a"))))
+    assert one.verdict is Verdict.DOES_NOT_FIT
+    two = place(tree, with_devices(cluster, read_node_devices(_channels("node-a", "node-b"))))
+    assert two.fits
+    (group,) = two.pod_groups
+    assert sorted(node.name for node in group.assignment.nodes) == ["node-a", "node-b"]
