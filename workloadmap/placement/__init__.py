@@ -18,7 +18,7 @@ from .analysis import GangFit, WorkloadAnalysis
 from .devices import checks_devices, with_devices
 from .fitting import DEFAULT_BUDGET, pack_pods, pods_fit
 from .kueue_model import KueueRequest, SliceLayer
-from .kueue_requests import kueue_requests
+from .kueue_requests import kueue_pod_sets, kueue_requests
 from .packing import UNLIMITED, node_capacity
 from .picture import DomainView, GangView, NodeView, PlacementMap, placement_map
 from .placer import (
@@ -86,6 +86,7 @@ __all__ = [
     "KueueRequest",
     "SliceLayer",
     "kueue_requests",
+    "kueue_pod_sets",
     "LevelFit",
     "SliceFit",
     "TopologyRef",
