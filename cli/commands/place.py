@@ -207,6 +207,10 @@ def _with_slices(clusters: list[Cluster], paths: List[str]) -> list[Cluster]:
         for document in load_objects(path, recursive=True):
             if isinstance(document, WorkloadMapError):
                 raise document
+            try:  # each document read alone first, so that an error names its file and document
+                read_node_devices([document.body])
+            except WorkloadMapError as error:
+                raise error.located(file=document.file, document=document.label) from None
             objects.append(document.body)
     devices = read_node_devices(objects)
     return [with_devices(cluster, devices) for cluster in clusters]

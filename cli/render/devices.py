@@ -23,5 +23,5 @@ def device_lines(tree: WorkloadTree) -> list[str]:
         devices = ", ".join(f"{name} {amount}" for name, amount in claim.devices.items()) or "no devices"
         lines.append(f"  shared ResourceClaim/{claim.name}: {devices}, once for {plural(claim.pods, 'pod')}")
     if totals.devices_unknown:
-        lines.append("DRA devices unknown: " + ", ".join(totals.devices_unknown) + " not found")
+        lines.append("DRA devices unknown: " + ", ".join(totals.devices_unknown) + " (not found or unreadable)")
     return lines

@@ -135,3 +135,18 @@ def test_corpus_jobset_dra_example_names_its_missing_template(corpus_dir):
     assert tree.totals.pods == 6
     assert tree.totals.devices_unknown == ["ResourceClaimTemplate/gpu-claim-template"]
     assert any("gpu-claim-template is not in the input" in warning for warning in tree.warnings)
+
+
+def test_unreadable_claims_are_unknown_with_a_warning_naming_the_field(tmp_path):
+    manifest = tmp_path / "bad.yaml"
+    manifest.write_text(
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t}\nspec: {spec: [1, 2]}\n---\n"
+        "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
+        "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu.nvidia.com, count: two}}]}}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers: [{name: c, image: x}]\n"
+        "  resourceClaims: [{name: a, resourceClaimTemplateName: t}, {name: b, resourceClaimName: c}]\n"
+    )
+    (tree,) = [result.tree for result in inspect_file(str(manifest)) if result.tree]
+    assert tree.totals.devices_unknown == ["ResourceClaimTemplate/t", "ResourceClaim/c"]
+    assert any("ResourceClaimTemplate/t: field spec.spec: expected a mapping" in text for text in tree.warnings)
+    assert any("spec.devices.requests[0].exactly.count" in text for text in tree.warnings)

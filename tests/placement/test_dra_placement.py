@@ -131,3 +131,17 @@ def test_one_channel_per_node(tmp_path):
     assert two.fits
     (group,) = two.pod_groups
     assert sorted(node.name for node in group.assignment.nodes) == ["node-a", "node-b"]
+
+
+def test_a_bad_resource_slice_is_one_line_naming_file_document_and_field(tmp_path, wmap):
+    bad = tmp_path / "slices.yaml"
+    bad.write_text(
+        "kind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: gpu.nvidia.com, nodeName: node-a, "
+        "pool: {name: p, generation: 1, resourceSliceCount: 1}, "
+        "devices: [{name: d, capacity: {memory: {value: lots}}}]}\n"
+    )
+    result = wmap("place", str(DRA / "gpu-test8.yaml"), "-t", str(DRA / "nodes.yaml"), "--resource-slices", str(bad))
+    assert result.exit_code != 0
+    (line,) = [text for text in result.stderr.splitlines() if text.startswith("error:")]
+    assert str(bad) in line and "ResourceSlice/s" in line and "spec.devices[0].capacity.memory" in line
+    assert "Traceback" not in result.output

@@ -30,7 +30,7 @@ from typing import Any, Protocol
 from .. import labels
 from ..errors import InputError
 from ..resources import asks_for_dra as has_dra
-from ..values import mapping_field
+from ..values import mapping_at
 from .classes import GPU_KINDS, DeviceKind, classify
 from .requests import AllocationMode, ClaimSpec, DeviceClassInfo, read_claim_spec, read_device_class
 
@@ -147,7 +147,7 @@ class DeviceCounter:
         if found is None:
             result = f"{kind}/{name} is not in the input; pass it with --related FILE|DIR (its devices are unknown)"
         else:
-            metadata = mapping_field(found.get("metadata"), "metadata")
+            metadata = mapping_at(found, "metadata")
             annotations = metadata.get("annotations")
             spec: Any = found.get("spec")
             where = "spec"

@@ -107,21 +107,21 @@ def _device(body: Mapping[str, Any], driver: str, pool: str, where: str) -> Slic
     basic = body.get("basic")
     shape = basic if isinstance(basic, Mapping) else body  # v1beta1 nests the device under `basic`
     attributes = []
-    for name, raw in (shape.get("attributes") or {}).items():
+    for name, raw in mapping_at(shape, "attributes").items():
         value = _attribute(raw)
         if value is not None:
             attributes.append((str(name), value))
     capacity = []
-    for name, raw in (shape.get("capacity") or {}).items():
+    for name, raw in mapping_at(shape, "capacity").items():
         amount = raw.get("value") if isinstance(raw, Mapping) else raw
         try:
             capacity.append((str(name), parse_quantity(amount)))
         except InputError as error:
             raise error.located(field=f"{where}.capacity.{name}") from None
-    name = body.get("name")
-    if not isinstance(name, str) or not name:
+    device_name = body.get("name")
+    if not isinstance(device_name, str) or not device_name:
         raise InputError("a device needs a name", field=f"{where}.name")
-    return SliceDevice(pool, name, Device(driver, tuple(attributes), tuple(capacity)))
+    return SliceDevice(pool, device_name, Device(driver, tuple(attributes), tuple(capacity)))
 
 
 def _pools(slices: list[Mapping[str, Any]], notes: list[str]) -> dict[str, list[SliceDevice]]:
@@ -151,17 +151,19 @@ def _pools(slices: list[Mapping[str, Any]], notes: list[str]) -> dict[str, list[
             spec = mapping_at(obj, "spec")
             node = spec.get("nodeName")
             metadata = mapping_at(obj, "metadata")
-            where = f"ResourceSlice/{metadata.get('name', '?')}"
+            where = "spec.devices"
+            label = f"ResourceSlice/{metadata.get('name', '?')}"
             if not isinstance(node, str) or not node:
                 if spec.get("devices"):
                     notes.append(
-                        f"{where}: devices not bound to one node (nodeSelector, allNodes or per-device "
+                        f"{label}: devices not bound to one node (nodeSelector, allNodes or per-device "
                         "selection) are not modelled"
                     )
                 continue
-            devices = spec.get("devices") or []
+            devices = spec.get("devices")
+            devices = devices if isinstance(devices, list) else []
             by_node.setdefault(node, []).extend(
-                _device(device, driver, pool, f"{where}.spec.devices[{index}]")
+                _device(device, driver, pool, f"{where}[{index}]")
                 for index, device in enumerate(devices)
                 if isinstance(device, Mapping)
             )
@@ -172,7 +174,8 @@ def _taken(claims: Iterable[Mapping[str, Any]]) -> set[tuple[str, str, str]]:
     taken = set()
     for claim in claims:
         devices = mapping_at(mapping_at(mapping_at(claim, "status"), "allocation"), "devices")
-        for result in devices.get("results") or []:
+        results = devices.get("results")
+        for result in results if isinstance(results, list) else []:
             if isinstance(result, Mapping) and result.get("adminAccess") is not True:
                 taken.add((str(result.get("driver")), str(result.get("pool")), str(result.get("device"))))
     return taken
