@@ -266,3 +266,7 @@ NVIDIA_DAEMON_CLASS = "compute-domain-daemon.nvidia.com"
 """NVIDIA's chart's DeviceClasses (deployments/helm/.../deviceclass-*.yaml); gpu.nvidia.com is also the driver."""
 DRA_DEVICES_RESOURCE_SUFFIX = ".deviceclass.resource.k8s.io/devices"
 """KEP-5004's quota name of a class's devices (``<class>.deviceclass.resource.k8s.io/devices``)."""
+DRA_LOOKUP_KINDS: frozenset[tuple[str, str]] = frozenset(
+    (DRA_GROUP, kind) for kind in (DRA_CLAIM_KIND, DRA_CLAIM_TEMPLATE_KIND, DRA_DEVICE_CLASS_KIND)
+)
+"""(group, kind) wmap itself GETs from a cluster to count pods' DRA devices (not a definition's reference)."""
