@@ -123,6 +123,10 @@ class Component(JsonForm):
             class resources); ``gpus_per_pod`` includes the GPUs among them. Named claims, shared by
             pods, are the tree's ``shared_claims``.
         devices: ``devices_per_pod`` times the pods (for a grouping component, its children's sum).
+        pods_at_peak: for a workload whose pods do not all run at once (a definition's ``run``
+            order: Argo steps, Tekton runAfter), this component's pods at the moment placement
+            uses (the pods at once with the most GPUs, then the most pods); None when every pod of
+            the workload runs at once.
     """
 
     name: str
@@ -150,6 +154,7 @@ class Component(JsonForm):
     exclusive_cpus: dict[str, bool] = field(default_factory=dict)
     devices_per_pod: dict[str, int] = field(default_factory=dict)
     devices: dict[str, int] = field(default_factory=dict)
+    pods_at_peak: int | None = None
     scheduling: PodScheduling = field(default_factory=PodScheduling, metadata=OMIT)
 
     @classmethod
@@ -181,6 +186,7 @@ class Component(JsonForm):
             exclusive_cpus={str(name): bool(value) for name, value in (data.get("exclusiveCpus") or {}).items()},
             devices_per_pod=_counts(data.get("devicesPerPod")),
             devices=_counts(data.get("devices")),
+            pods_at_peak=data.get("podsAtPeak"),
         )
 
     def walk(self) -> Iterator[Component]:
@@ -188,6 +194,11 @@ class Component(JsonForm):
         yield self
         for child in self.components:
             yield from child.walk()
+
+    @property
+    def concurrent_pods(self) -> int:
+        """The pods of this component that run at once: at the workload's peak moment when its pods are ordered."""
+        return self.pods if self.pods_at_peak is None else self.pods_at_peak
 
 
 @dataclass(slots=True)
@@ -306,6 +317,8 @@ class Totals(JsonForm):
         devices: DRA devices per DeviceClass, each shared (named) claim once.
         devices_lower_bound: classes whose count is a minimum (``allocationMode: All``).
         devices_unknown: claims and templates that could not be resolved: their devices are unknown.
+    As the tree's ``totals``: what runs at one time (for a workload whose pods run in order, each
+    figure at its own peak). As its ``over_run``: every pod the run creates.
     """
 
     pods: int
@@ -350,6 +363,17 @@ class SharedClaim(JsonForm):
         )
 
 
+def _totals(data: Mapping[str, Any]) -> Totals:
+    return Totals(
+        pods=data.get("pods", 0),
+        gpus=_fraction(data.get("gpus", 0)),
+        resources=_resources(data.get("resources")),
+        devices=_counts(data.get("devices")),
+        devices_lower_bound=list(data.get("devicesLowerBound") or []),
+        devices_unknown=list(data.get("devicesUnknown") or []),
+    )
+
+
 @dataclass(frozen=True)
 class ExportHints:
     """Kind-specific facts for the exporters, copied from the definition (not part of the JSON).
@@ -381,6 +405,9 @@ class WorkloadTree(JsonForm):
             makes one PodGroup of minMember 1 per pod (``pod_groups`` is then empty).
         pod_group_count: how many PodGroups KAI makes for the workload at its declared scale.
         shared_claims: the named ResourceClaims the workload's pods reference, each counted once.
+        over_run: pods, GPUs and resources over the whole run, pods that run one after another
+            included (Argo steps, Tekton tasks); equal to ``totals`` when every pod runs at once.
+            JSON ``overRun``.
     """
 
     workload: WorkloadRef
@@ -399,24 +426,23 @@ class WorkloadTree(JsonForm):
     grouping: Grouping = Grouping.GANG
     pod_group_count: int = 0
     shared_claims: list[SharedClaim] = field(default_factory=list)
+    over_run: Totals | None = None
+
+    def __post_init__(self) -> None:
+        if self.over_run is None:
+            self.over_run = self.totals
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, gpu_resources: tuple[str, ...] | None = None) -> WorkloadTree:
         """A tree from its JSON form (``wmap inspect -o json``)."""
         totals = data.get("totals") or {}
+        over_run = data.get("overRun")
         tree = cls(
             workload=WorkloadRef.from_dict(data["workload"]),
             definition=data.get("definition", ""),
             phase=Phase(data.get("phase", Phase.UNDEFINED.value)),
             phases=[Phase(phase) for phase in data.get("phases") or []],
-            totals=Totals(
-                pods=totals.get("pods", 0),
-                gpus=_fraction(totals.get("gpus", 0)),
-                resources=_resources(totals.get("resources")),
-                devices=_counts(totals.get("devices")),
-                devices_lower_bound=list(totals.get("devicesLowerBound") or []),
-                devices_unknown=list(totals.get("devicesUnknown") or []),
-            ),
+            totals=_totals(totals),
             components=[Component.from_dict(item) for item in data.get("components") or []],
             pod_groups=[PodGroup.from_dict(item) for item in data.get("podGroups") or []],
             gang_policy=data.get("gangPolicy", ""),
@@ -426,6 +452,7 @@ class WorkloadTree(JsonForm):
             grouping=Grouping(data.get("grouping", Grouping.GANG.value)),
             pod_group_count=data.get("podGroupCount", len(data.get("podGroups") or [])),
             shared_claims=[SharedClaim.from_dict(item) for item in data.get("sharedClaims") or []],
+            over_run=_totals(over_run) if over_run else None,
         )
         if gpu_resources is not None:
             tree.gpu_resources = tuple(gpu_resources)
