@@ -537,14 +537,17 @@ def form_pod_groups(
     groups: list[PodGroup] = []
     annotated = annotation_constraint(resource) if rule.topology_constraint is None else None
     whole = not (rule.per_instance or rule.per_replica)
+    sub_groups = 0  # a running total: summing every group's again after each would make this quadratic
     for name, scope, scope_value in plans:
         group = _pod_group(
             name, rule, scope, scope_value, context, annotated=annotated, moment=moment if whole else None
         )
         if group is None:
             continue
+        formed = len(groups)
         groups.append(group)
         groups.extend(_scaled_groups(group, scope, rule, context))
+        sub_groups += sum(len(g.sub_groups) for g in groups[formed:])
         check_budget("pod_groups", len(groups), "PodGroups")
-        check_budget("sub_groups", sum(len(g.sub_groups) for g in groups), "SubGroups")
+        check_budget("sub_groups", sub_groups, "SubGroups")
     return groups
