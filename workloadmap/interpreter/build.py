@@ -28,13 +28,14 @@ from ..loader import paused_gc
 from ..resources import DEFAULT_GPU_RESOURCES, add_resources, asks_for_dra
 from ..runtime_definitions import Definition
 from ..scheduling import pod_scheduling
-from ..tree import Component, ExportHints, SharedClaim, Totals, WorkloadRef, WorkloadTree
+from ..tree import Component, ExportHints, PodGroup, SharedClaim, Totals, WorkloadRef, WorkloadTree
 from ..values import name_problem
 from .checks import check_values
 from .context import EvaluationContext
 from .expand import ExpandedComponent, Expander
 from .gangs import form_pod_groups
 from .merge import merge_bases
+from .native import NATIVE_POLICY, native_gangs
 from .phases import evaluate_phase
 from .references import ChainedObjects, ObjectIndex, RelatedObjects, resolve_references
 from .runs import has_run_order, run_figures
@@ -319,7 +320,7 @@ def inspect(
     if any(leaf.definition.per_node for leaf in leaves):
         warnings.append(_PER_NODE_WARNING)
     phase, phases = evaluate_phase(definition.status, resource)
-    pod_groups = form_pod_groups(context, workload.name, nodes, at_peak)
+    pod_groups, gang_policy = _gangs(context, workload, nodes, at_peak, related or _NO_RELATED, warnings)
     apply_kai_metadata(pod_groups, context, nodes)
     warnings.extend(gang_warnings(context, pod_groups))
     how, count = grouping(definition, pod_groups, totals.pods)
@@ -331,7 +332,7 @@ def inspect(
         totals=totals,
         components=[_component(node, gpu_resources, at_peak, dra) for node in nodes],
         pod_groups=pod_groups,
-        gang_policy=definition.gang.policy or ("none" if not definition.gang.pod_groups else ""),
+        gang_policy=gang_policy,
         topology_annotations=topology_annotations(resource.get("metadata")),
         warnings=warnings,
         source=source,
@@ -369,6 +370,27 @@ def _devices(
 
 
 _PER_NODE_WARNING = "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
+
+def _gangs(
+    context: EvaluationContext,
+    workload: WorkloadRef,
+    nodes: list[ExpandedComponent],
+    at_peak: Mapping[int, int] | None,
+    related: RelatedObjects,
+    warnings: list[str],
+) -> tuple[list[PodGroup], str]:
+    """The PodGroups and whose policy they follow: the definition's, or the native ones the pods join."""
+    definition = context.definition
+    pod_groups = form_pod_groups(context, workload.name, nodes, at_peak)
+    gang_policy = definition.gang.policy or ("none" if not definition.gang.pod_groups else "")
+    native = native_gangs(nodes, related, workload.namespace, context.resource, pod_groups, gang_policy)
+    if native is None:
+        return pod_groups, gang_policy
+    warnings.extend(native.warnings)
+    if native.pod_groups:  # kube-scheduler gangs by the native PodGroups the pods join
+        return native.pod_groups, NATIVE_POLICY
+    return pod_groups, gang_policy
+
 
 _DEFAULT_CATALOG: Catalog | None = None
 

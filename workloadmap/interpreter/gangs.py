@@ -34,7 +34,7 @@ from .constraints import annotation_constraint, evaluate_constraint
 from .context import EvaluationContext
 from .expand import ExpandedComponent, evaluate_count
 
-__all__ = ["form_pod_groups", "rule_applies"]
+__all__ = ["component_pods", "form_pod_groups", "rule_applies"]
 
 
 class _Counts(NamedTuple):
@@ -483,6 +483,12 @@ def _scaled_groups(main: PodGroup, scope: _Scope, rule: PodGroupRule, context: E
                 if group:
                     groups.append(group)
     return groups
+
+
+def component_pods(node: ExpandedComponent) -> tuple[int, list[PodSet]]:
+    """Every pod of a component's subtree in the workload, and its pod sets (for a gang formed elsewhere)."""
+    scope = _Scope([node], multipliers={node: node.parent_replicas})
+    return scope.pods(node), scope.pod_sets([node])
 
 
 def form_pod_groups(
