@@ -371,6 +371,7 @@ def _devices(
 
 _PER_NODE_WARNING = "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
 
+
 def _gangs(
     context: EvaluationContext,
     workload: WorkloadRef,
