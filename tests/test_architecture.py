@@ -30,6 +30,7 @@ RANK = {
     "numa": 2.5,  # the kubelet's NUMA admission; scheduling carries a pod's NUMA demand as a node filter
     "resources": 3,
     "scheduling": 3,
+    "dra": 3.2,  # DRA claims counted and selectors evaluated; the interpreter counts pods' devices with it
     "runtime_definitions": 3.5,  # definitions as the interpreter reads them; the pydantic models extend them
     "definitions": 4,
     "karta": 4.5,  # reads Kartas and writes wmap definitions as Kartas; the catalog loads them
@@ -73,6 +74,7 @@ SUBPACKAGES = [
     "karta",
     "live",
     "numa",
+    "dra",
     "admission",
     "service",
 ]

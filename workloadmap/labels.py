@@ -274,3 +274,48 @@ SERVE_NAME = "wmap-serve"
 """The name of the service's ClusterRole, ServiceAccount, Deployment and Service (``deploy/``)."""
 SERVE_READ_VERBS = ("get", "list", "watch")
 """The only verbs the service's ClusterRole grants."""
+
+# Dynamic Resource Allocation (resource.k8s.io, k8s.io/api/resource/v1/types.go) and NVIDIA's DRA
+# driver (kubernetes-sigs/dra-driver-nvidia-gpu: its DeviceClasses and ResourceSlice attributes).
+DRA_GROUP = "resource.k8s.io"
+DRA_CLAIM_KIND = "ResourceClaim"
+DRA_CLAIM_TEMPLATE_KIND = "ResourceClaimTemplate"
+DRA_DEVICE_CLASS_KIND = "DeviceClass"
+DRA_SLICE_KIND = "ResourceSlice"
+DRA_EXACT_COUNT = "ExactCount"
+DRA_ALL = "All"
+DRA_EXTENDED_RESOURCE_CLAIM = "resource.kubernetes.io/extended-resource-claim"
+"""On the synthetic claim KEP-5004 creates for a pod's DRA-backed extended resources (value "true")."""
+DRA_DEVICE_CLASS_RESOURCE_PREFIX = "deviceclass.resource.kubernetes.io/"
+"""KEP-5004's implicit extended resource name of every DeviceClass (``ResourceDeviceClassPrefix``)."""
+NVIDIA_GPU_DRIVER = "gpu.nvidia.com"
+NVIDIA_COMPUTE_DOMAIN_DRIVER = "compute-domain.nvidia.com"
+NVIDIA_COMPUTE_DOMAIN_GROUP = "resource.nvidia.com"
+NVIDIA_COMPUTE_DOMAIN_KIND = "ComputeDomain"
+DRA_KINDS = (DRA_CLAIM_KIND, DRA_CLAIM_TEMPLATE_KIND, DRA_DEVICE_CLASS_KIND, NVIDIA_COMPUTE_DOMAIN_KIND)
+"""The objects a pod's DRA claims are resolved through (the input, --related, the cluster); a
+ComputeDomain for the channel template its controller creates."""
+NVIDIA_DEVICE_TYPE_ATTRIBUTE = "type"
+"""The attribute NVIDIA's DeviceClasses select on (``device.attributes['gpu.nvidia.com'].type``)."""
+NVIDIA_DEVICE_TYPES = {
+    "gpu": NVIDIA_GPU_DRIVER,
+    "mig": NVIDIA_GPU_DRIVER,
+    "vfio": NVIDIA_GPU_DRIVER,
+    "channel": NVIDIA_COMPUTE_DOMAIN_DRIVER,
+    "daemon": NVIDIA_COMPUTE_DOMAIN_DRIVER,
+}
+"""Each ``type`` NVIDIA's kubelet plugins publish, with the driver that publishes it."""
+KAI_GPU_CLASS_MARK = "gpu"
+"""KAI's rule (pkg/common/resources/dra.go ``IsGPUDeviceClass``): a class whose name contains it is a GPU class."""
+MIG_CLASS_MARK = "mig"
+NVIDIA_MIG_CLASS = "mig.nvidia.com"
+NVIDIA_VFIO_CLASS = "vfio.gpu.nvidia.com"
+NVIDIA_CHANNEL_CLASS = "compute-domain-default-channel.nvidia.com"
+NVIDIA_DAEMON_CLASS = "compute-domain-daemon.nvidia.com"
+"""NVIDIA's chart's DeviceClasses (deployments/helm/.../deviceclass-*.yaml); gpu.nvidia.com is also the driver."""
+DRA_DEVICES_RESOURCE_SUFFIX = ".deviceclass.resource.k8s.io/devices"
+"""KEP-5004's quota name of a class's devices (``<class>.deviceclass.resource.k8s.io/devices``)."""
+DRA_LOOKUP_KINDS: frozenset[tuple[str, str]] = frozenset(
+    (DRA_GROUP, kind) for kind in (DRA_CLAIM_KIND, DRA_CLAIM_TEMPLATE_KIND, DRA_DEVICE_CLASS_KIND)
+)
+"""(group, kind) wmap itself GETs from a cluster to count pods' DRA devices (not a definition's reference)."""

@@ -42,6 +42,7 @@ __all__ = [
     "scale_resources",
     "count_gpus",
     "is_extended_resource",
+    "asks_for_dra",
     "is_accelerator",
 ]
 
@@ -85,6 +86,11 @@ class PodDemand:
         None for a demand not read from a pod spec.
         """
         return self.parsed.numa() if self.parsed is not None else None
+
+
+def asks_for_dra(requests: Mapping[str, Fraction], claims: Sequence[Mapping[str, str]]) -> bool:
+    """Whether a pod asks for devices through DRA: claims, or KEP-5004's ``deviceclass.resource.kubernetes.io/*``."""
+    return bool(claims) or any(name.startswith(labels.DRA_DEVICE_CLASS_RESOURCE_PREFIX) for name in requests)
 
 
 def add_resources(total: dict[str, Fraction], more: Mapping[str, Fraction], times: int = 1) -> None:

@@ -32,6 +32,7 @@ __all__ = [
     "SubGroup",
     "PodGroup",
     "Totals",
+    "SharedClaim",
     "ExportHints",
     "WorkloadTree",
 ]
@@ -56,6 +57,10 @@ class Preemptibility(str, Enum):
 
 def _resources(data: Mapping[str, Any] | None) -> Resources:
     return {str(name): parse_quantity(value) for name, value in (data or {}).items()}
+
+
+def _counts(data: Mapping[str, Any] | None) -> dict[str, int]:
+    return {str(name): int(value) for name, value in (data or {}).items()}
 
 
 def _fraction(value: Any) -> Fraction:
@@ -114,6 +119,10 @@ class Component(JsonForm):
         qos_class: the pod template's QoS class (None without a pod template).
         exclusive_cpus: per container of the pod template, whether the static CPU manager gives it
             CPUs of its own (a Guaranteed pod and a whole cpu request).
+        devices_per_pod: DRA devices per class each pod's own claims allocate (templates, KEP-5004
+            class resources); ``gpus_per_pod`` includes the GPUs among them. Named claims, shared by
+            pods, are the tree's ``shared_claims``.
+        devices: ``devices_per_pod`` times the pods (for a grouping component, its children's sum).
         pods_at_peak: for a workload whose pods do not all run at once (a definition's ``run``
             order: Argo steps, Tekton runAfter), this component's pods at the moment placement
             uses (the pods at once with the most GPUs, then the most pods); None when every pod of
@@ -143,6 +152,8 @@ class Component(JsonForm):
     components: list[Component] = field(default_factory=list)
     qos_class: QosClass | None = None
     exclusive_cpus: dict[str, bool] = field(default_factory=dict)
+    devices_per_pod: dict[str, int] = field(default_factory=dict)
+    devices: dict[str, int] = field(default_factory=dict)
     pods_at_peak: int | None = None
     scheduling: PodScheduling = field(default_factory=PodScheduling, metadata=OMIT)
 
@@ -173,6 +184,8 @@ class Component(JsonForm):
             components=[cls.from_dict(child) for child in data.get("components") or []],
             qos_class=QosClass(data["qosClass"]) if data.get("qosClass") else None,
             exclusive_cpus={str(name): bool(value) for name, value in (data.get("exclusiveCpus") or {}).items()},
+            devices_per_pod=_counts(data.get("devicesPerPod")),
+            devices=_counts(data.get("devices")),
             pods_at_peak=data.get("podsAtPeak"),
         )
 
@@ -299,6 +312,11 @@ class PodGroup(JsonForm):
 class Totals(JsonForm):
     """Sums over the whole workload at the declared scale.
 
+    Attributes:
+        gpus: GPUs of the GPU resource names and of DRA GPU classes (shared claims once).
+        devices: DRA devices per DeviceClass, each shared (named) claim once.
+        devices_lower_bound: classes whose count is a minimum (``allocationMode: All``).
+        devices_unknown: claims and templates that could not be resolved: their devices are unknown.
     As the tree's ``totals``: what runs at one time (for a workload whose pods run in order, each
     figure at its own peak). As its ``over_run``: every pod the run creates.
     """
@@ -306,11 +324,53 @@ class Totals(JsonForm):
     pods: int
     gpus: Fraction
     resources: Resources = field(default_factory=dict, metadata=QUANTITIES)
+    devices: dict[str, int] = field(default_factory=dict)
+    devices_lower_bound: list[str] = field(default_factory=list)
+    devices_unknown: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class SharedClaim(JsonForm):
+    """A named ResourceClaim: one set of devices for every pod that references it.
+
+    Attributes:
+        pods: how many pods of the workload reference it (at the declared scale).
+        components: the components whose pods reference it.
+        gpus: GPUs among ``devices``.
+        kai_queue_gpus: what KAI's queues charge for it, once per referencing pod
+            (``dra_resource_utils.go`` gives the claim to every pod that lists it).
+    """
+
+    name: str
+    namespace: str | None
+    devices: dict[str, int]
+    gpus: int
+    pods: int
+    components: list[str] = field(default_factory=list)
+    kai_queue_gpus: int = 0
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> SharedClaim:
+        """A shared claim from its JSON form."""
+        return cls(
+            data["name"],
+            data.get("namespace"),
+            _counts(data.get("devices")),
+            data.get("gpus", 0),
+            data.get("pods", 0),
+            list(data.get("components") or []),
+            data.get("kaiQueueGpus", 0),
+        )
 
 
 def _totals(data: Mapping[str, Any]) -> Totals:
     return Totals(
-        pods=data.get("pods", 0), gpus=_fraction(data.get("gpus", 0)), resources=_resources(data.get("resources"))
+        pods=data.get("pods", 0),
+        gpus=_fraction(data.get("gpus", 0)),
+        resources=_resources(data.get("resources")),
+        devices=_counts(data.get("devices")),
+        devices_lower_bound=list(data.get("devicesLowerBound") or []),
+        devices_unknown=list(data.get("devicesUnknown") or []),
     )
 
 
@@ -344,6 +404,7 @@ class WorkloadTree(JsonForm):
         grouping: ``gang`` when ``pod_groups`` holds every PodGroup KAI makes; ``perPod`` when KAI
             makes one PodGroup of minMember 1 per pod (``pod_groups`` is then empty).
         pod_group_count: how many PodGroups KAI makes for the workload at its declared scale.
+        shared_claims: the named ResourceClaims the workload's pods reference, each counted once.
         over_run: pods, GPUs and resources over the whole run, pods that run one after another
             included (Argo steps, Tekton tasks); equal to ``totals`` when every pod runs at once.
             JSON ``overRun``.
@@ -364,6 +425,7 @@ class WorkloadTree(JsonForm):
     export_hints: ExportHints = field(default_factory=ExportHints, metadata=OMIT)
     grouping: Grouping = Grouping.GANG
     pod_group_count: int = 0
+    shared_claims: list[SharedClaim] = field(default_factory=list)
     over_run: Totals | None = None
 
     def __post_init__(self) -> None:
@@ -389,6 +451,7 @@ class WorkloadTree(JsonForm):
             source=data.get("source"),
             grouping=Grouping(data.get("grouping", Grouping.GANG.value)),
             pod_group_count=data.get("podGroupCount", len(data.get("podGroups") or [])),
+            shared_claims=[SharedClaim.from_dict(item) for item in data.get("sharedClaims") or []],
             over_run=_totals(over_run) if over_run else None,
         )
         if gpu_resources is not None:

@@ -45,6 +45,9 @@ CATALOG_HELP = (
     "Also read from $WMAP_CATALOG."
 )
 GPU_RESOURCE_HELP = "Resource name counted as a GPU (repeatable; default nvidia.com/gpu, amd.com/gpu)."
+GPU_DEVICE_CLASS_HELP = (
+    "DRA DeviceClass whose devices are GPUs (repeatable; besides NVIDIA's gpu.nvidia.com and classes named *gpu*)."
+)
 RELATED_HELP = (
     "FILE or DIR of objects workloads reference (e.g. TrainingRuntimes / ClusterTrainingRuntimes for TrainJobs); "
     "repeatable."
@@ -83,6 +86,9 @@ def export_targets() -> tuple[str, ...]:
 CATALOG = OptionSpec("catalog_dirs", ("--catalog",), CATALOG_HELP, metavar="DIR", value=Path, multiple=True)
 GPU_RESOURCE = OptionSpec("gpu_resource", ("--gpu-resource",), GPU_RESOURCE_HELP, metavar="NAME", multiple=True)
 RELATED = OptionSpec("related", ("--related", "--runtimes"), RELATED_HELP, metavar="FILE", multiple=True)
+GPU_DEVICE_CLASS = OptionSpec(
+    "gpu_device_class", ("--gpu-device-class",), GPU_DEVICE_CLASS_HELP, metavar="CLASS", multiple=True
+)
 
 
 def catalog_option() -> Any:
@@ -93,6 +99,11 @@ def catalog_option() -> Any:
 def gpu_resource_option() -> Any:
     """The `--gpu-resource NAME` option (repeatable), for typer."""
     return GPU_RESOURCE.typer()
+
+
+def gpu_device_class_option() -> Any:
+    """The `--gpu-device-class CLASS` option (repeatable), for typer."""
+    return GPU_DEVICE_CLASS.typer()
 
 
 def related_option() -> Any:
@@ -190,9 +201,16 @@ def selected(documents: Iterable[Any], selector: Selector | None) -> Iterator[An
             yield document
 
 
-def gpu_resources(names: Optional[List[str]]) -> tuple[str, ...]:
-    """The resource names counted as GPUs: the option's, else the default pair."""
-    return tuple(names) if names else DEFAULT_GPU_RESOURCES
+def gpu_resources(names: Optional[List[str]], device_classes: Optional[List[str]] = None) -> tuple[str, ...]:
+    """The resource names counted as GPUs: the option's, else the default pair.
+
+    Each ``--gpu-device-class`` joins them as its KEP-5004 implicit name
+    (``deviceclass.resource.kubernetes.io/CLASS``), which is how the DRA counting reads it.
+    """
+    from workloadmap.dra import gpu_class_resource
+
+    chosen = tuple(names) if names else DEFAULT_GPU_RESOURCES
+    return chosen + tuple(gpu_class_resource(name) for name in device_classes or () if name)
 
 
 def load_catalog(dirs: Optional[List[Path]]) -> Catalog:

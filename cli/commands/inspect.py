@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 from .common import (
     CATALOG,
+    GPU_DEVICE_CLASS,
     GPU_RESOURCE,
     NO_HEADERS,
     RELATED,
@@ -110,6 +111,7 @@ _OWN = (
     CATALOG,
     OptionSpec("recursive", ("-R", "--recursive"), "Read directories recursively.", value=bool, default=False),
     GPU_RESOURCE,
+    GPU_DEVICE_CLASS,
     RELATED,
     SELECTOR,
     SORT_BY,
@@ -162,6 +164,7 @@ def prepare(files: Sequence[str] | None, values: Mapping[str, Any]) -> Callable[
             catalog_dirs=values["catalog_dirs"],
             recursive=values["recursive"],
             gpu_resource=values["gpu_resource"],
+            gpu_device_class=values["gpu_device_class"],
             related=values["related"],
             selector=selector,
             sort_by=values["sort_by"],
@@ -177,6 +180,7 @@ def inspect_files(
     recursive: bool = False,
     gpu_resource: Sequence[str] | None = None,
     related: Sequence[str] | None = None,
+    gpu_device_class: Sequence[str] | None = None,
     selector: Selector | None = None,
     sort_by: str | None = None,
 ) -> int:
@@ -205,7 +209,7 @@ def inspect_files(
             inspect_documents(
                 documents,
                 catalog=catalog,
-                gpu_resources=gpu_resources(list(gpu_resource or [])),
+                gpu_resources=gpu_resources(list(gpu_resource or []), list(gpu_device_class or [])),
                 related=related_objects,
             )
         )

@@ -30,6 +30,7 @@ from .common import (
     catalog_option,
     default_preset,
     export_targets,
+    gpu_device_class_option,
     gpu_resource_option,
     gpu_resources,
     load_catalog,
@@ -204,11 +205,39 @@ def _chosen(output_format: Optional[str], targets: list[str]) -> Output:
     return EMITTED.parse(output_format or EMITTED.default)
 
 
+def _with_slices(clusters: list[Cluster], paths: List[str]) -> list[Cluster]:
+    """Each cluster with the nodes' free DRA devices from the ResourceSlices of ``paths``."""
+    from workloadmap.documents import load_objects
+    from workloadmap.dra import read_node_devices
+    from workloadmap.errors import WorkloadMapError
+    from workloadmap.placement import with_devices
+
+    objects = []
+    for path in paths:
+        for document in load_objects(path, recursive=True):
+            if isinstance(document, WorkloadMapError):
+                raise document
+            try:  # each document read alone first, so that an error names its file and document
+                read_node_devices([document.body])
+            except WorkloadMapError as error:
+                raise error.located(file=document.file, document=document.label) from None
+            objects.append(document.body)
+    devices = read_node_devices(objects)
+    return [with_devices(cluster, devices) for cluster in clusters]
+
+
 def place(
     workload: List[str] = typer.Argument(..., metavar="FILE...", help="Workload FILE, DIR or - (standard input)."),
     topology: Optional[List[str]] = typer.Option(None, "-t", "--topology", metavar="SOURCE", help=TOPOLOGY_HELP),
     pods: Optional[Path] = typer.Option(
         None, "--pods", metavar="FILE", help="Pod/PodList file; running pods use node capacity."
+    ),
+    resource_slices: Optional[List[str]] = typer.Option(
+        None,
+        "--resource-slices",
+        metavar="FILE",
+        help="FILE or DIR of DRA ResourceSlices (with DeviceClasses and allocated ResourceClaims): each node's free "
+        "devices; without them DRA requests are not checked (repeatable).",
     ),
     levels: Optional[str] = typer.Option(
         None, "--levels", metavar="KEY,KEY...", help="Comma-separated node-label keys, widest first."
@@ -286,6 +315,7 @@ def place(
     catalog_dirs: Optional[List[Path]] = catalog_option(),
     related: Optional[List[str]] = related_option(),
     gpu_resource: Optional[List[str]] = gpu_resource_option(),
+    gpu_device_class: Optional[List[str]] = gpu_device_class_option(),
     no_headers: bool = no_headers_option(),
 ) -> None:
     """Show where each gang of the workload fits (per topology level), or emit scheduler objects."""
@@ -307,12 +337,19 @@ def place(
         gpus_per_node=gpus_per_node, cpus_per_node=cpus_per_node, memory_per_node=memory_per_node,
         **numa_load_options(node_topology, tm_policy, tm_scope, tm_options),
     )  # fmt: skip
+    if resource_slices:
+        clusters = _with_slices(clusters, resource_slices)
     catalog = load_catalog(catalog_dirs)
     related_objects = ObjectIndex.from_paths(related or [])
     collected = Collected()
     for source in workload:
         collected.add(
-            inspect_file(source, catalog=catalog, related=related_objects, gpu_resources=gpu_resources(gpu_resource))
+            inspect_file(
+                source,
+                catalog=catalog,
+                related=related_objects,
+                gpu_resources=gpu_resources(gpu_resource, gpu_device_class),
+            )
         )
     options: dict[str, Any] = {
         "required": required, "preferred": preferred, "auto": not no_auto, "policy": policy, "balanced": balanced,

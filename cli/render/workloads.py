@@ -16,6 +16,7 @@ from ..printing.numbers import amount, amounts, count, plural
 from ..printing.output import table, tree_lines
 from ..printing.terminal import current as current_terminal
 from .collapse import MAX_SHOWN, runs
+from .devices import device_lines
 from .numa import qos_text
 
 if TYPE_CHECKING:  # lint loads only with the commands that use it
@@ -59,6 +60,9 @@ def _component_label(component: Component, gpu_names: Sequence[str]) -> str:
             parts.append(", ".join(f"{name} {value}" for name, value in others.items()))
         if component.resource_claims:
             parts.append("DRA claims: " + ", ".join(claim.get("name", "?") for claim in component.resource_claims))
+        if component.devices_per_pod:
+            devices = ", ".join(f"{name} {amount}" for name, amount in component.devices_per_pod.items())
+            parts.append(f"DRA devices/pod: {devices}")
         qos = qos_text(component)
         if qos:
             parts.append(qos)
@@ -151,6 +155,7 @@ def render_tree(tree: WorkloadTree) -> str:
         + (f" ({resources})" if resources else "")
         + (" at most at once" if ordered else "")
     )
+    lines.extend(device_lines(tree))
     if ordered:
         assert over_run is not None
         lines.append(f"Over the run: {_plural(over_run.pods, 'pod')}, {_plural(over_run.gpus, 'GPU')}")

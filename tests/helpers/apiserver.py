@@ -82,6 +82,10 @@ DEFAULT_RESOURCES: tuple[FakeResource, ...] = (
         "PodCliqueScalingGroup",
         short_names=("pcsg",),
     ),
+    # DRA (resource.k8s.io/v1, GA): what pods' claims resolve through
+    FakeResource("resource.k8s.io", "v1", "resourceclaims", "resourceclaim", "ResourceClaim"),
+    FakeResource("resource.k8s.io", "v1", "resourceclaimtemplates", "resourceclaimtemplate", "ResourceClaimTemplate"),
+    FakeResource("resource.k8s.io", "v1", "deviceclasses", "deviceclass", "DeviceClass", namespaced=False),
 )
 
 # Subresources appear in real discovery documents; clients must skip them.

@@ -59,6 +59,10 @@ def test_jobset_tree_json_contract(inspect_builtin):
         "pods": 3,
         "gpus": 12,
         "resources": {"cpu": "40", "memory": "320Gi", "nvidia.com/gpu": "12"},
+        # DRA (issue 28): no claims, no devices; the fields are always there (a stable contract)
+        "devices": {},
+        "devicesLowerBound": [],
+        "devicesUnknown": [],
     }
     assert data["podGroups"][0]["minMember"] == 3
     leader = data["components"][0]

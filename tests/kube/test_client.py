@@ -589,3 +589,23 @@ def test_live_cluster_unreachable_is_one_line(tmp_path, monkeypatch):
     with pytest.raises(ClusterError) as raised:
         load_cluster("cluster:")
     assert "cannot reach" in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_dra_claims_and_templates_are_fetched_in_the_pods_namespace(fake_cluster):
+    # issue 28: a pod's claims resolve from the live cluster with GET, in the pod's namespace only
+    template = {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": "single-gpu", "namespace": "gpu-test1"},
+        "spec": {
+            "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}}
+        },
+    }
+    fake_cluster.server.add(template)
+    with ClusterClient(fake_cluster.kubeconfig) as client:
+        related = ClusterObjects(client)
+        assert (
+            related.find("ResourceClaimTemplate", "single-gpu", "gpu-test1", True)["metadata"]["name"] == "single-gpu"
+        )
+        assert related.find("ResourceClaimTemplate", "single-gpu", "other", True) is None
+    assert fake_cluster.server.methods <= {"GET"}

@@ -23,23 +23,34 @@ def _entry(
 ) -> tuple[dict[str, Any], dict[str, Fraction]]:
     total: dict[str, Fraction] = {}
     shapes = []
+    components = component_paths(tree) if tree.totals.devices else {}
+    devices: dict[str, int] = {}
+    dra_gpus = Fraction(0)
     for pod_set in pod_sets:
         add_resources(total, pod_set.pod_resources, pod_set.count)
-        shapes.append(
-            {
-                "component": pod_set.component,
-                "count": pod_set.count,
-                "resources": format_resources(pod_set.pod_resources),
-            }
-        )
+        shape: dict[str, Any] = {
+            "component": pod_set.component,
+            "count": pod_set.count,
+            "resources": format_resources(pod_set.pod_resources),
+        }
+        component = components.get(pod_set.component)
+        if component is not None and component.devices_per_pod:  # DRA devices of the pods' own claims
+            shape["devices"] = dict(component.devices_per_pod)
+            dra_gpus += (
+                component.gpus_per_pod - count_gpus(component.pod_resources, tree.gpu_resources)
+            ) * pod_set.count
+            for device_class, count in component.devices_per_pod.items():
+                devices[device_class] = devices.get(device_class, 0) + count * pod_set.count
+        shapes.append(shape)
     entry = {
         "name": name,
         "gang": gang,
         "pods": sum(pod_set.count for pod_set in pod_sets),
         "minMember": min_member,
         "podShapes": shapes,
-        "gpus": as_number(count_gpus(total, tree.gpu_resources)),
+        "gpus": as_number(count_gpus(total, tree.gpu_resources) + dra_gpus),
         "resources": format_resources(total),
+        "devices": devices,
         "requiredLevel": group.required_level if group else None,
         "preferredLevel": group.preferred_level if group else None,
         "fits": group.fits if group else None,
@@ -83,8 +94,15 @@ def demand(tree: WorkloadTree, report: PlacementReport | None = None) -> list[di
         "gangs": gangs,
         "totals": {
             "pods": sum(entry["pods"] for entry in gangs),
-            "gpus": as_number(count_gpus(total, tree.gpu_resources)),
+            # each gang's GPUs (its DRA GPUs included), and the shared claims' once
+            "gpus": as_number(
+                sum((Fraction(entry["gpus"]) for entry in gangs), Fraction(0))
+                + sum(claim.gpus for claim in tree.shared_claims)
+            ),
             "resources": format_resources(total),
+            # DRA devices as the tree counts them (shared claims once), and its GPUs among them
+            "devices": dict(tree.totals.devices),
+            "devicesLowerBound": list(tree.totals.devices_lower_bound),
         },
     }
     if tree.workload.namespace:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .. import labels
 from ..budgets import active as active_budgets
@@ -25,10 +25,10 @@ from ..catalog import NON_WORKLOAD_KINDS, Catalog
 from ..documents import Document, load_objects
 from ..errors import DeadlineError, InputError, WorkloadMapError, format_path, internal_error
 from ..loader import paused_gc
-from ..resources import DEFAULT_GPU_RESOURCES, add_resources
+from ..resources import DEFAULT_GPU_RESOURCES, add_resources, asks_for_dra
 from ..runtime_definitions import Definition
 from ..scheduling import pod_scheduling
-from ..tree import Component, ExportHints, PodGroup, Totals, WorkloadRef, WorkloadTree
+from ..tree import Component, ExportHints, PodGroup, SharedClaim, Totals, WorkloadRef, WorkloadTree
 from ..values import name_problem
 from .checks import check_values
 from .context import EvaluationContext
@@ -41,6 +41,9 @@ from .phases import evaluate_phase
 from .references import ChainedObjects, ObjectIndex, RelatedObjects, resolve_references
 from .runs import has_run_order, run_figures
 from .scheduling import apply_kai_metadata, gang_warnings, grouping
+
+if TYPE_CHECKING:  # the DRA counting is imported only for pods that ask for devices through DRA
+    from ..dra import DeviceCounter
 
 __all__ = ["inspect", "inspect_documents", "inspect_file", "InspectResult", "default_catalog"]
 
@@ -62,21 +65,26 @@ def topology_annotations(metadata: Any) -> dict[str, str]:
 
 
 def _component(
-    node: ExpandedComponent, gpu_resources: Sequence[str], at_peak: Mapping[int, int] | None = None
+    node: ExpandedComponent,
+    gpu_resources: Sequence[str],
+    at_peak: Mapping[int, int] | None = None,
+    dra: DeviceCounter | None = None,
 ) -> Component:
-    children = [_component(child, gpu_resources, at_peak) for child in node.children]
+    children = [_component(child, gpu_resources, at_peak, dra) for child in node.children]
     template = node.template or _NO_TEMPLATE
     pods = node.pods()
     # Built in one call: a Component made first and filled in after pays for defaults (an empty
     # PodScheduling among them) that a pod template replaces at once.
     pod_fields = (
-        _pod_fields(node, template, pods, gpu_resources)
+        _pod_fields(node, template, pods, gpu_resources, dra)
         if node.demand is not None
         else {
             "min_pods": sum(child.min_pods for child in children),
             "gpus": sum((child.gpus for child in children), _ZERO) if children else _ZERO,
         }
     )
+    if dra is not None and node.demand is None:
+        pod_fields["devices"] = _summed(child.devices for child in children)
     return Component(
         name=node.name,
         role=node.definition.name,
@@ -98,6 +106,14 @@ def _component(
     )
 
 
+def _summed(counts: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for each in counts:
+        for name, count in each.items():
+            total[name] = total.get(name, 0) + count
+    return total
+
+
 def _peak_pods(node: ExpandedComponent, children: Sequence[Component], at_peak: Mapping[int, int]) -> int:
     """A component's pods at the peak moment (a grouping's: its children's)."""
     if node.demand is not None:
@@ -106,7 +122,11 @@ def _peak_pods(node: ExpandedComponent, children: Sequence[Component], at_peak: 
 
 
 def _pod_fields(
-    node: ExpandedComponent, template: Mapping[str, Any], pods: int, gpu_resources: Sequence[str]
+    node: ExpandedComponent,
+    template: Mapping[str, Any],
+    pods: int,
+    gpu_resources: Sequence[str],
+    dra: DeviceCounter | None = None,
 ) -> dict[str, Any]:
     """The fields of a component with a pod template: its pod's demand, filters and QoS."""
     demand = node.demand
@@ -118,6 +138,14 @@ def _pod_fields(
         own_max = node.max_replicas if node.max_replicas is not None else node.replicas
         max_pods = parent_max * own_max * node.pods_per_replica
     gpus = demand.gpus(gpu_resources)
+    devices: dict[str, int] = {}
+    if dra is not None:
+        from .devices import pod_devices
+
+        found = pod_devices(dra, node)
+        devices = found.per_pod
+        if found.gpus_per_pod:
+            gpus += found.gpus_per_pod
     spec = template.get("spec") or {}
     # The template's spec is the one the demand was read from: its NUMA view reuses that reading.
     numa_view = demand.numa()
@@ -133,6 +161,8 @@ def _pod_fields(
         "gpus_per_pod": gpus,
         "gpus": _times(gpus, pods),
         "resource_claims": [dict(claim) for claim in demand.resource_claims],
+        "devices_per_pod": dict(devices),
+        "devices": {name: count * pods for name, count in devices.items()},
         "scheduling": scheduling,
         "qos_class": numa.qos if numa is not None else None,
         "exclusive_cpus": numa.exclusive_cpus() if numa is not None else {},
@@ -294,14 +324,13 @@ def inspect(
     warnings.extend(expander.warnings)
     leaves = [leaf for root in nodes for leaf in root.leaves()]
     totals = _totals(leaves, gpu_resources)  # refuses too many pods before any gang is built from these numbers
+    dra, totals, shared_claims = _devices(leaves, related, workload.namespace, gpu_resources, totals, warnings)
     over_run, at_peak = totals, None
     if has_run_order(nodes):  # pods that run one after another: the peaks are what runs at once
         figures = run_figures(nodes, leaves, totals, gpu_resources)
         totals, at_peak = figures.peak, figures.at_peak
     if any(leaf.definition.per_node for leaf in leaves):
-        warnings.append(
-            "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
-        )
+        warnings.append(_PER_NODE_WARNING)
     phase, phases = evaluate_phase(definition.status, resource)
     pod_groups, gang_policy = _gangs(context, workload, nodes, at_peak, related or _NO_RELATED, warnings)
     apply_kai_metadata(pod_groups, context, nodes)
@@ -313,7 +342,7 @@ def inspect(
         phase=phase,
         phases=phases,
         totals=totals,
-        components=[_component(node, gpu_resources, at_peak) for node in nodes],
+        components=[_component(node, gpu_resources, at_peak, dra) for node in nodes],
         pod_groups=pod_groups,
         gang_policy=gang_policy,
         topology_annotations=topology_annotations(resource.get("metadata")),
@@ -323,8 +352,36 @@ def inspect(
         export_hints=_export_hints(definition),
         grouping=how,
         pod_group_count=count,
+        shared_claims=shared_claims,
         over_run=over_run,
     )
+
+
+def _devices(
+    leaves: Sequence[ExpandedComponent],
+    related: RelatedObjects | None,
+    namespace: str | None,
+    gpu_resources: tuple[str, ...],
+    totals: Totals,
+    warnings: list[str],
+) -> tuple[DeviceCounter | None, Totals, list[SharedClaim]]:
+    """The DRA counter, the totals with the devices and the shared claims, when some pod asks through DRA.
+
+    A pod asks with claims or with a class's KEP-5004 resource; the counting's warnings join ``warnings``.
+    Without such pods: no counter, the totals as they are.
+    """
+    if not any(leaf.demand and asks_for_dra(leaf.demand.requests, leaf.demand.resource_claims) for leaf in leaves):
+        return None, totals, []
+    from ..dra import DeviceCounter
+    from .devices import count_devices
+
+    counter = DeviceCounter(related or _NO_RELATED, namespace, gpu_resources)
+    counted = count_devices(counter, leaves, totals)
+    warnings.extend(counted.warnings)
+    return counter, counted.totals, counted.shared_claims
+
+
+_PER_NODE_WARNING = "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
 
 
 def _gangs(
@@ -423,7 +480,7 @@ def inspect_documents(
     """
     catalog = catalog if catalog is not None else default_catalog()
     gpu_resources = tuple(gpu_resources)
-    stream = _Stream(documents, catalog.referenced_kinds(), fold=catalog if fold_controlled else None)
+    stream = _Stream(documents, catalog.referenced_kinds() | _DRA_KINDS, fold=catalog if fold_controlled else None)
     own = ObjectIndex.deferred(stream.referable(), kinds=stream.kinds)
     sources = ChainedObjects(own, related) if related is not None else own
     while True:
@@ -603,6 +660,7 @@ def _skipped(document: Document | WorkloadMapError, note: str) -> InspectResult:
     return InspectResult(document if isinstance(document, Document) else None, skipped=note)
 
 
+_DRA_KINDS = frozenset(labels.DRA_KINDS)  # what pods' DRA claims are resolved through
 """Documents interpreted between two chances for the cyclic garbage collector to run."""
 
 

@@ -13,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ..documents import load_objects
 from ..errors import WorkloadMapError
+from ..labels import NVIDIA_COMPUTE_DOMAIN_KIND
 from ..runtime_definitions import Definition, ReferenceKind
 
 __all__ = ["RelatedObjects", "ObjectIndex", "ChainedObjects", "resolve_references"]
@@ -91,6 +92,12 @@ class ObjectIndex:
         kind, name = obj.get("kind"), metadata.get("name")
         if isinstance(kind, str) and isinstance(name, str) and (self._kinds is None or kind in self._kinds):
             self._index.setdefault((kind, name), []).append((metadata.get("namespace"), obj))
+            if kind == NVIDIA_COMPUTE_DOMAIN_KIND:  # the channel template its controller creates
+                from ..dra.compute_domains import channel_template
+
+                template = channel_template(obj)
+                if template is not None:
+                    self.add(template)
 
     def find(self, kind: str, name: str, namespace: str | None, namespaced: bool) -> Mapping[str, Any] | None:
         """The object of that kind and name; for namespaced kinds, in the workload's namespace."""

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..budgets import reference_kinds
 from ..errors import ClusterApiError, UnknownResourceTypeError
+from ..labels import DRA_LOOKUP_KINDS
 from .client import ClusterClient
 
 __all__ = ["ClusterObjects"]
@@ -32,7 +33,8 @@ class ClusterObjects:
         A kind definitions may not reference (:func:`~workloadmap.budgets.reference_kinds`) is
         never asked for: None without a request.
         """
-        groups = sorted(group for group, allowed in reference_kinds() if allowed == kind)
+        # the kinds definitions may reference, and those of pods' DRA claims, which wmap resolves itself
+        groups = sorted(group for group, allowed in reference_kinds() | DRA_LOOKUP_KINDS if allowed == kind)
         if len(groups) != 1:
             return None  # not allowed, or ambiguous without a group: never fetched
         key = (kind, name, namespace if namespaced else None)

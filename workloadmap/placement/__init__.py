@@ -15,6 +15,7 @@ results; ``picture`` the data a picture of a placement shows.
 """
 
 from .analysis import GangFit, WorkloadAnalysis
+from .devices import checks_devices, with_devices
 from .fitting import DEFAULT_BUDGET, pack_pods, pods_fit
 from .kueue_model import KueueRequest, SliceLayer
 from .kueue_requests import kueue_pod_sets, kueue_requests
@@ -50,6 +51,8 @@ from .rules import Decision, Decisions, RuleOptions, SchedulerRule
 from .schedulers import DEFAULT_POLICY, POLICIES, SchedulerPolicy
 
 __all__ = [
+    "with_devices",
+    "checks_devices",
     "placement_map",
     "PlacementMap",
     "DomainView",

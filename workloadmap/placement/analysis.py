@@ -24,6 +24,7 @@ from ..resources import count_gpus
 from ..scheduling import PodScheduling
 from ..topology import Cluster, accelerator_level, resolve_level
 from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint, WorkloadRef, WorkloadTree
+from .devices import holds_compute_domain
 from .fitting import pack_types
 from .index import ClusterIndex, Evaluation, evaluate
 from .packing import Shape, merge_shapes
@@ -165,6 +166,8 @@ class Analysis:
         )
         if annotated is not None:
             return annotated, "annotation"
+        if self.accelerator is not None and gang.gang and self._compute_domain(gang):
+            return self.accelerator, "computeDomain"
         if self.auto and not gang.root and gang.gang and self.accelerator is not None:
             # A SubGroup that fits one NVLink domain is required to stay in one, unless its
             # parent already requires something at least as narrow.
@@ -174,6 +177,14 @@ class Analysis:
             if levels[depth].fitting and parent_depth < depth:
                 return self.accelerator, "auto"
         return None, None
+
+    def _compute_domain(self, gang: _Gang) -> bool:
+        """Whether some pod of the gang holds a ComputeDomain channel: its IMEX domain needs one NVLink clique."""
+        for pod_set in gang.pod_sets:
+            key = find_path(self.paths, pod_set.component)
+            if key is not None and holds_compute_domain(self.paths[key], self.tree.gpu_resources):
+                return True
+        return False
 
     def schedulings(self, gang: _Gang) -> list[PodScheduling]:
         """The node filters of the gang's pod templates."""

@@ -17,6 +17,7 @@ from ..scheduling import PodScheduling
 from ..topology import Cluster
 from ..tree import WorkloadRef, WorkloadTree
 from .analysis import Analysis
+from .devices import device_demand
 from .index import ClusterIndex
 from .nodes import NodeTree
 from .policy import LevelOption, LevelRequest
@@ -86,6 +87,8 @@ class Session:
                 request on a pod template that Kueue would reject.
         """
         options = self.options
+        demand = device_demand(tree, self.cluster)  # DRA devices: requested where the nodes hold them
+        tree = demand.tree
         analysis = Analysis(
             tree,
             self.cluster,
@@ -105,12 +108,13 @@ class Session:
             analysis,
             decisions,
             policy=options.policy,
-            notes=self.nodes.left_out.notes(),
+            notes=[*self.nodes.left_out.notes(), *demand.notes],
             admission_notes=numa_notes(tree, self.nodes.eligible) if numa is not None else (),
             placed_before=self.placed,
             rejected=numa.since(mark) if numa is not None else None,
             wording=Wording(tree, self._capacity),
             gpus_taken=self.nodes.taken_since(mark, tree.gpu_resources),
+            unchecked=demand.unchecked,
         )
         self.placed.append(tree.workload)
         return report

@@ -47,6 +47,7 @@ def settle(
     rejected: Mapping[str, NumaRejection] | None = None,
     wording: Wording | None = None,
     gpus_taken: Mapping[str, Fraction] | None = None,
+    unchecked: Mapping[str, str] | None = None,
 ) -> PlacementReport:
     """The workload's report: every PodGroup and SubGroup placement, the verdict and its reason.
 
@@ -60,8 +61,11 @@ def settle(
         rejected: per node, the first pod its kubelet rejected among those placed for this workload.
         wording: words the reasons for people (without it they are the scheduler's).
         gpus_taken: per node, the GPUs the rule's assignments took.
+        unchecked: gangs whose fit cannot be known, with why (DRA devices without ResourceSlices):
+            one that would fit is unknown instead.
     """
-    settled = _Settle(rejected or {}, wording)
+    unknowable = unchecked or {}
+    settled = _Settle(rejected or {}, wording, unknowable)
     groups = [settled.pod_group(fit, decisions.groups.get(fit.name)) for fit in analysis.pod_groups]
     unfit = [group for group in groups if group.verdict is Verdict.DOES_NOT_FIT]
     unknown = [group.name for group in _every(groups) if group.verdict is Verdict.UNKNOWN]
@@ -72,6 +76,9 @@ def settle(
         # How many fit and the first reason: a ranking across clusters keeps it as the cluster's reason.
         first, fitting = unfit[0], len(groups) - len(unfit)
         reason = f"{fitting} of {len(groups)} groups fit; {first.name} does not: {first.reason or 'no room'}"
+    elif unknown and any(name in unknowable for name in unknown):
+        names = [name for name in unknown if name in unknowable]
+        reason = f"{', '.join(names)}: {unknowable[names[0]]}"
     elif unknown:
         reason = f"the exact search spent its budget on {', '.join(unknown)}: their fit is unknown"
     return PlacementReport(
@@ -95,13 +102,19 @@ def _every(groups: Sequence[GroupPlacement]) -> list[GroupPlacement]:
 class _Settle:
     """The placements of one workload's gangs, with what every one of them is settled against."""
 
-    def __init__(self, rejected: Mapping[str, NumaRejection], wording: Wording | None) -> None:
+    def __init__(
+        self, rejected: Mapping[str, NumaRejection], wording: Wording | None, unchecked: Mapping[str, str]
+    ) -> None:
         self.rejected = rejected
         self.wording = wording
+        self.unchecked = unchecked
 
     def pod_group(self, fit: GangFit, decision: Decision | None) -> GroupPlacement:
         """A PodGroup's placement, its SubGroups' after it (they follow their PodGroup when it is not placed)."""
         verdict, reason, crowded, assignment = self.outcome(fit, decision)
+        unchecked = self.unchecked.get(fit.name)
+        if unchecked is not None and verdict is Verdict.FITS:  # what is not checked is never a fit
+            verdict, reason = Verdict.UNKNOWN, unchecked
         parent = None if verdict is Verdict.FITS else fit.name
         subs = [
             self.sub_group(fit, sub, decision.sub_groups.get(sub.name) if decision else None, parent)

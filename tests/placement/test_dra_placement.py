@@ -1,0 +1,147 @@
+"""DRA pods placed on nodes with ResourceSlices, and never reported as fitting without them."""
+
+from __future__ import annotations
+
+from helpers import FIXTURES_DIR
+from workloadmap import inspect_file, load_cluster, place
+from workloadmap.documents import load_objects
+from workloadmap.dra import read_node_devices
+from workloadmap.placement import Verdict, checks_devices, with_devices
+
+DRA = FIXTURES_DIR / "dra"
+
+
+def _tree(name):
+    return next(result.tree for result in inspect_file(str(DRA / name)) if result.tree is not None)
+
+
+def _cluster():
+    cluster = load_cluster(str(DRA / "nodes.yaml"))
+    objects = [document.body for document in load_objects(str(DRA / "slices.yaml"))]
+    return with_devices(cluster, read_node_devices(objects))
+
+
+def test_without_resource_slices_a_dra_gang_is_unknown_never_fits():
+    report = place(_tree("gpu-test8.yaml"), load_cluster(str(DRA / "nodes.yaml")))
+    assert report.verdict is Verdict.UNKNOWN and not report.fits
+    assert "ResourceSlices" in report.pod_groups[0].reason
+
+
+def test_two_gpus_fit_only_the_node_with_two_free():
+    # slices.yaml: node-a 3 GPUs, gpu-1 allocated to a bound pod's claim; node-b 1 GPU
+    cluster = _cluster()
+    assert checks_devices(cluster)
+    report = place(_tree("gpu-test8.yaml"), cluster)
+    assert report.fits
+    assert [node.name for node in report.pod_groups[0].assignment.nodes] == ["node-a"]
+
+
+def test_four_mig_devices_per_pod_do_not_fit_two():
+    # gpu-test4 asks 4 mig.nvidia.com devices per pod; node-b publishes 2
+    report = place(_tree("gpu-test4.yaml"), _cluster())
+    assert report.verdict is Verdict.DOES_NOT_FIT
+    assert "mig.nvidia.com.deviceclass.resource.k8s.io/devices" in report.reason
+
+
+def test_kai_policy_checks_devices_too():
+    report = place(_tree("gpu-test8.yaml"), _cluster(), policy="kai")
+    assert report.fits
+    assert [node.name for node in report.pod_groups[0].assignment.nodes] == ["node-a"]
+
+
+def test_a_workload_without_dra_is_placed_as_before():
+    from helpers import load_fixture
+    from workloadmap import inspect
+
+    tree = inspect(load_fixture("jobset-leader-workers.yaml"))
+    cluster = load_cluster("preset:nvl72-4rack")
+    assert not checks_devices(cluster)
+    devices = with_devices(cluster, read_node_devices([]))  # every node: 0 devices of every chart class
+    assert checks_devices(devices)
+    before, after = place(tree, cluster), place(tree, devices)
+    assert after.verdict is before.verdict is Verdict.FITS
+    assert [group.assignment for group in after.pod_groups] == [group.assignment for group in before.pod_groups]
+
+
+def test_compute_domain_channel_is_counted_and_needs_one_nvlink_domain():
+    # fixtures/companions/jobset-computedomain.yaml: the pods reference imex-channel, the template the
+    # ComputeDomain controller creates (dra-driver-nvidia-gpu resourceclaimtemplate.go: one request
+    # of class compute-domain-default-channel.nvidia.com); the IMEX domain forms per NVLink clique
+    # (driver issues #377, #804), so the gang is required to fit one accelerator domain.
+    tree = next(r.tree for r in inspect_file(str(FIXTURES_DIR / "companions" / "jobset-computedomain.yaml")) if r.tree)
+    assert tree.totals.devices == {"compute-domain-default-channel.nvidia.com": 2}
+    assert tree.totals.gpus == 8  # the channel is no GPU; the pods' nvidia.com/gpu are
+    assert tree.totals.devices_unknown == []
+    report = place(tree, load_cluster("preset:nvl72-4rack"))
+    (group,) = report.pod_groups
+    assert group.required_source == "computeDomain"
+    assert group.required_level == load_cluster("preset:nvl72-4rack").levels[-2]
+    assert group.verdict is Verdict.UNKNOWN  # no ResourceSlices: the channel is not checked
+
+
+CHANNEL_WORKLOAD = """
+apiVersion: resource.nvidia.com/v1beta1
+kind: ComputeDomain
+metadata: {name: domain, namespace: ns}
+spec:
+  channel:
+    resourceClaimTemplate: {name: domain-channel}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: imex, namespace: ns}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: imex}}
+  template:
+    metadata: {labels: {app: imex}}
+    spec:
+      containers: [{name: c, image: x, resources: {requests: {cpu: "1"}, claims: [{name: ch}]}}]
+      resourceClaims: [{name: ch, resourceClaimTemplateName: domain-channel}]
+"""
+
+
+def _channels(*nodes):
+    return [
+        {
+            "kind": "ResourceSlice",
+            "metadata": {"name": f"{node}-cd"},
+            "spec": {
+                "driver": "compute-domain.nvidia.com",
+                "nodeName": node,
+                "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+                "devices": [{"name": "channel-0", "attributes": {"type": {"string": "channel"}, "id": {"int": 0}}}],
+            },
+        }
+        for node in nodes
+    ]
+
+
+def test_one_channel_per_node(tmp_path):
+    # the ComputeDomain kubelet plugin publishes only channel-0 per node (computeDomainPublishedDevices
+    # skips Channel.ID != 0): two pods holding a channel need two nodes
+    manifest = tmp_path / "imex.yaml"
+    manifest.write_text(CHANNEL_WORKLOAD)
+    tree = next(r.tree for r in inspect_file(str(manifest)) if r.tree)
+    assert tree.components[0].devices_per_pod == {"compute-domain-default-channel.nvidia.com": 1}
+    cluster = load_cluster(str(DRA / "nodes.yaml"))
+    one = place(tree, with_devices(cluster, read_node_devices(_channels("node-a"))))
+    assert one.verdict is Verdict.DOES_NOT_FIT
+    two = place(tree, with_devices(cluster, read_node_devices(_channels("node-a", "node-b"))))
+    assert two.fits
+    (group,) = two.pod_groups
+    assert sorted(node.name for node in group.assignment.nodes) == ["node-a", "node-b"]
+
+
+def test_a_bad_resource_slice_is_one_line_naming_file_document_and_field(tmp_path, wmap):
+    bad = tmp_path / "slices.yaml"
+    bad.write_text(
+        "kind: ResourceSlice\nmetadata: {name: s}\nspec: {driver: gpu.nvidia.com, nodeName: node-a, "
+        "pool: {name: p, generation: 1, resourceSliceCount: 1}, "
+        "devices: [{name: d, capacity: {memory: {value: lots}}}]}\n"
+    )
+    result = wmap("place", str(DRA / "gpu-test8.yaml"), "-t", str(DRA / "nodes.yaml"), "--resource-slices", str(bad))
+    assert result.exit_code != 0
+    (line,) = [text for text in result.stderr.splitlines() if text.startswith("error:")]
+    assert str(bad) in line and "ResourceSlice/s" in line and "spec.devices[0].capacity.memory" in line
+    assert "Traceback" not in result.output
