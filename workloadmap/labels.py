@@ -47,6 +47,9 @@ EKS_NETWORK_LAYERS = tuple(f"topology.k8s.aws/network-node-layer-{layer}" for la
 """EKS network layers, layer 1 (the top of the hierarchy) first."""
 EKS_ULTRASERVER = "topology.k8s.aws/ultraserver-id"
 """An EKS (HyperPod) UltraServer: one NVLink domain."""
+EKS_CAPACITY_BLOCK = "topology.k8s.aws/capacity-block-id"
+"""An EC2 Capacity Block reservation; on EKS P6e-GB200 without Topograph it is co-extensive with one
+UltraServer, the NVLink domain (Topograph ``docs/reference/node-labels.md``, "Without Topograph")."""
 OCI_NETWORK_BLOCK = "oci.oraclecloud.com/host.network_block_id"
 OCI_RACK = "oci.oraclecloud.com/host.rack_id"
 
@@ -134,6 +137,11 @@ KUEUE_TOPOLOGY_API_VERSIONS = ("kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1beta2
 # -- Volcano --------------------------------------------------------------------------------
 VOLCANO_HYPERNODE_API_VERSION = "topology.volcano.sh/v1alpha1"
 VOLCANO_PODGROUP_API_VERSION = "scheduling.volcano.sh/v1beta1"
+
+# -- Grove ----------------------------------------------------------------------------------
+GROVE_TOPOLOGY_API_VERSION = "grove.io/v1alpha1"
+GROVE_TOPOLOGY_KIND = "ClusterTopologyBinding"
+"""Grove's topology (renamed from ClusterTopology, ai-dynamo/grove #616): ``spec.levels[] {domain, key}``."""
 
 TOPOLOGY_OBJECT_API_VERSIONS = (KAI_TOPOLOGY_API_VERSION, *KUEUE_TOPOLOGY_API_VERSIONS)
 """``Topology`` objects whose ``spec.levels[].nodeLabel`` wmap reads."""

@@ -246,6 +246,7 @@ class TopologyRule(CompiledPart):
     topology: str | None
     required: str | None
     preferred: str | None
+    domains: bool
     # end of the generated head of TopologyRule
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "JsonForm",
     "QUANTITIES",
     "OMIT",
+    "OPTIONAL",
     "name_problem",
 ]
 
@@ -36,6 +37,8 @@ QUANTITIES = {"json": "quantities"}
 """Field metadata: a ``dict[str, Fraction]`` written as quantity strings (``{"memory": "16Gi"}``)."""
 OMIT = {"json": "omit"}
 """Field metadata: a field kept out of the JSON form (internal detail)."""
+OPTIONAL = {"json": "optional"}
+"""Field metadata: a field written only when set (not None, not False): ``minSubGroup`` where KAI sets it."""
 
 
 def truthy(value: Any) -> bool:
@@ -114,7 +117,9 @@ def to_json(value: Any) -> Any:
     """Plain JSON-ready data from a result dataclass (recursively).
 
     Dataclass fields become camelCase keys, in declaration order; fields marked :data:`OMIT` are
-    left out and fields marked :data:`QUANTITIES` become quantity strings. Enums give their value,
+    left out, fields marked :data:`OPTIONAL` are left out when None or False, a field whose
+    metadata names another field under ``unless`` is left out when that one is set, and fields
+    marked :data:`QUANTITIES` become quantity strings. Enums give their value,
     Fractions a number (see :func:`as_number`).
     """
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
@@ -127,6 +132,11 @@ def to_json(value: Any) -> Any:
             if key is None:
                 key = _CAMEL[field.name] = camel_case(field.name)
             item = getattr(value, field.name)
+            if how == "optional" and (item is None or item is False):
+                continue
+            unless = field.metadata.get("unless")
+            if unless is not None and getattr(value, unless) is not None:
+                continue
             if how == "quantities":
                 data[key] = format_resources(item)
             else:

@@ -16,6 +16,11 @@ class TopologyRule(_Compiled, runtime.TopologyRule):
     topology: str | None = Field(default=None, description="Expression for the topology name.")
     required: str | None = Field(default=None, description="Expression for the required level.")
     preferred: str | None = Field(default=None, description="Expression for the preferred level.")
+    domains: bool = Field(
+        default=False,
+        description="The levels may be Grove domain names (rack, host ...) that Grove translates to node-label "
+        "keys through a ClusterTopologyBinding; otherwise they are node-label keys or KAI Topology aliases.",
+    )
 
 
 class GangWarning(_Compiled, runtime.GangWarning):

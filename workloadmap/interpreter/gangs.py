@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 from ..budgets import check as check_budget
 from ..runtime_definitions import PodGroupRule, SubGroupRule
-from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint
+from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint, gate_parents
 from ..values import truthy
 from .constraints import annotation_constraint, evaluate_constraint
 from .context import EvaluationContext
@@ -310,6 +310,7 @@ def _subgroups(rules: Sequence[SubGroupRule], scope: _Scope, group: _GroupContex
     _drop_missing_parents(built)
     _fill_remainders(built, remainders, group.min_member)
     if not segmented:
+        gate_parents(built)
         return built
     result: list[SubGroup] = []
     for subgroup in built:
@@ -326,6 +327,7 @@ def _subgroups(rules: Sequence[SubGroupRule], scope: _Scope, group: _GroupContex
         _check_segments(subgroup, rule, size, counting)
         constraint = evaluate_constraint(rule.segment_topology_constraint, member_scope, group.context, need_level=True)
         result.extend(_segments(subgroup, rule, size, counting, constraint))
+    gate_parents(result)
     return result
 
 
@@ -367,6 +369,9 @@ def _segments(
         total = own_pods + leader_pods
         counts = [size] * (total // size) + ([total % size] if total % size else [])
     shapes = subgroup.pod_sets
+    # An elastic subgroup (minMember below its pods) needs only its first segments: KAI v0.17 gives
+    # the rest minMember 0 (pytorch_grouper.go mandatorySegments, #1971).
+    mandatory = -(-(subgroup.min_member + leader_pods) // size) if subgroup.min_member < own_pods else len(counts)
     segments: list[SubGroup] = []
     for index, count in enumerate(counts):
         name = _render_name(rule.segment_name, {"name": subgroup.name, "index": str(index)})
@@ -398,7 +403,8 @@ def _segments(
                     )
                 )
             continue
-        segments.append(SubGroup(name=name, min_member=count, parent=parent, pods=count, pod_sets=pod_sets))
+        need = count if index < mandatory else 0
+        segments.append(SubGroup(name=name, min_member=need, parent=parent, pods=count, pod_sets=pod_sets))
     for segment in segments:
         if segment.parent == parent:  # the segments themselves, not the leader/rest split of segment 0
             segment.topology_constraint = constraint.copy()
