@@ -88,9 +88,12 @@ REFERENCE_KINDS: frozenset[tuple[str, str]] = frozenset(
         (KSERVE_GROUP, "LLMInferenceServiceConfig"),
         (KSERVE_GROUP, "ServingRuntime"),
         (KSERVE_GROUP, "ClusterServingRuntime"),
+        # KAI's own PodGroup: scheduling state, no secrets; KAI's jobset grouper reads it to pick a shape.
+        ("scheduling.run.ai", "PodGroup"),
     }
 )
-"""(group, kind) a definition's ``references`` may name: the runtime templates workloads are built from.
+"""(group, kind) a definition's ``references`` may name: the runtime templates workloads are built from,
+and KAI's PodGroup (whether KAI already grouped a JobSet the legacy way).
 
 Anything else (Secrets and ConfigMaps above all) only with ``--allow-reference-kind``: a definition
 is untrusted input and must not read more of the cluster than the workload it describes."""

@@ -50,6 +50,10 @@ class Reference(_Compiled, runtime.Reference):
     )
     name_expression: str = Field(alias="nameExpression", description="Expression giving the object's name.")
     description: str = ""
+    optional: bool = Field(
+        default=False,
+        description="The object's absence is an answer, not a gap (KAI's legacy PodGroup of a JobSet): no warning.",
+    )
 
 
 class ExportsDefinition(_Strict, runtime.ExportsDefinition):

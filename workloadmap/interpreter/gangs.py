@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 from ..budgets import check as check_budget
 from ..runtime_definitions import PodGroupRule, SubGroupRule
-from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint, gate_parents
+from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint, fewest_pods, gate_parents
 from ..values import truthy
 from .constraints import annotation_constraint, evaluate_constraint
 from .context import EvaluationContext
@@ -301,7 +301,9 @@ def _subgroups(rules: Sequence[SubGroupRule], scope: _Scope, group: _GroupContex
             if rule.min_member == "remainder":
                 remainders.append(subgroup)
             else:
-                explicit = group.count(rule, "min_member", f"subgroup {name} minMember")
+                explicit = evaluate_count(
+                    rule, "min_member", member_scope, group.context, what=f"subgroup {name} minMember"
+                )
                 default = sum(counting.gang_pods(node) for node in members)
                 subgroup.min_member = default if explicit is None else explicit
             built.append(subgroup)
@@ -442,13 +444,19 @@ def _pod_group(
     else:
         constraint = annotation_constraint(context.resource) if annotated is None else annotated.copy()
     group = _GroupContext(name, scope_value, context, min_member, scaled=scaled is not None)
+    sub_groups = _subgroups(rule.sub_groups, scope, group)
+    # KAI's spec.minSubGroup (a JobSet since v0.16): the gang is its top-level SubGroups, minMember unset.
+    gate = evaluate_count(rule, "min_sub_group", scope_value, context, what=f"PodGroup {name} minSubGroup")
+    if gate is not None:
+        min_member = fewest_pods(sub_groups, gate, None)
     return PodGroup(
         name=name,
         min_member=min_member,
         pods=pods,
-        sub_groups=_subgroups(rule.sub_groups, scope, group),
+        sub_groups=sub_groups,
         pod_sets=scope.pod_sets(scope.roots),
         topology_constraint=constraint,
+        min_sub_group=gate,
     )
 
 

@@ -142,7 +142,7 @@ def resolve_references(
             found = related.find(candidate.kind, name, namespace, candidate.namespaced)
             if found is not None:
                 break
-        if found is None:
+        if found is None and not reference.optional:
             wanted = candidates[0].kind
             warnings.append(
                 f"{reference.name} {wanted}/{name} is not in the input; pass it with --related FILE|DIR "
