@@ -108,6 +108,8 @@ def protected(command: Callable[[], object]) -> None:
         command()
     except WorkloadMapError as error:
         output.error(str(error))
+        if isinstance(error, output.OutputError):
+            _quiet_broken_pipes()  # the interpreter's flush at exit would fail on it again
         sys.exit(error.exit_code)
     except KeyboardInterrupt:
         sys.exit(130)

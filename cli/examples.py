@@ -33,6 +33,22 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "# The objects that make KAI or Kueue require the placement",
         "wmap place job.yaml -t nodes.json --emit kai | kubectl apply -f -",
     ),
+    "admit": (
+        "# Would Kueue admit it now, with which flavors, and if not why (queues: a kubectl dump)",
+        "wmap admit fixtures/admission/workloads/train.yaml --queues fixtures/admission/kueue-queues.yaml",
+        "# Several workloads in Kueue's order; topology-aware flavors placed on the nodes",
+        "wmap admit fixtures/admission/workloads/ --queues fixtures/admission/kueue-queues.yaml -t preset:nvl72-4rack",
+        "# KAI queues: within or over the deserved quota, or over a limit",
+        "wmap admit fixtures/admission/kai/train.yaml --queues fixtures/admission/kai-queues.yaml -o json",
+        "# Against the live cluster (read-only), failing when a workload would wait",
+        "wmap admit job.yaml --fail-pending",
+    ),
+    "capacity": (
+        "# How many more copies fit, per NVLink domain, and how many the quota admits",
+        "wmap capacity fixtures/admission/workloads/gb200-train.yaml -t preset:nvl72-4rack",
+        "wmap capacity fixtures/admission/workloads/gb200-train.yaml -t preset:nvl72-4rack "
+        "--queues fixtures/admission/kueue-queues.yaml -o json",
+    ),
     "get": (
         "wmap get jobsets -n research",
         "wmap get all -A -o wide",

@@ -125,6 +125,20 @@ _lazy(
 )
 _lazy(
     app,
+    "admit",
+    "commands.admit.admit_command",
+    "Would Kueue (or KAI) admit the workload now: flavors per resource, or the reason why not.",
+    budgets=True,
+)
+_lazy(
+    app,
+    "capacity",
+    "commands.admit.capacity_command",
+    "How many more copies of the workload fit now, per topology domain, and what the quota allows.",
+    budgets=True,
+)
+_lazy(
+    app,
     "get",
     "commands.get.get",
     "List workloads of a live cluster: phase, ready pods, GPUs (read-only; -w watches).",

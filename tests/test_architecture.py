@@ -18,6 +18,7 @@ CLI = REPO_ROOT / "cli"
 RANK = {
     "errors": 0,
     "labels": 0,
+    "yaml_typing": 0.5,  # how kubectl's YAML reader types a plain scalar: the loader's keys, the writers' quoting
     "quantities": 1,
     "loader": 1,
     "budgets": 1,
@@ -41,6 +42,7 @@ RANK = {
     "lint": 8,
     "alter": 8,
     "placement": 9,
+    "admission": 9.5,  # Kueue and KAI admission: quota over placement's PodSets and TAS placement
     "exporters": 10,
     "live": 10,
     "__init__": 11,
@@ -69,6 +71,7 @@ SUBPACKAGES = [
     "karta",
     "live",
     "numa",
+    "admission",
 ]
 
 

@@ -6,7 +6,7 @@ The pipeline, one subpackage per stage::
                                    topology -> placement -> exporters
     lint checks definitions; alter changes pods through the catalog; kube reads a live cluster
     (GET/LIST/WATCH only); live: a workload's running pods attributed to its components, events,
-    placement audit
+    placement audit; admission: Kueue's and KAI's quota verdicts over placement
 
 The everyday calls::
 
@@ -18,6 +18,8 @@ The everyday calls::
     objects = workloadmap.export("kai", tree, report)
     changed = workloadmap.alter(obj, workloadmap.Changes(scheduler_name="kai-scheduler")).object
     described = workloadmap.describe(obj, live)             # live = LiveObjects(pods, owners, events, nodes)
+    queues = workloadmap.load_queues(["queues.yaml"])       # a kubectl dump of Kueue's (or KAI's) queues
+    verdicts = workloadmap.preview_admission([(tree, obj)], queues)
 """
 
 from typing import Any
@@ -70,6 +72,16 @@ _API: dict[str, tuple[str, ...]] = {
         "POLICIES",
         "DEFAULT_POLICY",
         "Verdict",
+    ),
+    # admission
+    ".admission": (
+        "preview_admission",
+        "load_queues",
+        "capacity",
+        "QueueState",
+        "AdmissionReport",
+        "AdmissionVerdict",
+        "CapacityReport",
     ),
     # budgets and deadlines
     ".budgets": ("Budgets", "Deadline"),

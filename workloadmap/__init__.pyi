@@ -3,6 +3,15 @@
 Written by ``python -m workloadmap.catalog`` from the package's ``_API`` table: edit the table.
 """
 
+from .admission import (
+    AdmissionReport,
+    AdmissionVerdict,
+    CapacityReport,
+    QueueState,
+    capacity,
+    load_queues,
+    preview_admission,
+)
 from .alter import Alteration, Changes, NodeRequirement, Toleration, alter
 from .budgets import Budgets, Deadline
 from .catalog import Catalog, load_definition, load_definitions, parse_definition
@@ -127,6 +136,13 @@ __all__ = [
     "POLICIES",
     "DEFAULT_POLICY",
     "Verdict",
+    "preview_admission",
+    "load_queues",
+    "capacity",
+    "QueueState",
+    "AdmissionReport",
+    "AdmissionVerdict",
+    "CapacityReport",
     "Budgets",
     "Deadline",
     "export",

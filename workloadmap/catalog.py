@@ -81,6 +81,8 @@ NON_WORKLOAD_KINDS = frozenset(
         "ClusterQueue",
         "ResourceFlavor",
         "WorkloadPriorityClass",
+        "Cohort",
+        "AdmissionCheck",
         "Queue",
         "Gateway",
         "GatewayClass",

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +23,7 @@ from typing import Any
 import yaml
 
 from .errors import InputError
+from .yaml_typing import UnreadableKey, kubectl_key
 
 __all__ = [
     "Limits",
@@ -33,6 +35,8 @@ __all__ = [
     "raw_decode_json",
     "check_structure",
     "paused_gc",
+    "has_surrogate_escape",
+    "refuse_lone_surrogates",
 ]
 
 MAX_INT_DIGITS = 4300
@@ -101,26 +105,75 @@ class _Refused(Exception):
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+_STR_TAG = "tag:yaml.org,2002:str"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_TYPED_KEY_TAGS = frozenset(f"tag:yaml.org,2002:{name}" for name in ("str", "bool", "int", "float", "null"))
+
+
 class _Loader(_BaseLoader):
-    """Safe loader: JSON values only, timestamps as strings, duplicate keys noted."""
+    """Safe loader: JSON values only, timestamps as strings, keys as kubectl reads them, duplicates noted."""
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self.duplicates: list[tuple[int, str]] = []
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: set[str] = set()
-        for key_node, _ in node.value:
-            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:merge":
-                if key_node.value in seen:
-                    self.duplicates.append((key_node.start_mark.line, key_node.value))
-                seen.add(key_node.value)
-        mapping: dict[Any, Any] = super().construct_mapping(node, deep)
+        """The mapping with string keys as kubectl reads them (``on`` is ``"true"``, ``0x10`` is ``"16"``).
+
+        PyYAML would type a plain key by YAML 1.1 (``on`` and ``1`` both the key ``True == 1``, one
+        value lost); kubectl types it by go-yaml v2 and writes it as a string
+        (:func:`~workloadmap.yaml_typing.kubectl_key`). Two spellings of one key (``on`` and
+        ``true``, ``1`` and ``"1"``) are refused: kubectl keeps one of them, which one is not said.
+        """
+        own = sum(1 for key_node, _ in node.value if key_node.tag != _MERGE_TAG)
+        self.flatten_mapping(node)  # merged pairs first, then the mapping's own, which override them
+        merged = len(node.value) - own
+        mapping: dict[Any, Any] = {}
+        spelled: dict[Any, tuple[str, bool]] = {}
+        for index, (key_node, value_node) in enumerate(node.value):
+            if index == merged:
+                spelled.clear()  # a key of its own may override a merged one
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag in _TYPED_KEY_TAGS:
+                text = key_node.value
+                plain = not key_node.style  # None from PyYAML's composer, "" from libyaml's
+                if key_node.tag != _STR_TAG or plain:  # typed by its text
+                    try:
+                        key: Any = kubectl_key(text)
+                    except UnreadableKey as error:
+                        raise _refuse(key_node, str(error)) from None
+                else:
+                    key = text
+                spelling = (text, plain)
+                if key in spelled and spelled[key] != spelling:
+                    raise _refuse(
+                        key_node,
+                        f"the keys {spelled[key][0][:40]!r} and {text[:40]!r} are the same key {key[:40]!r} for "
+                        "kubectl (YAML 1.1 booleans and numbers); keep one",
+                    )
+                if key in spelled:
+                    self.duplicates.append((key_node.start_mark.line, text))
+                spelled[key] = spelling
+            else:
+                key = self.construct_object(key_node, deep=deep)
+                if not isinstance(key, Hashable):
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark, "found unhashable key", key_node.start_mark
+                    )
+            mapping[key] = self.construct_object(value_node, deep=deep)
         return mapping
 
 
+_INT_WITHOUT_BASE_60 = re.compile(r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$")
+_FLOAT_WITHOUT_BASE_60 = re.compile(
+    r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
+    r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+)
+# Plain scalars resolve by YAML 1.1 as PyYAML does, but with timestamps kept as strings and without
+# base-60 numbers: kubectl (go-yaml) reads `1:30` as the text "1:30", so wmap does too, and a count or
+# quantity written so is refused where it is read, as the API server refuses it.
+_RESOLVERS = {"tag:yaml.org,2002:int": _INT_WITHOUT_BASE_60, "tag:yaml.org,2002:float": _FLOAT_WITHOUT_BASE_60}
 _Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    first: [(tag, _RESOLVERS.get(tag, regexp)) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
 }
 
@@ -131,6 +184,8 @@ def _refuse(node: yaml.Node, problem: str) -> yaml.constructor.ConstructorError:
 
 def _construct_int(loader: _Loader, node: yaml.ScalarNode) -> int:
     text = str(node.value)
+    if ":" in text:
+        raise _refuse(node, f"a base-60 integer {text[:40]!r} (YAML 1.1; kubectl reads it as text): refused")
     if len(text.replace("_", "").lstrip("+-")) > MAX_INT_DIGITS:
         raise _refuse(node, f"an integer of more than {MAX_INT_DIGITS} digits (refused)")
     try:
@@ -141,6 +196,8 @@ def _construct_int(loader: _Loader, node: yaml.ScalarNode) -> int:
 
 
 def _construct_float(loader: _Loader, node: yaml.ScalarNode) -> float:
+    if ":" in str(node.value):
+        raise _refuse(node, f"a base-60 number {str(node.value)[:40]!r} (YAML 1.1; kubectl reads it as text): refused")
     try:
         value: float = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
     except ValueError:
@@ -199,6 +256,41 @@ def _yaml_problem(error: yaml.YAMLError, line_offset: int) -> str:
     return f"invalid YAML: {problem}"
 
 
+# A \uD800-\uDFFF escape: JSON pairs two of them into one character, YAML does not; what stays alone is
+# not Unicode text (no encoder writes it, go-yaml refuses the escape), so the values holding one are refused.
+_SURROGATE_ESCAPE = re.compile(r"\\(?:u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\(?:u|U0000)[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def has_surrogate_escape(text: str | bytes) -> bool:
+    """Whether ``text`` (JSON or YAML) holds a surrogate escape (U+D800 to U+DFFF), the only way to a lone one."""
+    if isinstance(text, bytes):
+        return _SURROGATE_ESCAPE_BYTES.search(text) is not None
+    return _SURROGATE_ESCAPE.search(text) is not None
+
+
+def refuse_lone_surrogates(body: Any) -> None:
+    """Refuse a string or key of ``body`` holding a lone surrogate (call it when the text has such an escape).
+
+    Raises:
+        InputError: the first such string, with its surrogate.
+    """
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            found = _SURROGATES.search(node)
+            if found:
+                code = ord(found.group())
+                raise InputError(f"a string holds a lone surrogate (\\u{code:04x}), not Unicode text (refused)")
+        elif isinstance(node, dict):
+            stack.extend(node)
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+
+
 def parse_yaml(text: str, *, line_offset: int = 0) -> Parsed:
     """Parse one YAML document (no ``---`` splitting here).
 
@@ -216,6 +308,8 @@ def parse_yaml(text: str, *, line_offset: int = 0) -> Parsed:
         raise InputError("document nested too deeply (refused)") from None
     finally:
         loader.dispose()
+    if _SURROGATE_ESCAPE.search(text):
+        refuse_lone_surrogates(body)
     return Parsed(body, loader.duplicates)
 
 
@@ -238,13 +332,16 @@ def parse_json(text: str) -> Any:
     """
     try:
         with paused_gc():
-            return json.loads(text, parse_int=_json_int, parse_constant=_json_constant)
+            body = json.loads(text, parse_int=_json_int, parse_constant=_json_constant)
     except _Refused as error:
         raise InputError(str(error)) from None
     except RecursionError:
         raise InputError("document nested too deeply (refused)") from None
     except json.JSONDecodeError as error:
         raise InputError(f"invalid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+    if _SURROGATE_ESCAPE.search(text):
+        refuse_lone_surrogates(body)
+    return body
 
 
 _DECODER = json.JSONDecoder(parse_int=_json_int, parse_constant=_json_constant)
@@ -267,6 +364,8 @@ def raw_decode_json(text: str, position: int) -> tuple[Any, int]:
         raise InputError(str(error)) from None
     except RecursionError:
         raise InputError("document nested too deeply (refused)") from None
+    if _SURROGATE_ESCAPE.search(text, position, end):
+        refuse_lone_surrogates(value)
     return value, end
 
 

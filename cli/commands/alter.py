@@ -15,12 +15,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
-import yaml
 
 from workloadmap import labels
 from workloadmap.catalog import NON_WORKLOAD_KINDS, Catalog
 from workloadmap.documents import Document, load_objects
-from workloadmap.errors import WorkloadMapError
+from workloadmap.errors import InputError, WorkloadMapError
 from workloadmap.interpreter import ChainedObjects, ObjectIndex
 
 from ..printing import output
@@ -41,24 +40,6 @@ def _pairs(values: Optional[List[str]], option: str) -> dict[str, str]:
             raise typer.BadParameter(f"{text!r} is not KEY=VALUE", param_hint=option)
         pairs[key] = value
     return pairs
-
-
-def _literal_strings(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    """Multi-line strings (scripts, configs) as literal blocks, as people write them."""
-    style = "|" if "\n" in value else None
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
-
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
-
-_Dumper.add_representer(str, _literal_strings)
-
-
-def _manifests(objects: list[Any]) -> str:
-    """The manifests as a YAML stream for ``kubectl apply -f -``, multi-line strings as literal blocks."""
-    return yaml.dump_all(objects, Dumper=_Dumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
 
 
 def _resource(obj: Mapping[str, Any]) -> str:
@@ -108,7 +89,7 @@ def _patch_data(kind: str) -> Callable[[list[dict[str, Any]]], str]:
     return lambda entries: output.dump(output.as_list(entries), kind) if entries else ""
 
 
-MANIFESTS = Views({"yaml": plain(_manifests), "json": dump(output.as_list)})
+MANIFESTS = Views({"yaml": plain(output.dump_manifests), "json": dump(output.as_list)})
 """The views of the changed manifests (every document of the input, in order): the -o values."""
 PATCHES = Views(
     {"kubectl": plain(_kubectl_patches), "yaml": plain(_patch_data("yaml")), "json": plain(_patch_data("json"))}
@@ -169,6 +150,8 @@ def run(
             printed.append(document.body)
             continue
         try:
+            if not isinstance(document.body, Mapping):  # a List item that is no object: `items: [5]`
+                raise InputError(f"expected a Kubernetes object (a mapping), got {type(document.body).__name__}")
             alteration = alter(document.body, changes, component=component, catalog=catalog, related=objects)
         except Exception as error:  # each document is reported on its own, bugs included
             located = located_error(error, file=document.file, document=document.label)

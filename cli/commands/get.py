@@ -40,6 +40,7 @@ from .common import (
     load_catalog,
     located_error,
     parse_duration,
+    worst_exit_code,
 )
 from .inspect import trees_text
 from .live import add_cluster_kartas, client_for, reference
@@ -313,6 +314,9 @@ def get(
             deadline = time.monotonic() + seconds if seconds is not None else None
             _watch(client, targets, namespace, rows_maker, phases, chosen, options, deadline, collected)
             raise typer.Exit(0)
+        if chosen.kind == "name" and not top_only:
+            _names_by_page(client, targets, namespace, rows_maker, phases, options, collected)
+            raise typer.Exit(collected.exit_code)
         objects = _fetch(client, targets, namespace, options)
         if top_only:
             objects = _top_level(objects, catalog, rows_maker.chains)
@@ -323,6 +327,37 @@ def get(
             raise typer.Exit(0)
         _print(rows, chosen, options)
     raise typer.Exit(collected.exit_code)
+
+
+def _names_by_page(
+    client: Any,
+    targets: list[_Target],
+    namespace: Optional[str],
+    rows_maker: _Rows,
+    phases: set[str],
+    options: dict[str, Any],
+    collected: Collected,
+) -> None:
+    """``-o name``: each page inspected, printed and let go, so memory follows a page, not the list."""
+    printed = False
+    for target in targets:
+        scope = client.scope(target.resource, namespace, options["all_namespaces"])
+        if target.name is not None:
+            pages: Any = [_fetch(client, [target], namespace, options)]
+        else:
+            pages = client.list_pages(
+                target.resource, scope, label_selector=options["selector"],
+                field_selector=options["field_selector"], chunk_size=options["chunk_size"],
+            )  # fmt: skip
+        for page in pages:
+            changed = Collected()
+            rows = _keep(rows_maker.rows(page, pods=False, collected=changed), phases)
+            collected.codes[:] = [worst_exit_code([*collected.codes, *changed.codes])]
+            _print(rows, Output("name"), options)
+            printed = printed or bool(rows)
+    if not printed and collected.exit_code == 0:
+        where = "" if options["all_namespaces"] else f" in {namespace or client.default_namespace} namespace"
+        output.warn(f"No resources found{where}.")
 
 
 def _top_level(objects: list[dict], catalog: Catalog, chains: Any) -> list[dict]:
@@ -384,7 +419,10 @@ def _watch(
                 initial.append(event.object)
                 continue
             rows_maker.refresh()  # pods and owners moved on: read them again for the new row
-            rows = rows_maker.rows([event.object], pods=needs_pods, collected=collected)
+            # A tree per event, dropped once printed: memory follows the objects watched, not the events.
+            changed = Collected()
+            rows = rows_maker.rows([event.object], pods=needs_pods, collected=changed)
+            collected.codes[:] = [worst_exit_code([*collected.codes, *changed.codes])]
             for row in _keep(rows, phases):
                 key = _key(row)
                 if event.type == DELETED:

@@ -13,6 +13,7 @@ from workloadmap.interpreter import ObjectIndex, inspect_file
 from ..printing import output
 from ..printing.deferred import deferred
 from ..printing.escape import escaped
+from ..printing.files import refuse_input_as_output
 from ..printing.formats import Output
 from ..printing.numbers import plural as _plural
 from ..printing.terminal import progress
@@ -274,6 +275,9 @@ def place(
 
     targets = list(emit or [])
     chosen = _chosen(output_format, targets)
+    if html is not None:
+        read = [pods, topology_object, node_topology, *(catalog_dirs or []), *(related or [])]
+        refuse_input_as_output(html, [*workload, *(topology or []), *read], "--html")
     if not topology:
         output.warn(f"note: no --topology given; placing on the built-in example cluster preset:{default_preset()}")
     clusters = _clusters(

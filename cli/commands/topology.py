@@ -15,6 +15,7 @@ from workloadmap.errors import TopologyError
 from ..printing import output
 from ..printing.deferred import deferred
 from ..printing.escape import escaped, needs_escaping, shown
+from ..printing.files import refuse_input_as_output, write_atomically
 from ..printing.terminal import progress
 from ..printing.views import Views, dump, human, plain, table, template
 from ..render.numa import render_numa_zones
@@ -153,6 +154,8 @@ def show(
     from workloadmap.topology import load_cluster
 
     chosen = SHOW_VIEWS.parse(output_format)
+    if html is not None:
+        refuse_input_as_output(html, [source, pods, topology_object, node_topology], "--html")
     with progress(f"reading topology {source}"):
         cluster = load_cluster(
             source,
@@ -264,7 +267,7 @@ def generate(
         output.write(text)
         return
     try:
-        output_file.write_text(text, encoding="utf-8")
+        write_atomically(output_file, text)
     except OSError as error:
         output.error(f"{output_file}: cannot write: {error.strerror or error}")
         raise typer.Exit(1) from None

@@ -5,7 +5,8 @@ that wmap does not trust. Printed raw, a newline in a name forges a line (a fake
 an escape sequence can rewrite the terminal. Human output therefore escapes, in every string of
 what it renders, the C0 and C1 control characters, DEL, the Unicode line and paragraph separators,
 zero-width and bidirectional formatting characters: ``\n``, ``\x1b``, ``\u202e``. Machine output
-(``-o json|yaml``) is left exact: its encoders escape what they must.
+(``-o json|yaml``) is left exact: its encoders escape what they must. One string is shown up to
+:data:`MAX_SHOWN` characters: a server's megabyte-long message prints as its start and a count.
 
 :func:`escaped` copies a result (dataclasses, lists, dicts) with its strings escaped, sharing every
 part that needs no change; :func:`shown` escapes one string; :func:`needs_escaping` scans many at
@@ -37,8 +38,14 @@ def _visible(match: re.Match[str]) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+MAX_SHOWN = 2048
+"""Characters of one string human output shows; a longer one (a megabyte of server message) is cut."""
+
+
 def shown(text: str) -> str:
-    """``text`` with control and invisible formatting characters written as visible escapes."""
+    """``text`` with control and invisible formatting characters as visible escapes, cut at :data:`MAX_SHOWN`."""
+    if len(text) > MAX_SHOWN:
+        text = f"{text[:MAX_SHOWN]}... ({len(text) - MAX_SHOWN:,} more characters)"
     return _UNSAFE.sub(_visible, text) if _UNSAFE.search(text) else text
 
 

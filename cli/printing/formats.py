@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from . import output
+from .escape import shown
 from .usage import bad_parameter
 
 __all__ = ["Output", "parse_output", "template_text", "TEMPLATES"]
@@ -101,7 +102,8 @@ def template_text(chosen: Output, document: Any) -> str:
     try:
         if chosen.kind.startswith("custom-columns"):
             items = document.get("items") if isinstance(document, dict) and document.get("kind") == "List" else None
-            rows = [[jsonpath.column(path, item) for _, path in chosen.template] for item in items or [document]]
+            # Cells are human output: control characters from the server shown as escapes, as in tables.
+            rows = [[shown(jsonpath.column(path, item)) for _, path in chosen.template] for item in items or [document]]
             return _columns_table([header for header, _ in chosen.template], rows)
         if chosen.kind == "jsonpath-as-json":
             return jsonpath.render_json(chosen.template, document)

@@ -9,23 +9,56 @@ from typing import Any
 
 import yaml
 
+from workloadmap.errors import WorkloadMapError
+from workloadmap.yaml_typing import scalar_style
+
 from . import terminal
 from .escape import shown
 
 # libyaml's emitter writes what PyYAML's pure-Python one does, about ten times faster.
-_DUMPER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_EMITTER: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+class _Dumper(_EMITTER):
+    """Strings styled by the one quoting rule: what kubectl reads back is the same string."""
+
+
+class _ManifestDumper(_EMITTER):
+    """Manifests for `kubectl apply`: the same rule, multi-line strings as literal blocks."""
+
+
+def _string(dumper: Any, value: str) -> Any:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=scalar_style(value))
+
+
+def _manifest_string(dumper: Any, value: str) -> Any:
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=scalar_style(value, literal_blocks=True))
+
+
+_Dumper.add_representer(str, _string)
+_ManifestDumper.add_representer(str, _manifest_string)
 
 
 def dump(data: Any, output: str) -> str:
-    """Plain json/yaml dumps: what `-o json|yaml` prints, byte for byte."""
+    """Plain json/yaml dumps: what `-o json|yaml` prints, byte for byte.
+
+    Every string is styled by :func:`workloadmap.yaml_typing.scalar_style`: one that kubectl's
+    YAML reader (go-yaml) would read as a boolean, a number or null when plain (``y``, ``1e3``,
+    ``0o17``) is quoted, so the output reads back unchanged.
+    """
     if output == "json":
         return json.dumps(data, indent=2) + "\n"
-    return yaml.dump(data, Dumper=_DUMPER, sort_keys=False, default_flow_style=False)
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=False)
 
 
 def dump_all(objects: Iterable[Any]) -> str:
     """Kubernetes objects as a YAML stream (``---`` between them), with the C emitter."""
-    return yaml.dump_all(objects, Dumper=_DUMPER, sort_keys=False, default_flow_style=False)
+    return yaml.dump_all(objects, Dumper=_Dumper, sort_keys=False, default_flow_style=False)
+
+
+def dump_manifests(objects: Iterable[Any]) -> str:
+    """Manifests to apply (alter, suspend, resume): a YAML stream, Unicode as it is, scripts as literal blocks."""
+    return yaml.dump_all(objects, Dumper=_ManifestDumper, sort_keys=False, default_flow_style=False, allow_unicode=True)
 
 
 def as_list(items: list[dict[str, Any]]) -> Any:
@@ -139,14 +172,36 @@ def warn(message: str) -> None:
 
 def _stderr(message: str) -> None:
     stream = sys.stderr
-    _safe_write(stream, terminal.paint_prefix(message, stream) + "\n")
-    stream.flush()
+    if stream is None:  # closed (`2>&-`): there is nowhere to say it
+        return
+    try:
+        _safe_write(stream, terminal.paint_prefix(message, stream) + "\n")
+        stream.flush()
+    except OSError:
+        pass  # a full or broken stderr: the exit code still tells
+
+
+class OutputError(WorkloadMapError):
+    """Standard output cannot be written: closed (``>&-``), a full disk (``> /dev/full``), an I/O error."""
 
 
 def write(text: str) -> None:
-    """Text on stdout, flushed (so a reader sees each block as it is written); machine output goes here."""
-    _safe_write(sys.stdout, text)
-    sys.stdout.flush()
+    """Text on stdout, flushed (so a reader sees each block as it is written); machine output goes here.
+
+    Raises:
+        OutputError: standard output is closed or cannot take the text (one line, exit 1; a reader
+            that went away, ``| head``, stays a ``BrokenPipeError``, which ends the command quietly).
+    """
+    stream = sys.stdout
+    if stream is None:
+        raise OutputError("cannot write the output: standard output is closed")
+    try:
+        _safe_write(stream, text)
+        stream.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        raise OutputError(f"cannot write the output to standard output: {error.strerror or error}") from None
 
 
 def human(text: str, *, fit: bool = True) -> None:

@@ -315,9 +315,10 @@ def _write(path: Path, text: str) -> None:
     import typer
 
     from ..printing import output
+    from ..printing.files import write_atomically
 
     try:
-        path.write_text(text, encoding="utf-8")
+        write_atomically(path, text)  # a failed write leaves the old file whole
     except OSError as error:
         output.error(f"{path}: cannot write: {error.strerror or error}")
         raise typer.Exit(1) from None

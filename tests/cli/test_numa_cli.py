@@ -95,8 +95,21 @@ def test_a_bad_node_topology_file_is_a_located_error(wmap, tmp_path):
     assert "Traceback" not in result.output
 
 
-def test_topology_show_numa_escapes_hostile_node_names(wmap, tmp_path):
-    # Issue 16's output hygiene on the NUMA table too: a node name with an escape sequence is shown.
+def test_topology_show_numa_escapes_hostile_zone_names_and_refuses_hostile_node_names(wmap, tmp_path):
+    # Issue 16's output hygiene on the NUMA table too: a zone name with an escape sequence is shown.
+    layouts = yaml.safe_load_all((NUMA / "node-topology.yaml").read_text())
+    docs = []
+    for doc in layouts:
+        for item in doc.get("items", [doc]):
+            for zone in item.get("zones") or []:
+                zone["name"] = f"{zone['name']}\x1b[2J"
+        docs.append(doc)
+    (tmp_path / "zones.yaml").write_text(yaml.safe_dump_all(docs))
+    zones = str(tmp_path / "zones.yaml")
+    result = wmap("topology", "show", str(NUMA / "nodes.yaml"), "--node-topology", zones, "--numa")
+    assert result.exit_code == 0, result.output
+    assert "\x1b" not in result.stdout and "node-0\\x1b[2J" in result.stdout
+    # A node name with an escape sequence is no node name (issue 26): refused, the escape shown.
     hostile = "gpu-a\x1b[2J"
 
     def renamed(path, out):
@@ -114,5 +127,5 @@ def test_topology_show_numa_escapes_hostile_node_names(wmap, tmp_path):
     nodes = renamed(NUMA / "nodes.yaml", tmp_path / "nodes.yaml")
     layouts = renamed(NUMA / "node-topology.yaml", tmp_path / "nrt.yaml")
     result = wmap("topology", "show", nodes, "--node-topology", layouts, "--numa")
-    assert result.exit_code == 0, result.output
-    assert "\x1b" not in result.stdout and "gpu-a\\x1b[2J" in result.stdout
+    assert result.exit_code == 1
+    assert "\x1b" not in result.output and "'gpu-a\\x1b[2J' is not a valid node name" in result.stderr

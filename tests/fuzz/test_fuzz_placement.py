@@ -9,6 +9,8 @@ errors and exit 1: never a traceback. ``WMAP_FUZZ_CASES`` runs the long mode (se
 
 from __future__ import annotations
 
+import json
+
 import pytest
 import yaml
 
@@ -18,7 +20,10 @@ from workloadmap.topology import PRESETS, generate_nodelist
 
 PLAN = fuzz_plan(ci_cases=240)
 BATCHES = PLAN.batches(3)
-CLUSTER_FILES = ["topology/nodes-topograph.yaml", "live/nvl72-nodes.yaml", "placement/gpu-racks-tainted.yaml"]
+CLUSTER_FILES = [
+    "topology/nodes-topograph.yaml", "live/nvl72-nodes.yaml", "placement/gpu-racks-tainted.yaml",
+    "topology/topology.yaml",  # a Slurm topology.yaml: its block_sizes and hostlists under the generic mutations
+]  # fmt: skip
 
 
 def clusters() -> list:
@@ -27,7 +32,8 @@ def clusters() -> list:
 
 
 def workloads() -> list:
-    return [(source, body) for source, body in corpus_documents(FIXTURES_DIR) if "/" not in source]
+    found = corpus_documents(FIXTURES_DIR)
+    return [(source, body) for source, body in found if "/" not in source or source.startswith("volcano/")]
 
 
 def check_run(result, allowed: tuple[int, ...]) -> str | None:
@@ -44,6 +50,19 @@ def check_run(result, allowed: tuple[int, ...]) -> str | None:
     return None
 
 
+def fail_open(args: tuple[str, ...], result) -> str | None:
+    """A fit claimed for a gang that can never form (minMember above its pods), in the JSON report."""
+    if args[0] != "place" or "-o" not in args or result.exit_code not in (0, 3) or not result.stdout.strip():
+        return None
+    reports = json.loads(result.stdout)
+    for report in reports.get("items", [reports]):
+        for group in report.get("podGroups", []):
+            for gang in (group, *group.get("subGroups", [])):
+                if gang.get("fits") and gang.get("gang", True) and gang["minMember"] > gang["pods"]:
+                    return f"{gang['name']}: minMember {gang['minMember']} above {gang['pods']} pods, yet fits"
+    return None
+
+
 @pytest.mark.parametrize("seeds", BATCHES, ids=[f"{r.start}-{r.stop - 1}" for r in BATCHES])
 def test_adversarial_clusters_fail_cleanly(seeds, wmap, tmp_path):
     shapes, inputs = clusters(), workloads()
@@ -55,13 +74,18 @@ def test_adversarial_clusters_fail_cleanly(seeds, wmap, tmp_path):
         workload.write_text(case.workload_text)
         runs = [
             (("topology", "show", str(nodes), "-o", "json" if seed % 2 else "tree"), (0, 1)),
-            (("place", str(workload), "-t", str(nodes), "--policy", case.policy, "--fail-unfit"), (0, 1, 3)),
+            (
+                ("place", str(workload), "-t", str(nodes), "--policy", case.policy, "--fail-unfit", "-o", "json"),
+                (0, 1, 3),
+            ),
         ]
-        if seed % 3 == 0:
-            emit = ("place", str(workload), "-t", str(nodes), "--emit", "kai", "--emit", "volcano")
+        if seed % 3 == 0 or any(what.startswith("metadata.") for what in case.mutations):
+            emit = ("place", str(workload), "-t", str(nodes), "--emit", "kai", "--emit", "volcano", "--emit", "kueue")
             runs.append((emit, (0, 1, 3, 5)))  # 3 and 5: --emit refuses gangs that do not (or may not) fit
+        invalid_name = any(what.startswith("invalid node name") for what in case.mutations)
         for args, allowed in runs:
-            problem = check_run(wmap(*args), allowed)
+            result = wmap(*args)
+            problem = check_run(result, (1,) if invalid_name else allowed) or fail_open(args, result)
             if problem:
                 failures.append(f"seed {seed} {case.mutations} `wmap {' '.join(args[:2])}`: {problem}")
     assert not failures, "\n".join(failures[:20])

@@ -3,7 +3,9 @@
 It serves legacy discovery (``/api``, ``/apis``, ``/api/v1``, ``/apis/<group>/<version>``),
 objects and lists (with ``limit``/``continue`` paging, a minimal ``fieldSelector`` and a
 ``labelSelector`` of equality, inequality and existence terms) from an in-memory store,
-``Status`` objects for errors, an optional bearer-token check (401), and watches: every change
+``Status`` objects for errors, an optional bearer-token check (401), over HTTPS by default (a
+self-signed certificate for 127.0.0.1 that the kubeconfig it writes trusts: credentials travel over
+TLS only, as kubectl sends them; ``tls=False`` for plain HTTP), and watches: every change
 made through :meth:`FakeApiServer.add`, :meth:`~FakeApiServer.update` and
 :meth:`~FakeApiServer.delete` bumps a global resourceVersion and is streamed to watchers
 (chunked, one JSON event per line, as the real server does); :meth:`~FakeApiServer.compact`
@@ -117,6 +119,7 @@ class FakeApiServer:
 
     Attributes:
         requests: ``(method, path_with_query)`` of every request received, in order.
+        authorizations: the ``Authorization`` header of every request (None when absent), in order.
         token: the bearer token required (None: no authentication).
         forbidden: resource plurals whose reads answer 403.
         forbidden_lists: plurals (or ``group/plural``) whose lists answer 403 while GET works.
@@ -129,7 +132,7 @@ class FakeApiServer:
     """
 
     def __init__(
-        self, resources: Iterable[FakeResource] = DEFAULT_RESOURCES, *, token: str | None = None, tls: bool = False
+        self, resources: Iterable[FakeResource] = DEFAULT_RESOURCES, *, token: str | None = None, tls: bool = True
     ) -> None:
         self.resources = list(resources)
         self.token = token
@@ -140,6 +143,7 @@ class FakeApiServer:
         self.delay = 0.0
         self.hostile: Callable[[BaseHTTPRequestHandler, str, dict[str, str]], bool] | None = None
         self.requests: list[tuple[str, str]] = []
+        self.authorizations: list[str | None] = []  # the Authorization header of each request, in order
         self.writes_expected = False
         # (group, plural) -> {(namespace or "", name): object}
         self.objects: dict[tuple[str, str], dict[tuple[str, str], dict]] = {}
@@ -296,10 +300,13 @@ class FakeApiServer:
         context_entry: dict[str, Any] = {"cluster": "fake-cluster", "user": "fake-user"}
         if namespace:
             context_entry["namespace"] = namespace
+        cluster: dict[str, Any] = {"server": self.url}
+        if self.tls:  # verified, as a real kubeconfig's certificate-authority makes it
+            cluster["certificate-authority"] = str(TLS_DIR / "server.crt")
         config = {
             "apiVersion": "v1",
             "kind": "Config",
-            "clusters": [{"name": "fake-cluster", "cluster": {"server": self.url}}],
+            "clusters": [{"name": "fake-cluster", "cluster": cluster}],
             "users": [
                 {"name": "fake-user", "user": {"token": token if token is not None else (self.token or "no-token")}}
             ],
@@ -314,6 +321,7 @@ class FakeApiServer:
     def _handle(self, handler: BaseHTTPRequestHandler) -> None:
         with self._lock:
             self.requests.append((handler.command, handler.path))
+            self.authorizations.append(handler.headers.get("Authorization"))
         length = int(handler.headers.get("Content-Length") or 0)
         if length:
             handler.rfile.read(length)

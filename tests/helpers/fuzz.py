@@ -9,7 +9,8 @@ counts whose products pass every budget, segments of one pod, and names that for
 
 The same engine makes adversarial clusters for ``place`` and ``topology show`` (:func:`make_cluster_case`:
 nodes in two racks, missing labels, zero, negative and absurd GPU counts, a workload asking for 10^6
-GPUs) and hostile definitions for ``catalog validate|lint`` (:func:`make_definition_case`).
+GPUs) and hostile definitions for ``catalog validate|lint`` (:func:`make_definition_case`), and texts
+YAML readers type differently for the read-back check of ``alter`` output (:data:`READ_BACK_MUTATIONS`).
 
 :func:`fuzz_plan` reads the run's size from the environment: a bounded CI run by default, a long
 run with ``WMAP_FUZZ_CASES`` (and ``WMAP_FUZZ_SEED`` to start elsewhere), see ``docs/security.md``.
@@ -34,7 +35,7 @@ HUGE_DIGITS = "9" * 5000
 SCALARS: list[Any] = [
     None, True, False, 0, -1, -3, 2.5, 1e308, -1e308, float("inf"), "", " ", "abc", "3", "-2", "1.5",
     "²", "٣", "１２", HUGE_DIGITS, "1" + "0" * 30, "1e999", "1e-999", "9" * 30 + "Ei", "-5Gi", "0.0001m",
-    "nan", "Infinity", [], {}, [1, 2], {"a": 1}, "x" * 10000,
+    "nan", "Infinity", [], {}, [1, 2], {"a": 1}, "x" * 10000, "x\ud800",
 ]  # fmt: skip
 TAGGED = [
     "!!int abc", "!!float abc", "!!timestamp not-a-time", "!!binary ???", "!!bool maybe", "!!null x",
@@ -172,7 +173,7 @@ def _segment(rng: random.Random, body: Any) -> tuple[Any, str]:
     """KAI segment annotations of size 1 (or 2) on the object and every pod template's metadata."""
     size = rng.choice(["1", "2"])
     targets = [body] + [value for _, value in _paths(body) if isinstance(value, dict) and "spec" in value]
-    for target in targets:
+    for target in (target for target in targets if isinstance(target, dict)):  # a Slurm topology.yaml is a list
         metadata = target.setdefault("metadata", {}) if isinstance(target.get("metadata", {}), dict) else None
         if metadata is not None:
             annotations = metadata.setdefault("annotations", {})
@@ -190,6 +191,38 @@ def _hostile_name(rng: random.Random, body: Any) -> tuple[Any, str]:
     metadata[key] = rng.choice(HOSTILE_NAMES)
     return body, f"hostile {key}"
 
+
+# Issue 26: texts YAML readers type differently (go-yaml v2, v3, YAML 1.1), characters they change
+# (NEL), and what a YAML writer must quote for structure; each a label value, a key, an annotation.
+YAML_WORDS = [
+    "y", "n", "Y", "N", "on", "Off", "yes", "NO", "true", "~", "null", "", "1e3", "1E3", "2e-3", ".5E3", "0o17", "08",
+    "017", "0x1F", "0B1", "1_000", "+1", "-0b1", "1:30", "1:30.5", "2001-1-2", "2001-12-14", "<<", "=", ".inf", ".nan",
+    "a\x85b", "a\nb\x85", "\x85", "line\nbreak\n", "\u2028x", "x\u2029", "tab\tx", " lead", "trail ", "#x", "x #y",
+    ": x", "- x", "? x", "'", '"', "\\", "%x", "@x", "`x", "!x", "&x", "*x", "|", ">", "[x]", "{x}", "…", "x\r\ny",
+]  # fmt: skip
+
+
+def _yaml_words(rng: random.Random, body: Any) -> tuple[Any, str]:
+    """Typed-looking texts as string values, keys of labels and annotations, and a replaced string scalar."""
+    if not isinstance(body, dict):
+        return body, "none"
+    words = rng.sample(YAML_WORDS, k=rng.choice([1, 3, 8]))
+    metadata = body.setdefault("metadata", {})
+    if isinstance(metadata, dict):
+        for field in ("labels", "annotations"):
+            if not isinstance(metadata.get(field, {}), dict):
+                continue
+            entries = metadata.setdefault(field, {})
+            for word in words:
+                entries[word if rng.random() < 0.5 else f"k{len(entries)}"] = word
+    strings = [path for path, value in _paths(body) if path and isinstance(value, str)]
+    for path in rng.sample(strings, k=min(len(strings), rng.choice([0, 1, 2]))):
+        _set(body, path, rng.choice(words))
+    return body, f"yaml words {words}"
+
+
+READ_BACK_MUTATIONS: list[Callable[[random.Random, Any], tuple[Any, str]]] = [_yaml_words, _yaml_words, _replace_scalar]
+"""Mutations for the read-back check of alter/suspend/resume output (issue 26)."""
 
 FAIL_SAFE_MUTATIONS: list[Callable[[random.Random, Any], tuple[Any, str]]] = [_explode_count, _segment, _hostile_name]
 """Issue 16's classes: products of counts beyond every budget, segments of one pod, names that forge output."""
@@ -327,14 +360,79 @@ def _gpu_count(rng: random.Random, nodelist: Any) -> str:
     return f"GPUs -> {str(value)[:20]!r}"
 
 
-CLUSTER_MUTATIONS: list[Callable[[random.Random, Any], str]] = [_node_in_two_racks, _drop_labels, _gpu_count]
+INVALID_NODE_NAMES = ["{} ", " {}", "{}\t", "{}.", "{}-", "{}".upper(), "{}\u200b", "ｎ{}", "{}/x", ""]
+
+
+def _invalid_node_name(rng: random.Random, nodelist: Any) -> str:
+    """A twin of a node under a name the API server never stores (a trailing space, upper case, look-alikes)."""
+    nodes = _nodes(nodelist)
+    if not nodes:
+        return "none"
+    twin = copy.deepcopy(rng.choice(nodes))
+    metadata = twin.setdefault("metadata", {})
+    if not isinstance(metadata, dict) or not isinstance(metadata.get("name"), str) or not metadata["name"]:
+        return "none"
+    metadata["name"] = rng.choice(INVALID_NODE_NAMES).format(metadata["name"]) or "UPPER"
+    nodelist["items"].append(twin)
+    return f"invalid node name {metadata['name']!r}"
+
+
+def _block_sizes(rng: random.Random, topology: Any) -> str:
+    """Slurm topology.yaml block sizes that are no whole numbers (.inf, NaN, 2.5, 1e300, booleans)."""
+    blocks = [node for _, node in _paths(topology) if isinstance(node, dict) and "block_sizes" in node]
+    if not blocks:
+        return "none"
+    value = rng.choice([float("inf"), float("nan"), 2.5, 1e300, True, -2, "4", "٤", [2], None])
+    target = rng.choice(blocks)
+    sizes = target["block_sizes"] if isinstance(target["block_sizes"], list) else [2]
+    target["block_sizes"] = [*sizes[:1], value]
+    return f"block_sizes -> {target['block_sizes']!r}"
+
+
+CLUSTER_MUTATIONS: list[Callable[[random.Random, Any], str]] = [
+    _node_in_two_racks, _drop_labels, _gpu_count, _invalid_node_name, _block_sizes,
+]  # fmt: skip
 
 DEMANDS: list[Any] = [1_000_000, "1000000", 10**6 * 8, "0", 0, -1, "1.5", "1e999", HUGE_DIGITS, "abc", None]
 
 
-def _demand(rng: random.Random, workload: Any) -> str:
+MIN_KEYS = ("minAvailable", "minMember", "minReplicas")
+
+
+def _gang_minimum(rng: random.Random, workload: Any) -> str:
+    """A gang minimum (Volcano minAvailable, schedulingPolicy.minAvailable ...) far above the pods."""
+    found = [path for path, _ in _paths(workload) if path and path[-1] in MIN_KEYS]
+    spec = workload.get("spec") if isinstance(workload, dict) else None
+    if not found and isinstance(spec, dict):
+        if str(workload.get("apiVersion", "")).startswith("kubeflow.org/"):
+            run_policy = spec.setdefault("runPolicy", {})
+            if isinstance(run_policy, dict):
+                run_policy["schedulingPolicy"] = {"minAvailable": 1000}  # the training operator's gang minimum
+                return "schedulingPolicy.minAvailable 1000"
+    if not found:
+        return "none"
+    for path in found:
+        _set(workload, path, rng.choice([99, 1000]))
+    return f"gang minimum raised at {found}"
+
+
+def _metadata_confusion(rng: random.Random, workload: Any) -> str:
+    """Labels or annotations (of the object or of every pod template) of the wrong type: a list, a string, a number."""
+    value = copy.deepcopy(rng.choice([["a", "b"], "text", 5, [{"k": "v"}], True]))
+    field = rng.choice(["annotations", "labels"])
+    targets = [workload] + [node for path, node in _paths(workload) if path and path[-1] == "template"]
+    chosen = rng.sample(targets, k=min(len(targets), rng.choice([1, 2])))
+    for target in chosen:
+        if isinstance(target, dict):
+            metadata = target.setdefault("metadata", {})
+            if isinstance(metadata, dict):
+                metadata[field] = copy.deepcopy(value)
+    return f"metadata.{field} -> {value!r} on {len(chosen)} objects"
+
+
+def _demand(rng: random.Random, workload: Any, value: Any = None) -> str:
     """A GPU request on every container of the workload (10^6 GPUs, negative, fractional ...)."""
-    value = rng.choice(DEMANDS)
+    value = rng.choice(DEMANDS) if value is None else value
     for path, node in list(_paths(workload)):
         if path and path[-1] == "resources" and isinstance(node, dict):
             for field in ("requests", "limits"):
@@ -369,8 +467,13 @@ def make_cluster_case(
         applied.extend(generic)
     source, workload = workloads[rng.randrange(len(workloads))]
     workload = _tree_copy(workload)
-    if rng.random() < 0.6:
+    if rng.random() < 0.3:
+        # A gang that can never form, on pods small enough to fit: only its minimum can make it unfit.
+        applied += [_gang_minimum(rng, workload), _demand(rng, workload, 0)]
+    elif rng.random() < 0.6:
         applied.append(_demand(rng, workload))
+    if rng.random() < 0.25:
+        applied.append(_metadata_confusion(rng, workload))
     applied.append(f"workload {source}")
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20_000))

@@ -379,8 +379,13 @@ def test_fake_server_records_every_method(fake_cluster):
     request = urllib.request.Request(
         fake_cluster.server.url + "/api/v1/namespaces/default/pods", data=b"{}", method="POST"
     )
+    import ssl
+
+    from helpers.apiserver import TLS_DIR
+
+    trusted = ssl.create_default_context(cafile=str(TLS_DIR / "server.crt"))
     with pytest.raises(urllib.error.HTTPError) as raised:
-        urllib.request.urlopen(request, timeout=5)
+        urllib.request.urlopen(request, timeout=5, context=trusted)
     raised.value.close()  # the error holds the response (and its socket) open
     assert raised.value.code == 405
     assert fake_cluster.server.methods == {"POST"}

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..catalog import Catalog
+from ..errors import InputError
 from ..labels import MANAGED_BY
 from ..placement import PlacementReport
 from ..topology import Cluster, validate_levels
@@ -28,6 +29,7 @@ __all__ = [
     "report_levels",
     "object_metadata",
     "applyable_copy",
+    "annotations_of",
     "widest",
     "workload_levels",
 ]
@@ -118,6 +120,29 @@ def object_metadata(tree: WorkloadTree, name: str) -> dict[str, Any]:
         metadata["namespace"] = tree.workload.namespace
     metadata["labels"] = {MANAGED_BY: "wmap"}
     return metadata
+
+
+def annotations_of(obj: dict[str, Any], path: Sequence[str | int] = ()) -> dict[str, Any]:
+    """The ``metadata.annotations`` mapping of ``obj`` (an object, or a pod template at ``path``), made when absent.
+
+    Raises:
+        InputError: ``metadata`` or its ``annotations`` is there but not a mapping (a list, a
+            string): the field is named, as the API server names it.
+    """
+    metadata = obj.get("metadata")
+    if metadata is None:
+        metadata = obj["metadata"] = {}
+    if not isinstance(metadata, dict):
+        raise InputError(f"expected a mapping, got {type(metadata).__name__}", field=[*path, "metadata"])
+    annotations = metadata.get("annotations")
+    if annotations is None:
+        annotations = metadata["annotations"] = {}
+    if not isinstance(annotations, dict):
+        raise InputError(
+            f"expected a mapping of strings, got {type(annotations).__name__}",
+            field=[*path, "metadata", "annotations"],
+        )
+    return annotations
 
 
 def applyable_copy(obj: Mapping[str, Any]) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from ..placement import GroupPlacement, PlacementReport
 from ..tree import PodGroup, WorkloadTree
 from .common import (
     ExportRequest,
+    annotations_of,
     applyable_copy,
     default_topology_name,
     dns_name,
@@ -180,9 +181,7 @@ def kai_annotated_workload(obj: Mapping[str, Any], report: PlacementReport, *, t
     fields, which the copy keeps, express them.
     """
     result = applyable_copy(obj)
-    metadata = result.setdefault("metadata", {})
-    annotations = metadata.get("annotations") or {}
-    metadata["annotations"] = annotations
+    annotations = annotations_of(result)
     required, preferred = workload_levels(report)
     annotations[KAI_TOPOLOGY] = topology
     for key, value in ((KAI_TOPOLOGY_REQUIRED, required), (KAI_TOPOLOGY_PREFERRED, preferred)):

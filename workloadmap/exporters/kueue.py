@@ -24,7 +24,15 @@ from ..labels import (
 )
 from ..placement import KueueRequest, PlacementReport, component_paths, kueue_requests
 from ..tree import WorkloadTree
-from .common import ExportRequest, TemplatePaths, applyable_copy, dns_name, report_levels, topology_object
+from .common import (
+    ExportRequest,
+    TemplatePaths,
+    annotations_of,
+    applyable_copy,
+    dns_name,
+    report_levels,
+    topology_object,
+)
 from .registry import exporter
 
 __all__ = ["kueue_topology", "kueue_annotations", "kueue_annotated_workload", "export_kueue"]
@@ -139,9 +147,7 @@ def kueue_annotated_workload(
         if path is None:
             raise PlacementError(f"no pod template path known for component {component!r}", field=component)
         template = _descend(result, path, component)
-        metadata = template.setdefault("metadata", {})
-        annotations = metadata.get("annotations") or {}
-        metadata["annotations"] = annotations
+        annotations = annotations_of(template, path)
         for key in _TOPOLOGY_KEYS:
             annotations.pop(key, None)
         annotations.update(wanted)

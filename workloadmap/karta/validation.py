@@ -42,13 +42,13 @@ class JqField:
 
 
 def _component_fields(component: ComponentDefinition, path: str) -> Iterator[JqField]:
-    if component.instance_id_path:
+    if component.instance_id_path is not None:
         yield JqField(f"{path}.instanceIdPath", component.instance_id_path, "resource")
     spec = component.spec_definition
     if spec is not None:
         for name in ("pod_template_spec_path", "pod_spec_path", "metadata_path"):
             value = getattr(spec, name)
-            if value:
+            if value is not None:
                 yield JqField(f"{path}.specDefinition.{type(spec).model_fields[name].alias}", value, "resource")
         if spec.fragmented_pod_spec_definition is not None:
             for alias, value in spec.fragmented_pod_spec_definition.paths().items():
@@ -57,7 +57,7 @@ def _component_fields(component: ComponentDefinition, path: str) -> Iterator[JqF
     if scale is not None:
         for name in ("replicas_path", "min_replicas_path", "max_replicas_path"):
             value = getattr(scale, name)
-            if value:
+            if value is not None:
                 yield JqField(f"{path}.scaleDefinition.{type(scale).model_fields[name].alias}", value, "resource")
     status = component.status_definition
     if status is not None:
@@ -82,7 +82,7 @@ def _component_fields(component: ComponentDefinition, path: str) -> Iterator[JqF
                 yield JqField(f"{path}.suspendDefinition.{alias}[{index}].path", action.path, "resource")
     selector = component.pod_selector
     if selector is not None:
-        if selector.component_type_selector is not None and selector.component_type_selector.key_path:
+        if selector.component_type_selector is not None and selector.component_type_selector.key_path is not None:
             yield JqField(
                 f"{path}.podSelector.componentTypeSelector.keyPath", selector.component_type_selector.key_path, "pod"
             )
@@ -210,7 +210,12 @@ def validate_karta(karta: Karta) -> list[tuple[str, str]]:
     Compiling the jq fields (rule 8) runs in the bounded jq process, once per expression text.
     """
     problems = list(_structure_problems(karta)) + list(_gang_problems(karta))
-    fields = list(jq_fields(karta))
+    fields = []
+    for field in jq_fields(karta):
+        if field.source.strip():
+            fields.append(field)
+        else:  # the interpreter would look up a program for it; upstream's Go reads "" as unset
+            problems.append((field.path, "an empty jq expression; leave the field out instead"))
     try:
         compile_many(field.source for field in fields)
     except ExpressionError:

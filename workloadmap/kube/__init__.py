@@ -16,7 +16,7 @@ from .kartas import cluster_kartas
 from .objects import ClusterObjects
 from .owners import OwnerCache, list_events
 from .resources import ApiResource, parse_resource_ref
-from .watch import ADDED, DELETED, MODIFIED, SYNCED, ListWatch, WatchEvent, watch_all
+from .watch import ADDED, DELETED, MODIFIED, QUEUED_EVENTS, SYNCED, ListWatch, WatchEvent, watch_all
 
 __all__ = [
     "ClusterClient",
@@ -38,4 +38,5 @@ __all__ = [
     "MODIFIED",
     "DELETED",
     "SYNCED",
+    "QUEUED_EVENTS",
 ]

@@ -24,7 +24,17 @@ from .. import labels
 from ..budgets import check as check_budget
 from ..budgets import check_deadline, deadline
 from ..errors import ClusterApiError, ClusterError, UnknownResourceTypeError, WorkloadMapError
-from .answers import MAX_LIST_ITEMS, MAX_PAGES, REQUEST_SECONDS, parse_answer, read_answer, request_timeouts
+from .answers import (
+    MAX_LIST_ITEMS,
+    MAX_PAGES,
+    REQUEST_SECONDS,
+    discovery_list,
+    list_answer,
+    object_answer,
+    parse_answer,
+    read_answer,
+    request_timeouts,
+)
 from .config import connect
 from .failures import connection_error, one_line, status_error
 from .resources import ApiResource, parse_resource_ref
@@ -83,6 +93,9 @@ class ClusterClient:
         self.context: str = connection.context
         self.default_namespace: str = connection.default_namespace
         self.host: str = connection.host
+        self.credentials_withheld: bool = connection.credentials_withheld
+        """The kubeconfig user has credentials, not sent: the server is not reached over TLS (as kubectl does)."""
+        self._secrets: tuple[str, ...] = connection.secrets
         self._group_versions: list[tuple[str, list[str]]] | None = None
         self._resource_lists: dict[tuple[str, str], list[ApiResource]] = {}
         self._resolved: dict[str, ApiResource] = {}
@@ -132,7 +145,18 @@ class ClusterClient:
             raise ClusterError(f"cannot get credentials for context {self.context}: {one_line(error)}") from None
         except OSError as error:
             raise self._failed(error, path) from None
-        return response.status, response.response
+        raw = response.response
+        encoding = str(raw.headers.get("Content-Encoding") or "identity").strip().lower()
+        if encoding != "identity":
+            # wmap asks for no encoding: an answer compressed anyway could decode to a thousand times
+            # its size (0.5 MB of gzip, 200 MB of JSON) before any limit on what was read applies.
+            raw.close()
+            raw.release_conn()
+            raise ClusterError(
+                f"the API server answered GET {path} with a {one_line(encoding, 40)}-encoded body, which wmap did not "
+                "ask for (refused)"
+            )
+        return response.status, raw
 
     def _request(self, path: str, query: list[tuple[str, str]] | None = None) -> tuple[int, Any]:
         """GET ``path``; returns the status and the decoded JSON body (None when it is not JSON)."""
@@ -172,7 +196,22 @@ class ClusterClient:
             if not isinstance(body, dict):
                 raise ClusterError(f"the answer to GET {path} is not a JSON object")
             return body
-        raise status_error(status, body, path, host=self.host, context=self.context, what=what, namespace=namespace)
+        raise self.status_error(status, body, path, what=what, namespace=namespace)
+
+    def status_error(
+        self, status: int, body: Any, path: str, *, what: str | None = None, namespace: str | None = None
+    ) -> ClusterApiError:
+        """The error for an error answer: kubectl's words, credentials redacted, and why none were sent when so."""
+        error = status_error(
+            status, body, path, host=self.host, context=self.context, what=what, namespace=namespace,
+            secrets=self._secrets,
+        )  # fmt: skip
+        if status in (401, 403) and self.credentials_withheld:
+            error.message += (
+                f"; the credentials of context {self.context} were not sent: {self.host} is not reached over TLS "
+                "(kubectl sends credentials over TLS only)"
+            )
+        return error
 
     # -- discovery -------------------------------------------------------------------------------
 
@@ -181,15 +220,17 @@ class ClusterClient:
         if self._group_versions is None:
             groups: list[tuple[str, list[str]]] = []
             core = self._get_json("/api")
-            core_versions = [v for v in core.get("versions") or [] if isinstance(v, str)]
+            core_versions = [v for v in discovery_list(core, "versions", "GET /api") if isinstance(v, str)]
             groups.append(("", core_versions or ["v1"]))
             listing = self._get_json("/apis")
-            for entry in listing.get("groups") or []:
+            for entry in discovery_list(listing, "groups", "GET /apis"):
                 if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
                     continue
-                listed = [v.get("version") for v in entry.get("versions") or [] if isinstance(v, dict)]
+                entry_versions = discovery_list(entry, "versions", f"GET /apis (group {entry['name']})")
+                listed = [v.get("version") for v in entry_versions if isinstance(v, dict)]
                 versions: list[str] = [v for v in listed if isinstance(v, str)]
-                preferred = (entry.get("preferredVersion") or {}).get("version")
+                preferred_entry = entry.get("preferredVersion")
+                preferred = preferred_entry.get("version") if isinstance(preferred_entry, dict) else None
                 if preferred in versions:
                     versions.remove(preferred)
                     versions.insert(0, preferred)
@@ -204,15 +245,15 @@ class ClusterClient:
             status, body = self._request(path)
             resources: list[ApiResource] = []
             if status in (401, 403):
-                raise status_error(status, body, path, host=self.host, context=self.context, what=None, namespace=None)
+                raise self.status_error(status, body, path)
             if 200 <= status < 300 and isinstance(body, dict):
-                for entry in body.get("resources") or []:
+                for entry in discovery_list(body, "resources", f"GET {path}"):
                     if not isinstance(entry, dict):
                         continue
                     plural, kind = entry.get("name"), entry.get("kind")
                     if not isinstance(plural, str) or "/" in plural or not isinstance(kind, str):
                         continue  # subresources such as pods/log
-                    short = entry.get("shortNames") or []
+                    short = discovery_list(entry, "shortNames", f"GET {path}")
                     resources.append(
                         ApiResource(
                             group=group,
@@ -297,14 +338,9 @@ class ClusterClient:
             raise ClusterError(f"resource reference {resource_ref!r} names no object; use TYPE/NAME")
         resource = self.resolve(type_token)
         namespace = (namespace or self.default_namespace) if resource.namespaced else None
-        obj = self._get_json(
-            resource.path(namespace, name),
-            what=f'{resource.qualified_name} "{name}"',
-            namespace=namespace,
-        )
-        obj.setdefault("kind", resource.kind)
-        obj.setdefault("apiVersion", resource.api_version)
-        return obj
+        path = resource.path(namespace, name)
+        obj = self._get_json(path, what=f'{resource.qualified_name} "{name}"', namespace=namespace)
+        return object_answer(obj, resource.kind, resource.api_version, f"GET {path}", name)
 
     def list(
         self,
@@ -362,16 +398,31 @@ class ClusterClient:
         """
         version = ""
         items: builtins.list[dict] = []
-        for page in self._pages(resource, namespace, label_selector, field_selector, chunk_size):
-            version = str((page.get("metadata") or {}).get("resourceVersion") or version)
-            page_items = page.get("items") or []
-            self._check_items(resource, len(items) + (len(page_items) if isinstance(page_items, builtins.list) else 0))
-            for item in page.get("items") or []:
-                if isinstance(item, dict):
-                    item.setdefault("kind", resource.kind)
-                    item.setdefault("apiVersion", resource.api_version)
-                    items.append(item)
+        for page_items, metadata in self._pages(resource, namespace, label_selector, field_selector, chunk_size):
+            version = str(metadata.get("resourceVersion") or version)
+            self._check_items(resource, len(items) + len(page_items))
+            items.extend(page_items)
         return items, version
+
+    def list_pages(
+        self,
+        resource: ApiResource,
+        namespace: str | None,
+        *,
+        label_selector: str | None = None,
+        field_selector: str | None = None,
+        chunk_size: int | None = None,
+    ) -> Iterator[builtins.list[dict]]:
+        """The objects of :meth:`list_with_version`, a page at a time.
+
+        A caller that handles each page and lets it go holds one page, not the whole list (200,000
+        objects printed by name).
+        """
+        count = 0
+        for page_items, _ in self._pages(resource, namespace, label_selector, field_selector, chunk_size):
+            count += len(page_items)
+            self._check_items(resource, count)
+            yield page_items
 
     def _pages(
         self,
@@ -380,7 +431,8 @@ class ClusterClient:
         label_selector: str | None,
         field_selector: str | None,
         chunk_size: int | None,
-    ) -> Iterator[dict]:
+    ) -> Iterator[tuple[builtins.list[dict], dict]]:
+        """Each page's items (checked to be ``resource``'s kind) and metadata, following ``continue`` tokens."""
         path = resource.path(namespace)
         chunk_size = PAGE_SIZE if chunk_size is None else chunk_size
         continue_token: str | None = None
@@ -393,9 +445,11 @@ class ClusterClient:
                 query.append(("fieldSelector", field_selector))
             if continue_token:
                 query.append(("continue", continue_token))
-            page = self._get_json(path, query)
-            yield page
-            continue_token = (page.get("metadata") or {}).get("continue") or None
+            page_items, metadata = list_answer(
+                self._get_json(path, query), resource.kind, resource.api_version, f"GET {path}"
+            )
+            yield page_items, metadata
+            continue_token = metadata.get("continue") or None
             if not continue_token:
                 return
             if not isinstance(continue_token, str) or continue_token in seen:
@@ -446,15 +500,14 @@ class ClusterClient:
     def get_object(self, resource: ApiResource, name: str, namespace: str | None) -> dict | None:
         """One object by name, or None when it does not exist (404)."""
         namespace = namespace if resource.namespaced else None
+        path = resource.path(namespace, name)
         try:
-            obj = self._get_json(resource.path(namespace, name), what=f'{resource.qualified_name} "{name}"')
+            obj = self._get_json(path, what=f'{resource.qualified_name} "{name}"')
         except ClusterApiError as error:
             if error.status_code == 404:
                 return None
             raise
-        obj.setdefault("kind", resource.kind)
-        obj.setdefault("apiVersion", resource.api_version)
-        return obj
+        return object_answer(obj, resource.kind, resource.api_version, f"GET {path}", name)
 
     @staticmethod
     def _list_object(kind: str, items: builtins.list[dict[str, Any]]) -> dict[str, Any]:

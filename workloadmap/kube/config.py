@@ -6,6 +6,19 @@ merged), else ``~/.kube/config``. When none of these exists and the process runs
 certificate and namespace under :data:`SERVICE_ACCOUNT_DIR` are used instead, as client-go's
 ``rest.InClusterConfig`` does. Nothing is ever written: the kubeconfig is read with
 ``persist_config=False``.
+
+Credentials follow kubectl's rules where the Python client's differ (``_StrictLoader``):
+
+* they are applied only when the server is reached over TLS (client-go
+  ``tools/clientcmd/client_config.go``: ``ClientConfig`` merges the user's identification only when
+  ``isConfigTransportTLS``): with an ``http://`` server no token, password or certificate is sent
+  and no exec plugin runs;
+* an exec credential plugin that fails (exits non-zero, prints no JSON, the wrong ``apiVersion`` or
+  ``kind``, no token or certificate, a missing binary) is an error, never an anonymous request;
+* the legacy ``auth-provider`` entries kubectl (1.26) removed (``gcp``, ``azure``) are refused
+  rather than run (the ``gcp`` one runs its ``cmd-path``);
+* ``insecure-skip-tls-verify`` must be a boolean (kubectl refuses a kubeconfig whose value is a
+  string; the Python client reads any non-empty string, ``"false"`` included, as true).
 """
 
 from __future__ import annotations
@@ -17,7 +30,7 @@ from typing import Any
 
 from ..errors import ClusterError, InputError
 from ..loader import parse_yaml
-from .failures import one_line
+from .failures import one_line, redact
 
 __all__ = ["Connection", "connect", "check_kubeconfig", "SERVICE_ACCOUNT_DIR", "in_cluster_available"]
 
@@ -37,12 +50,17 @@ class Connection:
         context: the kubeconfig context, or ``in-cluster``.
         default_namespace: the context's namespace, the service account's, else ``default``.
         host: the API server URL.
+        credentials_withheld: the kubeconfig user has credentials, not sent because the server is
+            not reached over TLS (as kubectl withholds them).
+        secrets: the credentials in use (token, password), redacted from any server text.
     """
 
     api: Any
     context: str
     default_namespace: str
     host: str
+    credentials_withheld: bool = False
+    secrets: tuple[str, ...] = ()
 
 
 def _kubeconfig_paths(kubeconfig: str | os.PathLike | None) -> str | None:
@@ -135,24 +153,118 @@ def check_kubeconfig(config_file: str, context: str | None) -> str:
     cluster = _named(merged, "clusters").get(str(details.get("cluster")), {}).get("cluster")
     if not isinstance(cluster, dict) or not cluster.get("server"):
         raise ClusterError(f"context {chosen!r} of kubeconfig {config_file} has no cluster with a server address")
+    skip = cluster.get("insecure-skip-tls-verify")
+    if skip is not None and not isinstance(skip, bool):
+        raise ClusterError(
+            f"cluster {details.get('cluster')!r} of kubeconfig {config_file}: insecure-skip-tls-verify is "
+            f"{one_line(repr(skip), 40)}, not a boolean; kubectl refuses it too (write true or false)"
+        )
+    user = _named(merged, "users").get(str(details.get("user")), {}).get("user")
+    provider = user.get("auth-provider") if isinstance(user, dict) else None
+    if isinstance(provider, dict) and provider.get("name") in _REMOVED_AUTH_PROVIDERS:
+        raise ClusterError(
+            f"user {details.get('user')!r} of kubeconfig {config_file} uses the {provider.get('name')} auth-provider, "
+            "which kubectl removed in 1.26 (wmap never runs its command): use the provider's exec credential "
+            "plugin (gke-gcloud-auth-plugin, kubelogin)"
+        )
     return chosen
 
 
-def _from_kubeconfig(config_file: str, context: str | None) -> Connection:
-    from kubernetes.config.config_exception import ConfigException
-    from kubernetes.config.kube_config import _get_kube_config_loader, new_client_from_config
+_REMOVED_AUTH_PROVIDERS = ("gcp", "azure")
+"""Legacy in-tree auth-providers kubectl no longer has (client-go removed them in 1.26)."""
 
-    check_kubeconfig(config_file, context)
+
+class CredentialError(Exception):
+    """The kubeconfig user's credentials could not be obtained (a failed exec plugin): never go anonymous."""
+
+
+def _is_tls(server: str) -> bool:
+    return server.strip().lower().startswith("https://")
+
+
+def _strict_loader(config: Any, context: str | None) -> Any:
+    """The Python client's kubeconfig loader, with kubectl's rules for credentials (see the module)."""
+    from kubernetes.config.config_exception import ConfigException
+    from kubernetes.config.exec_provider import ExecProvider
+    from kubernetes.config.kube_config import FileOrData, KubeConfigLoader
+
+    class StrictLoader(KubeConfigLoader):
+        withheld = False
+
+        _user: Any
+        _cluster: Any
+
+        def _load_authentication(self) -> None:
+            if self._user and not _is_tls(str(self._cluster.safe_get("server") or "")):
+                self.withheld = True  # client-go: no user identification unless the transport is TLS
+                return
+            super()._load_authentication()
+
+        def _load_from_exec_plugin(self) -> bool | None:
+            if "exec" not in self._user:
+                return None
+            command = self._user["exec"].safe_get("command")
+            try:
+                status = ExecProvider(self._user["exec"], self._get_base_path(self._cluster.path), self._cluster).run()
+            except ConfigException as error:
+                first = str(error).strip().splitlines()[0] if str(error).strip() else ""  # the stderr's first line
+                raise CredentialError(f"the exec credential plugin {command!r} failed: {first}") from None
+            except OSError as error:
+                raise CredentialError(
+                    f"the exec credential plugin {command!r} cannot be run: {error.strerror or error}"
+                ) from None
+            except Exception as error:  # a malformed exec entry or answer (the client's KeyError, TypeError ...)
+                failed = type(error).__name__
+                raise CredentialError(f"the exec credential plugin {command!r} failed: {failed}") from None
+            if not isinstance(status, dict):
+                raise CredentialError(f"the exec credential plugin {command!r} answered no status object")
+            token = status.get("token")
+            if isinstance(token, str) and token:
+                self.token = f"Bearer {token}"
+            elif isinstance(status.get("clientCertificateData"), str) and isinstance(status.get("clientKeyData"), str):
+                for attribute, key in (("cert_file", "clientCertificateData"), ("key_file", "clientKeyData")):
+                    setattr(
+                        self,
+                        attribute,
+                        FileOrData(
+                            status, None, data_key_name=key, base64_file_content=False,
+                            temp_file_path=self._temp_file_path,
+                        ).as_file(),
+                    )  # fmt: skip
+            else:
+                raise CredentialError(
+                    f"the exec credential plugin {command!r} gave neither a token nor a client certificate and key"
+                )
+            if isinstance(status.get("expirationTimestamp"), str):
+                from kubernetes.config.dateutil import parse_rfc3339
+
+                self.expiry = parse_rfc3339(status["expirationTimestamp"])
+            return True
+
+    return StrictLoader(config_dict=config, config_base_path=None, active_context=context)
+
+
+def _from_kubeconfig(config_file: str, context: str | None) -> Connection:
+    from kubernetes.client import ApiClient
+    from kubernetes.config.config_exception import ConfigException
+    from kubernetes.config.kube_config import KubeConfigMerger
+
+    chosen = check_kubeconfig(config_file, context)
     configuration = _configuration()
     try:
-        # The loader of the client itself, so that the context (and its namespace) is exactly
+        # The client's own merging of the files, so that the context (and its namespace) is exactly
         # the one the client will use; it reads the files without writing them.
-        current = _get_kube_config_loader(filename=config_file, active_context=context).current_context
+        merged = KubeConfigMerger(config_file).config
+        if merged is None:
+            raise ClusterError(f"kubeconfig {config_file} holds no configuration")
+        loader = _strict_loader(merged, context)
+        current = loader.current_context
         if not isinstance(current, dict) or not current.get("name"):
             raise ClusterError(f"kubeconfig {config_file} has no usable context; pass --context")
-        api = new_client_from_config(
-            config_file=config_file, context=context, persist_config=False, client_configuration=configuration
-        )
+        loader.load_and_set(configuration)
+        api = ApiClient(configuration)
+    except CredentialError as error:
+        raise ClusterError(f"cannot get credentials for context {chosen}: {one_line(redact(str(error)))}") from None
     except ConfigException as error:
         raise ClusterError(
             f"cannot use kubeconfig {config_file}: the Kubernetes client refused it ({one_line(error)})"
@@ -162,7 +274,32 @@ def _from_kubeconfig(config_file: str, context: str | None) -> Connection:
             f"cannot use kubeconfig {config_file}: the Kubernetes client could not read it ({one_line(error)})"
         ) from None
     details = current.get("context") or {}
-    return Connection(api, str(current.get("name", "")), str(details.get("namespace") or "default"), configuration.host)
+    return Connection(
+        api,
+        str(current.get("name", "")),
+        str(details.get("namespace") or "default"),
+        configuration.host,
+        credentials_withheld=loader.withheld,
+        secrets=_secrets(configuration),
+    )
+
+
+def _secrets(configuration: Any) -> tuple[str, ...]:
+    """The credentials a configuration sends: the bearer token and a basic password, redacted from server text."""
+    found = []
+    for value in (getattr(configuration, "api_key", None) or {}).values():
+        if isinstance(value, str) and value:
+            found.append(value)
+            found.append(value.split(" ", 1)[-1])  # the token without its "Bearer " scheme
+        if isinstance(value, str) and value.lower().startswith("basic "):
+            import base64
+            import binascii
+
+            try:
+                found.append(base64.b64decode(value.split(" ", 1)[1]).decode().partition(":")[2])  # the password
+            except (binascii.Error, UnicodeDecodeError):
+                pass
+    return tuple(dict.fromkeys(secret for secret in found if len(secret) >= 4))
 
 
 def _in_cluster() -> Connection:
@@ -181,7 +318,10 @@ def _in_cluster() -> Connection:
         raise ClusterError(f"cannot read the pod's service account: {error.strerror or error}") from None
     namespace_file = SERVICE_ACCOUNT_DIR / "namespace"
     namespace = namespace_file.read_text().strip() if namespace_file.is_file() else ""
-    return Connection(ApiClient(configuration), "in-cluster", namespace or "default", configuration.host)
+    return Connection(
+        ApiClient(configuration), "in-cluster", namespace or "default", configuration.host,
+        secrets=_secrets(configuration),
+    )  # fmt: skip
 
 
 def connect(kubeconfig: str | os.PathLike | None, context: str | None) -> Connection:

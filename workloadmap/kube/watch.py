@@ -18,17 +18,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ClusterApiError, ClusterError
+from .answers import object_answer, parse_answer
 from .client import ClusterClient
-from .failures import status_error
+from .failures import one_line, redact
 from .resources import ApiResource
 
-__all__ = ["WatchEvent", "ListWatch", "watch_all", "ADDED", "MODIFIED", "DELETED", "SYNCED"]
+__all__ = ["WatchEvent", "ListWatch", "watch_all", "ADDED", "MODIFIED", "DELETED", "SYNCED", "QUEUED_EVENTS"]
 
 ADDED, MODIFIED, DELETED, SYNCED = "ADDED", "MODIFIED", "DELETED", "SYNCED"
 _BOOKMARK, _ERROR = "BOOKMARK", "ERROR"
 _DEFAULT_WATCH_SECONDS = 300
 _MAX_LINE_BYTES = 16 * 1024 * 1024
 _MAX_FAILURES = 5
+QUEUED_EVENTS = 64
+"""Events :func:`watch_all` holds for a consumer that has not taken them (then the watches wait)."""
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,29 @@ class WatchEvent:
 
     type: str
     object: dict[str, Any] | None = None
+
+
+class _Pacing:
+    """Delays between relists (or reconnects): none, then 0.2 s doubling to 30 s; none again after a quiet minute.
+
+    Only time resets it, never an event, so a server that answers every watch with 410 Gone after
+    one event cannot make the client list again at once, hundreds of times.
+    """
+
+    FIRST, LONGEST, QUIET = 0.2, 30.0, 60.0
+
+    def __init__(self) -> None:
+        self.delay = 0.0
+        self.last = -math.inf
+
+    def next(self) -> float:
+        """The delay to wait now (and the next one doubles)."""
+        now = time.monotonic()
+        if now - self.last > self.QUIET:
+            self.delay = 0.0
+        delay, self.delay = self.delay, min(max(self.delay * 2, self.FIRST), self.LONGEST)
+        self.last = now + delay
+        return delay
 
 
 class _Expired(Exception):
@@ -121,6 +147,9 @@ class ListWatch:
             yield WatchEvent(ADDED, obj)
         yield WatchEvent(SYNCED)
         failures = expired = 0
+        # Relists and reconnects are paced by time, not by events: a server that answers every watch
+        # with 410 Gone (or cuts every stream) after one event is listed again at a slowing pace.
+        relists, reconnects = _Pacing(), _Pacing()
         while not self._done():
             try:
                 for event in self._watch_once():
@@ -129,6 +158,7 @@ class ListWatch:
                     if self._done():
                         return
                 self.reconnects += 1
+                self._pause(reconnects)
             except _Expired:
                 self.relists += 1
                 expired += 1
@@ -136,8 +166,9 @@ class ListWatch:
                     raise ClusterError(
                         f"the watch of {self.resource.qualified_name} expired {expired} times in a row after listing"
                     ) from None
-                if expired > 1:
-                    time.sleep(min(0.1 * 2**expired, 2.0))
+                self._pause(relists)
+                if self._done():
+                    return
                 yield from self._relist()
             except (_Cut, ClusterError) as error:
                 if isinstance(error, ClusterApiError):
@@ -150,7 +181,16 @@ class ListWatch:
                     raise ClusterError(
                         f"the watch of {self.resource.qualified_name} broke off {failures} times in a row"
                     ) from None
-                time.sleep(min(0.1 * 2**failures, 2.0))
+                self._pause(reconnects)
+
+    def _pause(self, pacing: _Pacing) -> None:
+        """Wait the pacing's next delay, or until the deadline or ``stop``."""
+        delay = pacing.next()
+        remaining = self._remaining()
+        if remaining is not None:
+            delay = min(delay, max(remaining, 0.0))
+        if delay > 0:
+            self.stop.wait(delay)
 
     def _relist(self) -> Iterator[WatchEvent]:
         """List again after 410 Gone and yield what changed since the objects last seen."""
@@ -184,8 +224,10 @@ class ListWatch:
         """One WATCH request; yields its events until the server ends the stream."""
         remaining = self._remaining()
         seconds = _DEFAULT_WATCH_SECONDS if remaining is None else max(1, math.ceil(remaining))
+        # With a deadline a stream read waits no longer than it (a server may ignore timeoutSeconds).
+        read_timeout = seconds + self.client.timeout if remaining is None else max(remaining, 0.05) + 0.25
         path = self.resource.path(self.namespace)
-        status, raw = self.client._open(path, self._query(seconds), read_timeout=seconds + self.client.timeout)
+        status, raw = self.client._open(path, self._query(seconds), read_timeout=read_timeout)
         try:
             if status == 410:
                 raise _Expired()
@@ -195,15 +237,7 @@ class ListWatch:
                     decoded = json.loads(body) if body else None
                 except ValueError:
                     decoded = None
-                raise status_error(
-                    status,
-                    decoded,
-                    path,
-                    host=self.client.host,
-                    context=self.client.context,
-                    what=None,
-                    namespace=self.namespace,
-                )
+                raise self.client.status_error(status, decoded, path, namespace=self.namespace)
             for line in self._lines(raw):
                 event = self._decode(line)
                 if event is not None:
@@ -231,25 +265,24 @@ class ListWatch:
             raise _Cut()  # a partial event: the connection ended mid-object
 
     def _decode(self, line: bytes) -> WatchEvent | None:
-        try:
-            event = json.loads(line)
-        except ValueError:
-            raise _Cut() from None
-        kind, obj = event.get("type"), event.get("object")
-        if not isinstance(obj, dict):
-            return None
+        what = f"the watch of {self.resource.qualified_name}"
+        event = parse_answer(line, what)
+        if event is None:
+            raise _Cut()  # not JSON: a line cut short
+        if not isinstance(event, dict) or not isinstance(event.get("object"), dict):
+            raise ClusterError(f"{what} sent an event that is not a JSON object with an object: {one_line(line, 80)}")
+        kind, obj = event.get("type"), event["object"]
         if kind == _ERROR:
             if obj.get("code") == 410:
                 raise _Expired()
-            message = " ".join(str(obj.get("message") or "").split())[:300]
+            message = one_line(redact(obj.get("message") or "", self.client._secrets))
             raise ClusterError(f"the watch of {self.resource.qualified_name} failed: {message or obj.get('reason')}")
         version = _version(obj)
         if version:
             self.version = version
         if kind == _BOOKMARK or kind not in (ADDED, MODIFIED, DELETED):
             return None
-        obj.setdefault("kind", self.resource.kind)
-        obj.setdefault("apiVersion", self.resource.api_version)
+        object_answer(obj, self.resource.kind, self.resource.api_version, f"{what} ({kind})")
         if kind == DELETED:
             self.known.pop(_uid(obj), None)
         else:
@@ -265,16 +298,28 @@ def watch_all(watches: list[ListWatch], stop: threading.Event) -> Iterator[tuple
     """
     import queue
 
-    events: queue.Queue[tuple[int, WatchEvent | None, BaseException | None]] = queue.Queue()
+    # Bounded: a watch whose events are not consumed (stdout not read) waits for the printer and
+    # stops reading its stream, instead of queueing every event in memory.
+    events: queue.Queue[tuple[int, WatchEvent | None, BaseException | None]] = queue.Queue(maxsize=QUEUED_EVENTS)
+
+    def put(item: tuple[int, WatchEvent | None, BaseException | None]) -> bool:
+        while not stop.is_set():
+            try:
+                events.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
 
     def run(index: int, watch: ListWatch) -> None:
         try:
             for event in watch:
-                events.put((index, event, None))
+                if not put((index, event, None)):
+                    return
         except BaseException as error:  # handed to the consumer, which raises it
-            events.put((index, None, error))
+            put((index, None, error))
             return
-        events.put((index, None, None))
+        put((index, None, None))
 
     for watch in watches:
         watch.stop = stop

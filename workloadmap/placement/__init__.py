@@ -17,7 +17,7 @@ results; ``picture`` the data a picture of a placement shows.
 from .analysis import GangFit, WorkloadAnalysis
 from .fitting import DEFAULT_BUDGET, pack_pods, pods_fit
 from .kueue_model import KueueRequest, SliceLayer
-from .kueue_requests import kueue_requests
+from .kueue_requests import kueue_pod_sets, kueue_requests
 from .packing import UNLIMITED, node_capacity
 from .picture import DomainView, GangView, NodeView, PlacementMap, placement_map
 from .placer import (
@@ -83,6 +83,7 @@ __all__ = [
     "KueueRequest",
     "SliceLayer",
     "kueue_requests",
+    "kueue_pod_sets",
     "LevelFit",
     "SliceFit",
     "TopologyRef",

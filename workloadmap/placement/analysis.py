@@ -42,7 +42,7 @@ from .policy import (
 from .report import LevelFit, SliceFit, TopologyRef, Verdict
 from .search import explain
 
-__all__ = ["Analysis", "GangFit", "WorkloadAnalysis", "all_shapes"]
+__all__ = ["Analysis", "GangFit", "WorkloadAnalysis", "all_shapes", "never_forms"]
 
 _ZERO = Fraction(0)
 
@@ -231,9 +231,14 @@ class Analysis:
         found = measured if measured is not None else self.measure(gang)
         index, evaluation, required = found.index, found.evaluation, found.required
         wrong = self.wrong_level(found)
+        if gang.gang and gang.min_member > gang.pods:
+            wrong = _never_forms_reason(gang.min_member, gang.pods)
         verdict = (
             self.verdict(index, gang, evaluation, found.levels, required) if wrong is None else Verdict.DOES_NOT_FIT
         )
+        refusal = next(filter(None, map(_sub_never_forms, sub_groups)), None) if verdict is Verdict.FITS else None
+        if refusal is not None:  # a SubGroup that never forms keeps its whole PodGroup out
+            verdict, wrong = Verdict.DOES_NOT_FIT, refusal
         if verdict is Verdict.UNKNOWN:
             reason: str | None = _unknown_reason(gang, required)
         elif verdict is Verdict.FITS:
@@ -419,6 +424,30 @@ class Analysis:
             shapes = merge_shapes([(component.pod_resources, 1)])
             reports.append(self.group(_Gang(path, 1, component.pods, shapes, [pod_set], root=True, gang=False)))
         return reports
+
+
+def _never_forms_reason(min_member: int, pods: int) -> str:
+    counted = f"{pods} pod" if pods == 1 else f"{pods} pods"
+    return f"minMember {min_member} is more than its {counted}: the gang can never form, so no scheduler starts it"
+
+
+def _sub_never_forms(sub: GangFit) -> str | None:
+    own = never_forms(sub)
+    return None if own is None else f"its SubGroup {sub.name}: {own}"
+
+
+def never_forms(group: GangFit) -> str | None:
+    """Why a PodGroup (or one of its SubGroups) can never form: its minMember is above its pods; else None.
+
+    A gang scheduler waits for minMember pods before it binds any (KAI, Volcano, the coscheduling
+    plugin alike), so such a gang is never started, whatever room the cluster has: it does not
+    fit, and every scheduler's rule must leave it unplaced.
+    """
+    for gang in (group, *group.sub_groups):
+        if gang.gang and gang.min_member > gang.pods:
+            own = _never_forms_reason(gang.min_member, gang.pods)
+            return own if gang is group else f"its SubGroup {gang.name}: {own}"
+    return None
 
 
 def _verdict(fits: bool, undecided: bool) -> Verdict:

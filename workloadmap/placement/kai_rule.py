@@ -15,7 +15,7 @@ from ..budgets import check_deadline
 from ..labels import KUEUE_PODSET_PREFIX
 from ..scheduling import PodScheduling
 from ..tree import Component, PodGroup, PodSet, WorkloadTree
-from .analysis import GangFit, WorkloadAnalysis
+from .analysis import GangFit, WorkloadAnalysis, never_forms
 from .kai_tas import KaiGroup, KaiPlaced, KaiTasks, allocate_group, allocate_pods
 from .nodes import NodeTree
 from .policy import component_paths, find_path, group_pod_sets, subgroup_pod_sets
@@ -43,6 +43,10 @@ def assign_kai(nodes: NodeTree, tree: WorkloadTree, analysis: WorkloadAnalysis, 
     for tree_group in tree.pod_groups:
         check_deadline(f"placing {tree.workload} {tree_group.name}")
         fit = by_name[tree_group.name]
+        refusal = never_forms(fit)
+        if refusal is not None:  # KAI waits for minMember pods that never come
+            decisions[fit.name] = Decision(reason=refusal)
+            continue
         wrong = [
             group
             for group in (fit, *fit.sub_groups)

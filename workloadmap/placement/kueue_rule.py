@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from ..budgets import check_deadline
 from ..errors import PlacementError
 from ..tree import WorkloadTree
-from .analysis import WorkloadAnalysis
+from .analysis import WorkloadAnalysis, never_forms
 from .kueue_model import KueuePodSet
 from .kueue_requests import KueueUnit, kueue_pod_sets
 from .kueue_tas import find_assignment
@@ -37,7 +37,8 @@ def assign_kueue(nodes: NodeTree, tree: WorkloadTree, analysis: WorkloadAnalysis
     decisions: dict[str, Decision] = {}
     for unit in units:
         check_deadline(f"placing {tree.workload} {unit.name}")
-        decisions.update(_admit(nodes, unit, analysis.topology.name, options.balanced))
+        refused = _never_formed(unit, analysis)
+        decisions.update(refused or _admit(nodes, unit, analysis.topology.name, options.balanced))
     return Decisions(decisions, tuple(_split_gang_notes(analysis, units)))
 
 
@@ -65,6 +66,17 @@ def _admit(nodes: NodeTree, unit: KueueUnit, topology: str, balanced: bool) -> d
                 mine[node] = mine.get(node, 0) + count
             levels.setdefault(owner, pod_set.topology.level)
     return {owner: Decision(assignment_at(nodes, got.get(owner, {}), levels.get(owner))) for owner in owners}
+
+
+def _never_formed(unit: KueueUnit, analysis: WorkloadAnalysis) -> dict[str, Decision] | None:
+    """A Workload left unplaced, taking nothing, when one of its PodGroups can never form; else None."""
+    by_name = {group.name: group for group in analysis.pod_groups}
+    owners = [by_name[owner] for owner in dict.fromkeys(owner for owner, _ in unit.pod_sets) if owner in by_name]
+    never = next((group for group in owners if never_forms(group) is not None), None)
+    if never is None:
+        return None
+    text = f"Kueue admits {unit.name} whole and PodGroup {never.name} never forms"
+    return {group.name: Decision(reason=never_forms(group) or text) for group in owners}
 
 
 def _refusal(unit: KueueUnit, pod_set: str, reason: str, own: bool, crowded: bool) -> Decision:

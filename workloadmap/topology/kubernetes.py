@@ -18,6 +18,7 @@ from ..labels import GROVE_TOPOLOGY_API_VERSION, GROVE_TOPOLOGY_KIND, HOSTNAME, 
 from ..quantities import parse_quantity
 from ..resources import pod_demand
 from ..scheduling import parse_taints
+from ..values import name_problem
 from .levels import detect_levels, label_keys
 from .model import Cluster, Node, validate_levels
 from .noderesourcetopology import split_topology_objects
@@ -190,7 +191,8 @@ def nodes_from_documents(documents: Sequence[Any], *, file: str = "-") -> list[N
     * ``NodeResourceTopology`` objects among them are passed over (:mod:`.noderesourcetopology`).
 
     Raises:
-        TopologyError: wrong kinds or shapes, a bad quantity, a duplicate node name, no nodes.
+        TopologyError: wrong kinds or shapes, a bad quantity, a node name that is not a DNS subdomain
+            (as the API server validates node names) or is given twice, no nodes.
     """
     parse = _QuantityCache()
     nodes: list[Node] = []
@@ -198,6 +200,13 @@ def nodes_from_documents(documents: Sequence[Any], *, file: str = "-") -> list[N
     documents, _ = split_topology_objects(documents)  # their NUMA layouts are read by the caller
     for where, obj in _objects(documents, file, "Node", ("NodeList", "List")):
         name, label = _named(where, obj, "Node", file)
+        problem = name_problem(name)
+        if problem is not None:
+            # The API server stores no such node (ValidateNodeName: a DNS subdomain): a forged or
+            # edited list, whose twin of a real node ("node-1 ") would be counted as capacity.
+            raise TopologyError(
+                f"{name!r} is not a valid node name: {problem}", file=file, document=label, field="metadata.name"
+            )
         if name in seen:
             raise TopologyError(f"node {name!r} appears twice", file=file, document=label, field="metadata.name")
         seen.add(name)

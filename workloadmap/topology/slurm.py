@@ -149,9 +149,12 @@ def _parse_block_sizes(value: Any, *, file: str | None, document: str | None, fi
         )
     sizes: list[int] = []
     for item in items:
-        try:
-            size = int(item) if not isinstance(item, bool) else None
-        except (TypeError, ValueError):
+        # Whole numbers only: int() would truncate 2.5 and fail on .inf (OverflowError) and NaN.
+        if isinstance(item, int) and not isinstance(item, bool):
+            size: int | None = item
+        elif isinstance(item, str) and item.isascii() and item.isdigit():
+            size = int(item)
+        else:
             size = None
         if size is None or size <= 0 or size > _MAX_BLOCK_SIZE:
             raise TopologyError(
