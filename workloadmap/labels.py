@@ -119,6 +119,9 @@ KAI_PREEMPTIBILITY = "kai.scheduler/preemptibility"
 KAI_DEFAULT_QUEUE = "default-queue"
 KAI_POD_GROUP_NAME = "pod-group-name"
 KAI_SUBGROUP_NAME = "kai.scheduler/subgroup-name"
+KAI_SKIP_PODGROUPER = "kai.scheduler/skip-podgrouper"
+"""``"true"`` on a pod or any owner: KAI's pod-grouper leaves its pods alone (KAI v0.15, #1552); they join the
+PodGroup their ``pod-group-name`` annotation names (``pkg/common/constants/constants.go`` SkipPodGrouperAnnotation)."""
 KAI_PRIORITY_VALUES = {"train": 50, "build-preemptible": 75, "build": 100, "inference": 125}
 """Values of the PriorityClasses KAI installs (``deployments/kai-scheduler/templates/priorityclasses``)."""
 KAI_NON_PREEMPTIBLE_PRIORITY = 100

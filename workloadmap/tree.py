@@ -286,31 +286,40 @@ def gate_parents(sub_groups: list[SubGroup], *, gates: Mapping[str, int] | None 
     its direct children (what KAI's plugins set: pytorch_grouper.go ``MinSubGroup: numSegments``,
     lws_grouper.go ``len(segmentSubGroups)``, grove_grouper.go ``len(podGroupNames)``, jobset_grouper.go
     the replicas); without ``add``, a parent without a gate keeps its ``min_member`` (a tree read
-    from JSON in the shape before gates). Children are counted before their parents.
+    from JSON in the shape before gates). Children are counted before their parents, each once.
     """
     by_name = {sub.name: sub for sub in sub_groups}
-    parents = {sub.parent for sub in sub_groups if sub.parent is not None and sub.parent in by_name}
+    children: dict[str, list[SubGroup]] = {}
+    for sub in sub_groups:
+        if sub.parent is not None and sub.parent != sub.name and sub.parent in by_name:
+            children.setdefault(sub.parent, []).append(sub)
     done: set[str] = set()
-
-    def settle(name: str, seen: frozenset[str]) -> None:
-        if name in done or name in seen:
-            return
-        for child in sub_groups:
-            if child.parent == name and child.name in parents:
-                settle(child.name, seen | {name})
-        sub = by_name[name]
-        if gates is not None and name in gates:
-            sub.min_sub_group = gates[name]
-        elif sub.min_sub_group is None:
-            if not add:
-                done.add(name)
-                return
-            sub.min_sub_group = sum(1 for child in sub_groups if child.parent == name and child.name != name)
-        sub.min_member = fewest_pods([c for c in sub_groups if c.name != name], sub.min_sub_group, name)
-        done.add(name)
-
-    for name in [sub.name for sub in sub_groups if sub.name in parents]:
-        settle(name, frozenset())
+    for top in [name for name in children]:
+        # Depth first without recursion: a parent is settled after all its child parents (cycles stop).
+        stack: list[tuple[str, bool]] = [(top, False)]
+        on_path: set[str] = set()
+        while stack:
+            name, expanded = stack.pop()
+            if name in done:
+                continue
+            if not expanded:
+                if name in on_path:
+                    continue
+                on_path.add(name)
+                stack.append((name, True))
+                stack.extend((child.name, False) for child in children[name] if child.name in children)
+                continue
+            on_path.discard(name)
+            done.add(name)
+            sub = by_name[name]
+            if gates is not None and name in gates:
+                sub.min_sub_group = gates[name]
+            elif sub.min_sub_group is None:
+                if not add:
+                    continue
+                sub.min_sub_group = len(children[name])
+            needs = sorted(child.min_member for child in children[name])
+            sub.min_member = sum(needs[: max(sub.min_sub_group, 0)])
 
 
 @dataclass(slots=True)

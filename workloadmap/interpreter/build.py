@@ -29,6 +29,7 @@ from ..tree import Component, ExportHints, Totals, WorkloadRef, WorkloadTree
 from ..values import name_problem
 from .context import EvaluationContext
 from .expand import ExpandedComponent, Expander
+from .external import skips_podgrouper, user_pod_groups
 from .gangs import form_pod_groups
 from .merge import merge_bases
 from .phases import evaluate_phase
@@ -268,7 +269,10 @@ def inspect(
             "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
         )
     phase, phases = evaluate_phase(definition.status, resource)
-    pod_groups = form_pod_groups(context, workload.name, nodes)
+    if skips_podgrouper(resource, nodes):  # the PodGroups the user made, not the grouper's
+        pod_groups = user_pod_groups(nodes, related or _NO_RELATED, workload.namespace, warnings)
+    else:
+        pod_groups = form_pod_groups(context, workload.name, nodes)
     apply_kai_metadata(pod_groups, context, nodes)
     warnings.extend(gang_warnings(context, pod_groups))
     how, count = grouping(definition, pod_groups, totals.pods)

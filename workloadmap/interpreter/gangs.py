@@ -243,8 +243,10 @@ class _GroupContext:
     min_member: int
     scaled: bool = False
 
-    def count(self, rule: SubGroupRule, field_name: str, what: str) -> int | None:
-        return evaluate_count(rule, field_name, self.scope_value, self.context, what=what)
+    def count(self, rule: SubGroupRule, field_name: str, what: str, *, scope: Any = None) -> int | None:
+        """A count of the rule on ``scope`` (a member's element), else on the PodGroup's scope value."""
+        value = self.scope_value if scope is None else scope
+        return evaluate_count(rule, field_name, value, self.context, what=what)
 
 
 def _fill_remainders(built: list[SubGroup], remainders: list[SubGroup], group_min: int) -> None:
@@ -301,9 +303,7 @@ def _subgroups(rules: Sequence[SubGroupRule], scope: _Scope, group: _GroupContex
             if rule.min_member == "remainder":
                 remainders.append(subgroup)
             else:
-                explicit = evaluate_count(
-                    rule, "min_member", member_scope, group.context, what=f"subgroup {name} minMember"
-                )
+                explicit = group.count(rule, "min_member", f"subgroup {name} minMember", scope=member_scope)
                 default = sum(counting.gang_pods(node) for node in members)
                 subgroup.min_member = default if explicit is None else explicit
             built.append(subgroup)
