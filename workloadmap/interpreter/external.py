@@ -71,9 +71,11 @@ def _pod_group(name: str, obj: Mapping[str, Any], members: Sequence[ExpandedComp
     for item in spec.get("subGroups") or []:
         if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
             continue
-        own = [leaf for leaf in members if mapping_at(mapping_at(leaf.template or {}, "metadata"), "labels").get(
-            KAI_SUBGROUP_NAME
-        ) == item["name"]]
+        own = [
+            leaf
+            for leaf in members
+            if mapping_at(mapping_at(leaf.template or {}, "metadata"), "labels").get(KAI_SUBGROUP_NAME) == item["name"]
+        ]
         sub_sets = _pod_sets(own)
         parent = item.get("parent")
         sub_groups.append(
