@@ -50,7 +50,8 @@ def _default(param: Any) -> str | None:
 
 
 def _option_record(param: Any) -> tuple[str, str]:
-    names = ", ".join(param.opts)
+    # Short forms first (``-h, --help``): click builds the help option from a set, in no set order.
+    names = ", ".join(sorted(param.opts, key=lambda name: name.startswith("--")))
     if getattr(param, "secondary_opts", None):
         names += " / " + ", ".join(param.secondary_opts)
     if not getattr(param, "is_flag", False) and not getattr(param, "count", False):

@@ -21,6 +21,9 @@ from .examples import EXAMPLES
 from .help import WmapCommand, WmapGroup
 from .printing import output
 
+HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
+"""``-h`` is ``--help`` on every command, as in kubectl (commands inherit it from their group's context)."""
+
 
 def _typer(help_text: str, path: str) -> typer.Typer:
     return typer.Typer(
@@ -30,6 +33,7 @@ def _typer(help_text: str, path: str) -> typer.Typer:
         add_completion=False,
         rich_markup_mode=None,
         cls=type("Group", (WmapGroup,), {"examples": EXAMPLES.get(path, ()), "pending": {}}),
+        context_settings=HELP_OPTIONS,
     )
 
 
@@ -149,6 +153,13 @@ _lazy(
     "describe",
     "commands.describe.describe_command",
     "A workload's components with their live pods, events and placement audit (read-only).",
+    budgets=True,
+)
+_lazy(
+    app,
+    "diff",
+    "commands.diff.diff_command",
+    "What changes between two versions of workloads: pods, GPUs, resources, gangs, placement.",
     budgets=True,
 )
 _lazy(

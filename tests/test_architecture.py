@@ -45,6 +45,7 @@ RANK = {
     "admission": 9.5,  # Kueue and KAI admission: quota over placement's PodSets and TAS placement
     "exporters": 10,
     "live": 10,
+    "diff": 10,  # two versions of workloads compared, their placements too
     "__init__": 11,
     "build": 12,  # the build step: writes the generated forms (runtime class heads, the package stub, the pickle)
 }

@@ -6,7 +6,8 @@ The pipeline, one subpackage per stage::
                                    topology -> placement -> exporters
     lint checks definitions; alter changes pods through the catalog; kube reads a live cluster
     (GET/LIST/WATCH only); live: a workload's running pods attributed to its components, events,
-    placement audit; admission: Kueue's and KAI's quota verdicts over placement
+    placement audit; diff: two versions of workloads compared, their placements too; admission:
+    Kueue's and KAI's quota verdicts over placement
 
 The everyday calls::
 
@@ -18,6 +19,7 @@ The everyday calls::
     objects = workloadmap.export("kai", tree, report)
     changed = workloadmap.alter(obj, workloadmap.Changes(scheduler_name="kai-scheduler")).object
     described = workloadmap.describe(obj, live)             # live = LiveObjects(pods, owners, events, nodes)
+    changes = workloadmap.diff_workloads(old_trees, new_trees, cluster=cluster)  # a Helm bump reviewed
     queues = workloadmap.load_queues(["queues.yaml"])       # a kubectl dump of Kueue's (or KAI's) queues
     verdicts = workloadmap.preview_admission([(tree, obj)], queues)
 """
@@ -91,6 +93,8 @@ _API: dict[str, tuple[str, ...]] = {
     ".alter": ("alter", "Changes", "Toleration", "NodeRequirement", "Alteration"),
     # live
     ".live": ("describe", "DescribeReport", "LiveObjects", "ObjectsByUid", "from_dumps"),
+    # diff
+    ".diff": ("diff_workloads", "DiffReport", "WorkloadDiff"),
     # lint
     ".lint": ("lint_path", "lint_definition", "LintFinding"),
     # errors

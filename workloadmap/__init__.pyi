@@ -16,6 +16,7 @@ from .alter import Alteration, Changes, NodeRequirement, Toleration, alter
 from .budgets import Budgets, Deadline
 from .catalog import Catalog, load_definition, load_definitions, parse_definition
 from .definitions import Definition, definition_json_schema
+from .diff import DiffReport, WorkloadDiff, diff_workloads
 from .documents import Document, load_objects
 from .errors import (
     AlterError,
@@ -158,6 +159,9 @@ __all__ = [
     "LiveObjects",
     "ObjectsByUid",
     "from_dumps",
+    "diff_workloads",
+    "DiffReport",
+    "WorkloadDiff",
     "lint_path",
     "lint_definition",
     "LintFinding",

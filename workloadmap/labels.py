@@ -101,6 +101,20 @@ is untrusted input and must not read more of the cluster than the workload it de
 # -- GPU resources --------------------------------------------------------------------------
 NVIDIA_GPU = "nvidia.com/gpu"
 AMD_GPU = "amd.com/gpu"
+NVIDIA_MIG_PREFIX = "nvidia.com/mig-"
+"""MIG slices: ``nvidia.com/mig-1g.5gb`` and the like (the device plugin's mixed strategy)."""
+GOOGLE_TPU = "google.com/tpu"
+AWS_NEURON = "aws.amazon.com/neuron"
+AWS_NEURON_CORE = "aws.amazon.com/neuroncore"
+AWS_NEURON_DEVICE = "aws.amazon.com/neurondevice"
+HABANA_GAUDI = "habana.ai/gaudi"
+INTEL_GPU_I915 = "gpu.intel.com/i915"
+INTEL_GPU_XE = "gpu.intel.com/xe"
+ACCELERATORS: tuple[str, ...] = (
+    NVIDIA_GPU, AMD_GPU, GOOGLE_TPU, AWS_NEURON, AWS_NEURON_CORE, AWS_NEURON_DEVICE, HABANA_GAUDI,
+    INTEL_GPU_I915, INTEL_GPU_XE,
+)  # fmt: skip
+"""Extended resources that are accelerators, as their device plugins name them (MIG slices by prefix)."""
 
 # -- KAI Scheduler --------------------------------------------------------------------------
 KAI_TOPOLOGY = "kai.scheduler/topology"

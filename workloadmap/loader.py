@@ -31,6 +31,7 @@ __all__ = [
     "TOPOLOGY_LIMITS",
     "Parsed",
     "parse_yaml",
+    "field_line",
     "parse_json",
     "raw_decode_json",
     "check_structure",
@@ -404,3 +405,53 @@ def check_structure(body: Any, limits: Limits, text_length: int) -> None:
         for child in node.values() if isinstance(node, dict) else node:
             if isinstance(child, (dict, list)):
                 stack.append((child, depth + 1, False))
+
+
+_FIELD_PART = re.compile(r"\[(\d+)\]|\.?([^.\[\]]+)")
+
+
+def _field_parts(field: str) -> list[str | int]:
+    """``components[0].replicas`` as ``["components", 0, "replicas"]``."""
+    return [int(index) if index else key for index, key in _FIELD_PART.findall(field)]
+
+
+def _named(node: yaml.Node, name: str) -> bool:
+    """Whether a document's ``name`` (a definition) or ``metadata.name`` (a Karta) is ``name``."""
+    if not isinstance(node, yaml.MappingNode):
+        return False
+    for key, value in node.value:
+        if isinstance(key, yaml.ScalarNode) and isinstance(value, yaml.ScalarNode) and key.value == "name":
+            return bool(value.value == name)
+        if isinstance(key, yaml.ScalarNode) and key.value == "metadata" and _named(value, name):
+            return True
+    return False
+
+
+def field_line(text: str, field: str | None, *, name: str | None = None) -> int | None:
+    """The line (1-based) of ``field`` (``components[0].replicas``) in the YAML ``text``: where an editor should go.
+
+    In a stream of several documents, the one whose ``name`` (or ``metadata.name``) is ``name``;
+    a field not found is placed at the deepest part of its path that is (the document's first
+    line at worst). None when the text does not parse as YAML.
+    """
+    try:
+        documents = list(yaml.compose_all(text, Loader=_BaseLoader))
+    except (yaml.YAMLError, RecursionError):
+        return None
+    documents = [document for document in documents if document is not None]
+    if not documents:
+        return None
+    node = next((document for document in documents if name is not None and _named(document, name)), documents[0])
+    line = node.start_mark.line
+    for part in _field_parts(field or ""):
+        if isinstance(part, int) and isinstance(node, yaml.SequenceNode) and part < len(node.value):
+            node = node.value[part]
+            line = node.start_mark.line
+        elif isinstance(part, str) and isinstance(node, yaml.MappingNode):
+            entry = next(((key, value) for key, value in node.value if getattr(key, "value", None) == part), None)
+            if entry is None:
+                break
+            line, node = entry[0].start_mark.line, entry[1]
+        else:
+            break
+    return int(line) + 1

@@ -78,7 +78,18 @@ def parse_quantity(value: object) -> Fraction:
     return amount
 
 
-def _parse_quantity(value: object) -> Fraction:
+def quantity_value(text: str) -> Fraction | None:
+    """The amount a quantity string denotes, without the int64 bound Kubernetes stores (None: not a quantity).
+
+    For ordering quantities as ``resource.Quantity.Cmp`` does (``kubectl --sort-by``), ``10Ei`` included.
+    """
+    try:
+        return _parse_quantity(text, bounded=False)
+    except QuantityError:
+        return None
+
+
+def _parse_quantity(value: object, *, bounded: bool = True) -> Fraction:
     if isinstance(value, bool) or value is None:
         raise QuantityError(f"invalid quantity {value!r}: expected a number or a quantity string")
     if isinstance(value, int):
@@ -116,7 +127,7 @@ def _parse_quantity(value: object) -> Fraction:
             if abs(exponent) > _MAX_EXPONENT:
                 raise QuantityError(f"invalid quantity {text!r}: exponent out of range")
             amount *= Fraction(10) ** exponent
-    if amount > MAX_QUANTITY:
+    if bounded and amount > MAX_QUANTITY:
         raise QuantityError(f"invalid quantity {text!r}: beyond the int64 range Kubernetes stores (refused)")
     return -amount if match["sign"] == "-" else amount
 

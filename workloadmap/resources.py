@@ -42,10 +42,17 @@ __all__ = [
     "scale_resources",
     "count_gpus",
     "is_extended_resource",
+    "is_accelerator",
 ]
 
 DEFAULT_GPU_RESOURCES: tuple[str, ...] = (labels.NVIDIA_GPU, labels.AMD_GPU)
 """Extended resources counted as GPUs unless the caller says otherwise (``--gpu-resource``)."""
+
+
+def is_accelerator(name: str) -> bool:
+    """Whether resource ``name`` is an accelerator (GPUs, TPUs, Neuron, Gaudi, MIG slices ...), a GPU or not."""
+    return name in labels.ACCELERATORS or name.startswith(labels.NVIDIA_MIG_PREFIX)
+
 
 _ZERO = Fraction(0)
 

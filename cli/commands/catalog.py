@@ -16,7 +16,7 @@ from ..printing import output
 from ..printing.escape import escaped
 from ..printing.formats import Output
 from ..printing.views import Views, dump, plain, table, template
-from ..render.workloads import render_definition_table, render_lint_table
+from ..render.workloads import render_definition_table, render_lint_lines, render_lint_table, render_rules
 from .common import catalog_option, load_catalog
 
 if TYPE_CHECKING:  # heavy stages load inside the commands that use them
@@ -27,10 +27,13 @@ def _definitions(items: list[dict[str, Any]]) -> Any:
     return {"kind": "List", "apiVersion": "v1", "items": items}
 
 
-def _lint_table(_chosen: Output, findings: list[LintFinding]) -> None:
-    """The findings as a table (none: no table), then how many are errors and warnings, on stderr."""
+def _lint_text(chosen: Output, findings: list[LintFinding]) -> None:
+    """The findings one per line, compiler style (or ``-o table`` a table), then how many are errors and warnings."""
     if findings:
-        output.human(render_lint_table(escaped(findings)), fit=False)
+        if chosen.kind == "table":
+            output.human(render_lint_table(escaped(findings)), fit=False)
+        else:
+            output.write(render_lint_lines(escaped(findings)))
     errors = sum(finding.severity == "error" for finding in findings)
     output.warn(f"{errors} error(s), {len(findings) - errors} warning(s)")
 
@@ -58,7 +61,7 @@ SHOW_VIEWS = Views({"yaml": dump(), "json": dump(), "templates": template()})
 """The views of ``catalog show``, on the definition as its file holds it."""
 SCHEMA_VIEWS = Views({"json": dump(), "yaml": dump()})
 """The views of ``catalog schema``, on the JSON Schema."""
-LINT_VIEWS = Views({"table": _lint_table, "json": dump(_findings), "yaml": dump(_findings)})
+LINT_VIEWS = Views({"text": _lint_text, "table": _lint_text, "json": dump(_findings), "yaml": dump(_findings)})
 """The views of ``catalog lint``, on the findings."""
 EXPORT_VIEWS = Views(
     {
@@ -192,10 +195,10 @@ def catalog_lint(
 
     Exit code 1 when any finding is an error, 0 otherwise (warnings only).
     """
-    from workloadmap.lint import has_errors, lint_path, render_rules_table
+    from workloadmap.lint import has_errors, lint_path, rule_rows
 
     if rules:
-        output.write(render_rules_table())
+        output.human(render_rules(rule_rows()), fit=False)
         return
     if not paths:
         raise typer.BadParameter("give at least one definition FILE or DIR", param_hint="PATHS")
@@ -231,7 +234,7 @@ def catalog_export(
 
     catalog = load_catalog(catalog_dirs)
     chosen = [catalog.get(name) for name in names] if names else list(catalog)
-    missing = [name for name, found in zip(names or [], chosen, strict=True) if found is None]
+    missing = [name for name, found in zip(names, chosen, strict=True) if found is None] if names else []
     if missing:
         _unknown(catalog, missing[0])
     objects = []

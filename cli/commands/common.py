@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, List, Optional, TypeVar
+from typing import TYPE_CHECKING, Any, List, Optional, TypeVar
 
 from workloadmap.budgets import DEFAULT_BUDGETS, active, allowing_references, applied, deadline_after, parse_kind
 from workloadmap.catalog import Catalog
@@ -26,6 +26,9 @@ from workloadmap.tree import WorkloadTree
 from ..printing import output
 from ..printing.options import OptionSpec
 from ..printing.usage import bad_parameter
+
+if TYPE_CHECKING:
+    from workloadmap.selectors import Selector
 
 CATALOG_HELP = (
     "Directory (or file) of extra definitions; replaces built-ins for the same kind. Repeatable. "
@@ -101,6 +104,80 @@ def context_option() -> Any:
     import typer
 
     return typer.Option(None, "--context", metavar="CONTEXT", help="The kubeconfig context to use.")
+
+
+SELECTOR_HELP = "Only workloads whose labels match, e.g. team=ml,tier!=dev ({what})."
+SORT_BY_HELP = (
+    "Sort the list by this field of each item as -o json prints it, as kubectl does: "
+    "'{.totals.gpus}', '.metadata.creationTimestamp'."
+)
+
+
+def selector_spec(what: str = "files and cluster alike") -> OptionSpec:
+    """The `-l/--selector SELECTOR` option: workloads whose labels match (kubectl's syntax)."""
+    return OptionSpec("selector", ("-l", "--selector"), SELECTOR_HELP.format(what=what), metavar="SELECTOR")
+
+
+SELECTOR = selector_spec()
+SORT_BY = OptionSpec("sort_by", ("--sort-by",), SORT_BY_HELP, metavar="JSONPATH")
+NO_HEADERS = OptionSpec(
+    "no_headers",
+    ("--no-headers",),
+    "Tables and custom columns without their header line (and no summary line).",
+    value=bool,
+    default=False,
+)
+SUMMARY = OptionSpec(
+    "summary", ("--summary",), "End with workloads, pods and GPUs by namespace and kind.", value=bool, default=False
+)
+
+
+def selector_option(what: str = "files and cluster alike") -> Any:
+    """The `-l/--selector SELECTOR` option, for typer."""
+    return selector_spec(what).typer()
+
+
+def sort_by_option() -> Any:
+    """The `--sort-by JSONPATH` option (kubectl's), for typer."""
+    return SORT_BY.typer()
+
+
+def no_headers_option() -> Any:
+    """The `--no-headers` flag (kubectl's), for typer."""
+    return NO_HEADERS.typer()
+
+
+def summary_option() -> Any:
+    """The `--summary` flag: totals by namespace and kind under a listing, for typer."""
+    return SUMMARY.typer()
+
+
+def parse_selector(text: Optional[str]) -> Selector | None:
+    """A `-l` value parsed (None when not given); a malformed one is a usage error (exit 2)."""
+    if text is None:
+        return None
+    from workloadmap.selectors import Selector, SelectorSyntaxError
+
+    try:
+        return Selector.parse(text)
+    except SelectorSyntaxError as error:
+        raise bad_parameter(str(error), param_hint="-l") from None
+
+
+def labels_of(body: Any) -> dict[str, str]:
+    """An object's ``metadata.labels`` (string values only: what a selector can match)."""
+    metadata = body.get("metadata") if isinstance(body, dict) else None
+    labels = metadata.get("labels") if isinstance(metadata, dict) else None
+    if not isinstance(labels, dict):
+        return {}
+    return {str(key): value for key, value in labels.items() if isinstance(value, str)}
+
+
+def selected(documents: Iterable[Any], selector: Selector | None) -> Iterator[Any]:
+    """The documents whose object's labels match ``selector`` (all without one); errors pass through to be reported."""
+    for document in documents:
+        if selector is None or isinstance(document, WorkloadMapError) or selector.matches(labels_of(document.body)):
+            yield document
 
 
 def gpu_resources(names: Optional[List[str]]) -> tuple[str, ...]:

@@ -1,34 +1,40 @@
-"""``wmap get``: workloads of a live cluster as kubectl lists them, one row each (GET/LIST/WATCH only).
+"""``wmap get``: workloads as kubectl lists them, one row each, from the cluster or from dumps (GET/LIST/WATCH only).
 
 ``get TYPE[,TYPE...] [NAME...]``, ``get TYPE/NAME ...`` or ``get all`` (every kind the catalog
-covers that the server serves, top-level objects only). Rows: NAME, NAMESPACE (with ``-A``),
-PHASE, PODS ready/desired, GPUS, AGE; ``-o wide`` adds DEFINITION and GANGS; ``-o name`` prints
-``kind.group/name``; ``-o json|yaml`` is always a ``List`` of inspect trees; ``-o tree`` the
-inspect view. ``-w`` prints the rows, then a row whenever a workload's phase changes.
+covers that the server serves, top-level objects only). Rows: NAMESPACE (first, with ``-A``),
+NAME (TYPE/NAME when several types are listed), PHASE, PODS ready/desired, GPUS (and a column per
+other accelerator present), AGE; ``-o wide`` adds DEFINITION and GANGS; ``-o name`` prints
+``kind.group/name``; ``-o json|yaml`` is always a ``List`` of inspect trees, each with the object's
+``metadata`` and the ``live`` columns (ready pods, age); ``-o tree`` the inspect view. A summary
+line follows several rows (``--summary``: by namespace and kind). ``-w`` prints the rows, then a
+row whenever a workload's phase changes. ``--objects DUMP`` reads the same rows from ``kubectl get
+-o yaml`` dumps instead of the cluster, AGE counted from the dump's newest time.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any, List, Optional
 
 import typer
 
 from workloadmap.catalog import Catalog
-from workloadmap.documents import Document
-from workloadmap.errors import ClusterError, NoDefinitionError
-from workloadmap.interpreter import inspect_documents
+from workloadmap.documents import Document, load_objects
+from workloadmap.errors import ClusterError, NoDefinitionError, WorkloadMapError
+from workloadmap.interpreter import ObjectIndex, inspect_documents
 from workloadmap.runtime_definitions import Phase
+from workloadmap.values import mapping_at
 
 from ..printing import output
 from ..printing.escape import escaped
-from ..printing.formats import Output
-from ..printing.views import Views, dump, human, plain, table, template
-from ..render.workloads import render_rows
+from ..printing.formats import TEMPLATES, Output
+from ..printing.sorting import parse_sort_by, sort_by
+from ..printing.views import Text, Views, dump, plain, template
+from ..render.workloads import age, render_rows, with_summary
 from .common import (
     Collected,
     bounded,
@@ -37,9 +43,14 @@ from .common import (
     gpu_resource_option,
     gpu_resources,
     kubeconfig_option,
+    labels_of,
     load_catalog,
     located_error,
+    no_headers_option,
     parse_duration,
+    parse_selector,
+    sort_by_option,
+    summary_option,
     worst_exit_code,
 )
 from .inspect import trees_text
@@ -48,43 +59,76 @@ from .live import add_cluster_kartas, client_for, reference
 
 @dataclass(frozen=True)
 class _Listing:
-    """What the views of ``wmap get`` write: the rows, and how a table shows them."""
+    """What the views of ``wmap get`` write: the rows, and how a table shows them.
+
+    Attributes:
+        namespaces: NAMESPACE first (``-A``, or a dump of several namespaces).
+        typed: names in the TYPE/NAME form (several types listed).
+        header: the header line (not in the rows a watch prints after the first).
+        now: when AGE counts from (a dump's newest time); None: now.
+        summarised: the summary line may follow (not while watching).
+    """
 
     rows: list[Any]
     namespaces: bool = False
-    prefix_types: bool = False
+    typed: bool = False
     header: bool = True
+    now: datetime | None = None
+    summarised: bool = True
+
+
+def _item(row: Any, now: datetime | None) -> dict[str, Any]:
+    """One item of ``-o json``: the inspect tree, the object's metadata, and the live columns of the table."""
+    item: dict[str, Any] = row.tree.to_dict()
+    item["metadata"] = row.metadata
+    item["live"] = {"podsReady": row.pods_ready, "podsDesired": row.pods_desired, "age": age(row.created, now)}
+    return item
 
 
 def _trees(listing: _Listing) -> Any:
-    """What ``-o json`` prints: always a ``List`` of inspect trees, as ``kubectl get`` prints a list."""
-    return {"apiVersion": "v1", "kind": "List", "items": [row.tree.to_dict() for row in listing.rows]}
+    """What ``-o json`` prints: always a ``List``, as ``kubectl get`` prints a list."""
+    return {"apiVersion": "v1", "kind": "List", "items": [_item(row, listing.now) for row in listing.rows]}
 
 
-def _table(*, wide: bool) -> Callable[[_Listing], str]:
-    def render(listing: _Listing) -> str:
-        rows = escaped(listing.rows)
-        return render_rows(
-            rows, wide=wide, namespaces=listing.namespaces, prefix_types=listing.prefix_types, header=listing.header
+def _summary(text: str, listing: _Listing, chosen: Output, gap: str = "") -> str:
+    if not listing.summarised:
+        return text
+    trees = [row.tree for row in listing.rows]
+    return with_summary(text, trees, header=chosen.header and listing.header, summary=chosen.summary, gap=gap)
+
+
+def _table(*, wide: bool) -> Text:
+    def render(chosen: Output, listing: _Listing) -> str:
+        text = render_rows(
+            escaped(listing.rows),
+            wide=wide,
+            namespaces=listing.namespaces,
+            typed=listing.typed,
+            header=chosen.header and listing.header,
+            now=listing.now,
         )
+        return _summary(text, listing, chosen)
 
-    return render
+    return Text(render, fit=False)
 
 
 VIEWS = Views(
     {
-        "table": table(_table(wide=False)),
-        "wide": table(_table(wide=True)),
+        "table": _table(wide=False),
+        "wide": _table(wide=True),
         "name": plain(lambda listing: "".join(f"{row.type_name}/{row.workload.name}\n" for row in listing.rows)),
         "json": dump(_trees),
         "yaml": dump(_trees),
-        "tree": human(lambda listing: trees_text([row.tree for row in listing.rows])),
+        "tree": Text(
+            lambda chosen, listing: _summary(trees_text([row.tree for row in listing.rows]), listing, chosen, "\n"),
+            fit=True,
+        ),
         "templates": template(_trees),
     }
 )
 """The views of ``wmap get``, on the rows."""
-WITH_PODS = ("table", "wide")
-"""The views whose rows count ready pods: the live pods are read for them only."""
+WITH_PODS = ("table", "wide", "json", "yaml", *TEMPLATES)
+"""The views that show ready pods (the tables and the ``live`` part of each item): the live pods are read for them."""
 
 
 @dataclass
@@ -172,17 +216,35 @@ def _fetch(client: Any, targets: list[_Target], namespace: Optional[str], option
 
 
 class _Rows:
-    """Objects to rows: inspect, then (for tables) attribute the live pods for the ready count."""
+    """Objects to rows: inspect, then (for tables) attribute the live pods for the ready count.
 
-    def __init__(self, client: Any, catalog: Catalog, gpus: tuple[str, ...], options: dict[str, Any]) -> None:
+    From the cluster (``client``) the pods of a namespace are listed once when a row needs them;
+    from dumps (``dumped``) they are the dump's.
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        catalog: Catalog,
+        gpus: tuple[str, ...],
+        options: dict[str, Any],
+        dumped: Any = None,
+        related: Any = None,
+    ) -> None:
         self.client = client
         self.catalog = catalog
         self.gpus = gpus
         self.options = options
+        self.dumped = dumped
+        self.related = related
+        self.source = f"cluster (context {client.context})" if client is not None else "dump"
         self.refresh()
 
     def refresh(self) -> None:
         """Forget the pods and owners read so far (a watch reads them again for each change)."""
+        if self.client is None:
+            self.chains = self.dumped.chains
+            return
         from workloadmap.kube import ClusterObjects, OwnerCache
         from workloadmap.live import OwnerChains
 
@@ -195,6 +257,8 @@ class _Rows:
 
     def pods_of(self, namespace: Optional[str]) -> Any:
         """The pods of ``namespace`` (of every namespace with -A), listed once."""
+        if self.client is None:
+            return self.dumped
         from workloadmap.live import LiveObjects
 
         key = None if self.options["all_namespaces"] else namespace
@@ -209,8 +273,7 @@ class _Rows:
     def rows(self, objects: list[dict], *, pods: bool, collected: Collected) -> list[Any]:
         from workloadmap.live import describe, workload_row
 
-        source = f"cluster (context {self.client.context})"
-        documents = [Document(body=obj, file=source, index=index) for index, obj in enumerate(objects, 1)]
+        documents = [Document(body=obj, file=self.source, index=index) for index, obj in enumerate(objects, 1)]
         start = len(collected.trees)
         collected.add(inspect_documents(documents, catalog=self.catalog, gpu_resources=self.gpus, related=self.related))
         rows = []
@@ -223,7 +286,7 @@ class _Rows:
                 except ClusterError:
                     raise  # the cluster itself failed: no other row would do better
                 except Exception as error:  # one object's failure must not hide the others'
-                    located = located_error(error, file=source)
+                    located = located_error(error, file=self.source)
                     output.error(f"{tree.workload}: {located}")
                     collected.codes.append(located.exit_code)
             rows.append(workload_row(obj, tree, report))
@@ -235,7 +298,15 @@ def _keep(rows: list[Any], phases: set[str]) -> list[Any]:
 
 
 def _print(rows: list[Any], chosen: Output, options: dict[str, Any], *, header: bool = True) -> None:
-    VIEWS.write(chosen, _Listing(rows, options["all_namespaces"], options["prefix_types"], header))
+    listing = _Listing(
+        rows,
+        namespaces=options["namespaces"],
+        typed=options["prefix_types"],
+        header=header,
+        now=options.get("now"),
+        summarised=not options.get("watching", False),
+    )
+    VIEWS.write(chosen, listing)
 
 
 def _phase_options(phases: Optional[List[str]]) -> set[str]:
@@ -258,14 +329,14 @@ def get(
         help="TYPE[,TYPE...] [NAME...], TYPE/NAME..., or all: jobsets, jobset/train, lws,jobsets, all.",
     ),
     namespace: Optional[str] = typer.Option(
-        None, "-n", "--namespace", metavar="NAMESPACE", help="Namespace (default: the context's)."
+        None, "-n", "--namespace", metavar="NAMESPACE", help="Namespace (default: the context's; dumps: every one)."
     ),
     all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces", help="List across all namespaces."),
     selector: Optional[str] = typer.Option(
         None, "-l", "--selector", metavar="SELECTOR", help="Label selector, e.g. team=ml,tier!=dev."
     ),
     field_selector: Optional[str] = typer.Option(
-        None, "--field-selector", metavar="SELECTOR", help="Field selector, e.g. metadata.name=x."
+        None, "--field-selector", metavar="SELECTOR", help="Field selector, e.g. metadata.name=x (the cluster only)."
     ),
     phase: Optional[List[str]] = typer.Option(
         None, "--phase", metavar="PHASE", help="Keep workloads in this phase (repeatable)."
@@ -280,27 +351,55 @@ def get(
     chunk_size: int = typer.Option(
         500, "--chunk-size", metavar="N", min=0, help="Objects per page of a list (0: no paging)."
     ),
+    objects: Optional[List[str]] = typer.Option(
+        None,
+        "--objects",
+        metavar="DUMP",
+        help="Read the workloads, their pods and owners from `kubectl get -o yaml` dumps (FILE, DIR or -; "
+        "repeatable) instead of the cluster.",
+    ),
+    nodes: Optional[str] = typer.Option(
+        None, "--nodes", metavar="NODES", help="With --objects: a NodeList dump (default: the Nodes the dumps hold)."
+    ),
     output_format: str = VIEWS.option("get"),
+    sort_by: Optional[str] = sort_by_option(),
+    no_headers: bool = no_headers_option(),
+    summary: bool = summary_option(),
     kubeconfig: Optional[Path] = kubeconfig_option(),
     context: Optional[str] = context_option(),
     catalog_dirs: Optional[List[Path]] = catalog_option(),
     gpu_resource: Optional[List[str]] = gpu_resource_option(),
 ) -> None:
-    """List workloads of the cluster with their phase, ready pods and GPUs (read-only)."""
-    chosen = VIEWS.parse(output_format)
+    """List workloads with their phase, ready pods and GPUs, from the cluster (read-only) or from dumps."""
+    chosen = replace(VIEWS.parse(output_format), header=not no_headers, summary=summary)
     phases = _phase_options(phase)
     seconds = parse_duration(timeout) if timeout is not None else None
+    if sort_by is not None:
+        parse_sort_by(sort_by)
     catalog = load_catalog(catalog_dirs)
     options = {
         "all_namespaces": all_namespaces,
+        "namespaces": all_namespaces,
         "selector": selector,
         "field_selector": field_selector,
         "chunk_size": chunk_size,
         "prefix_types": False,
+        "sort_by": sort_by,
     }
     pairs, top_only = _parse(list(refs), all_namespaces, selector)
     if watch and any(name is not None for _, name in pairs):
         raise typer.BadParameter("--watch lists types; use -l or --field-selector to narrow it", param_hint="-w")
+    if nodes and not objects:
+        raise typer.BadParameter("--nodes goes with --objects", param_hint="--nodes")
+    if objects:
+        for flag, given in (("-w", watch), ("--field-selector", field_selector), ("--kubeconfig", kubeconfig)):
+            if given:
+                raise typer.BadParameter(f"{flag} reads the cluster; --objects reads dumps", param_hint=flag)
+        with bounded(seconds):
+            code = _from_dumps(
+                objects, nodes, pairs, top_only, namespace, phases, chosen, options, catalog, gpu_resource
+            )
+        raise typer.Exit(code)
     # Without -w, --timeout is the deadline of the whole command; a watch ends at it, normally.
     with bounded(None if watch else seconds), client_for(kubeconfig, context) as client:
         add_cluster_kartas(catalog, client)
@@ -311,22 +410,117 @@ def get(
         collected = Collected()
         if watch:
             options["top_only"] = top_only
+            options["watching"] = True
             deadline = time.monotonic() + seconds if seconds is not None else None
             _watch(client, targets, namespace, rows_maker, phases, chosen, options, deadline, collected)
             raise typer.Exit(0)
-        if chosen.kind == "name" and not top_only:
+        if chosen.kind == "name" and not top_only and options["sort_by"] is None:
             _names_by_page(client, targets, namespace, rows_maker, phases, options, collected)
             raise typer.Exit(collected.exit_code)
-        objects = _fetch(client, targets, namespace, options)
+        objects_read = _fetch(client, targets, namespace, options)
         if top_only:
-            objects = _top_level(objects, catalog, rows_maker.chains)
-        rows = _keep(rows_maker.rows(objects, pods=needs_pods, collected=collected), phases)
+            objects_read = _top_level(objects_read, catalog, rows_maker.chains)
+        rows = _keep(rows_maker.rows(objects_read, pods=needs_pods, collected=collected), phases)
         if not rows and collected.exit_code == 0:
             scope = "" if all_namespaces else f" in {namespace or client.default_namespace} namespace"
             output.warn(f"No resources found{scope}.")
             raise typer.Exit(0)
-        _print(rows, chosen, options)
+        _print(_sorted(rows, options), chosen, options)
     raise typer.Exit(collected.exit_code)
+
+
+def _sorted(rows: list[Any], options: dict[str, Any]) -> list[Any]:
+    """The rows in ``--sort-by`` order, by the items ``-o json`` prints (age from ``now`` too)."""
+    if options["sort_by"] is None:
+        return rows
+    return sort_by(rows, lambda row: _item(row, options.get("now")), options["sort_by"])
+
+
+def _dumped(paths: list[str]) -> list[dict[str, Any]]:
+    """Every object of the dumps (``List`` items flattened); a document that does not parse is an error."""
+    found: list[dict[str, Any]] = []
+    for path in paths:
+        for document in load_objects(path, recursive=True):
+            if isinstance(document, WorkloadMapError):
+                raise document
+            if isinstance(document.body, dict):
+                found.append(document.body)
+    return found
+
+
+def _wanted(
+    catalog: Catalog, pairs: list[tuple[str, Optional[str]]], everything: bool
+) -> list[tuple[Any, Optional[str]]]:
+    """The definitions (and names) the arguments name, as ``kubectl get`` reads TYPE; an unknown type exits 4."""
+    if everything:
+        return [(definition, None) for definition in catalog]
+    wanted = []
+    for token, name in pairs:
+        definition = catalog.get(token)
+        if definition is None:
+            close = catalog.close_matches(token)
+            hint = f"; did you mean {' or '.join(close)}?" if close else ""
+            raise NoDefinitionError(
+                f"the server doesn't have a resource type {token!r} and no definition covers it{hint} "
+                "(see `wmap catalog list`)"
+            )
+        wanted.append((definition, name))
+    return wanted
+
+
+def _of(definition: Any, obj: dict[str, Any]) -> bool:
+    group, _, _version = str(obj.get("apiVersion") or "").rpartition("/")
+    return obj.get("kind") == definition.kind and group == (definition.group or "")
+
+
+def _from_dumps(
+    paths: list[str],
+    nodes: Optional[str],
+    pairs: list[tuple[str, Optional[str]]],
+    top_only: bool,
+    namespace: Optional[str],
+    phases: set[str],
+    chosen: Output,
+    options: dict[str, Any],
+    catalog: Catalog,
+    gpu_resource: Optional[List[str]],
+) -> int:
+    """``wmap get --objects DUMP``: the rows of the workloads the dumps hold; the exit code."""
+    from workloadmap.live import from_dumps, newest_time
+
+    everything = _dumped(paths)
+    node_objects = _dumped([nodes]) if nodes else [obj for obj in everything if obj.get("kind") == "Node"] or None
+    wanted = _wanted(catalog, pairs, top_only)
+    chosen_selector = parse_selector(options["selector"])
+    live = from_dumps(everything, node_objects)
+    picked = []
+    for obj in everything:
+        metadata = mapping_at(obj, "metadata")
+        if namespace is not None and metadata.get("namespace") != namespace:
+            continue
+        if chosen_selector is not None and not chosen_selector.matches(labels_of(obj)):
+            continue
+        if any(_of(definition, obj) and name in (None, metadata.get("name")) for definition, name in wanted):
+            picked.append(obj)
+    if top_only:
+        picked = _top_level(picked, catalog, live.chains)
+    options["prefix_types"] = len({(obj.get("apiVersion"), obj.get("kind")) for obj in picked}) > 1 or top_only
+    options["namespaces"] = (
+        options["all_namespaces"] or len({(obj.get("metadata") or {}).get("namespace") for obj in picked}) > 1
+    )
+    options["now"] = newest_time(everything + list(node_objects or []))
+    rows_maker = _Rows(
+        None, catalog, gpu_resources(gpu_resource), options, dumped=live, related=ObjectIndex(everything)
+    )
+    collected = Collected()
+    rows = _keep(rows_maker.rows(picked, pods=chosen.kind in WITH_PODS, collected=collected), phases)
+    if not rows and collected.exit_code == 0:
+        scope = f" in {namespace} namespace" if namespace else ""
+        output.warn(f"No resources found{scope} in {', '.join(paths)}.")
+        return 0
+    if rows:
+        _print(_sorted(rows, options), chosen, options)
+    return collected.exit_code
 
 
 def _names_by_page(

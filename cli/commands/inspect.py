@@ -8,8 +8,9 @@ typer's declaration (``inspect_options.py``) and the console script's own reader
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workloadmap.documents import load_objects
 from workloadmap.interpreter import ObjectIndex, inspect_documents
@@ -19,10 +20,31 @@ from ..printing import output
 from ..printing.escape import escaped
 from ..printing.formats import Output
 from ..printing.options import ArgumentSpec, OptionSpec
+from ..printing.sorting import parse_sort_by
+from ..printing.sorting import sort_by as sort_by_path
 from ..printing.usage import bad_parameter
-from ..printing.views import Views, dump, human, plain, table, template
-from ..render.workloads import render_inspect_table, render_tree
-from .common import CATALOG, GPU_RESOURCE, RELATED, Collected, Guard, gpu_resources, guard_options, load_catalog
+from ..printing.views import Text, Views, dump, plain, template
+from ..render.workloads import render_inspect_table, render_tree, with_summary
+
+if TYPE_CHECKING:
+    from workloadmap.selectors import Selector
+
+from .common import (
+    CATALOG,
+    GPU_RESOURCE,
+    NO_HEADERS,
+    RELATED,
+    SELECTOR,
+    SORT_BY,
+    SUMMARY,
+    Collected,
+    Guard,
+    gpu_resources,
+    guard_options,
+    load_catalog,
+    parse_selector,
+    selected,
+)
 
 
 def resource_name(tree: WorkloadTree) -> str:
@@ -42,11 +64,23 @@ def _document(trees: list[WorkloadTree]) -> object:
     return output.as_list([tree.to_dict() for tree in trees])
 
 
+def _trees(chosen: Output, trees: list[WorkloadTree]) -> str:
+    return with_summary(trees_text(trees), trees, header=chosen.header, summary=chosen.summary, gap="\n")
+
+
+def _table(*, wide: bool) -> Text:
+    def render(chosen: Output, trees: list[WorkloadTree]) -> str:
+        text = render_inspect_table(escaped(trees), wide=wide, header=chosen.header)
+        return with_summary(text, trees, header=chosen.header, summary=chosen.summary)
+
+    return Text(render, fit=False)
+
+
 VIEWS = Views(
     {
-        "tree": human(trees_text),
-        "table": table(lambda trees: render_inspect_table(escaped(trees))),
-        "wide": table(lambda trees: render_inspect_table(escaped(trees), wide=True)),
+        "tree": Text(_trees, fit=True),
+        "table": _table(wide=False),
+        "wide": _table(wide=True),
         "name": plain(lambda trees: "".join(f"{resource_name(tree)}\n" for tree in escaped(trees))),
         "json": dump(_document),
         "yaml": dump(_document),
@@ -66,15 +100,19 @@ _OWN = (
     OptionSpec("recursive", ("-R", "--recursive"), "Read directories recursively.", value=bool, default=False),
     GPU_RESOURCE,
     RELATED,
+    SELECTOR,
+    SORT_BY,
+    NO_HEADERS,
+    SUMMARY,
 )
 OPTIONS: tuple[OptionSpec, ...] = (*_OWN, *guard_options([FILES.name, *(o.name for o in _OWN)], budgets=True))
 """Every option of ``wmap inspect`` but ``--help``, in the order ``--help`` lists them: its own, then
 the guard's (``--timeout``, ``--allow-reference-kind``, the budget flags)."""
 
 
-def inspect_output(value: str) -> Output:
+def inspect_output(value: str, *, no_headers: bool = False, summary: bool = False) -> Output:
     """The ``-o`` value of ``wmap inspect``, parsed (typer.BadParameter when it is not one, exit 2)."""
-    return VIEWS.parse(value)
+    return replace(VIEWS.parse(value), header=not no_headers, summary=summary)
 
 
 def inspect_sources(files: Sequence[str] | None, filename: Sequence[str] | None) -> list[str]:
@@ -89,14 +127,17 @@ def prepare(files: Sequence[str] | None, values: Mapping[str, Any]) -> Callable[
     """The command ``wmap inspect FILES`` with option ``values`` (by name) runs, returning its exit code.
 
     Everything a usage error can come from is checked here, before anything runs: the guard's
-    options, ``-o``, at least one source.
+    options, ``-o``, at least one source, ``-l`` and ``--sort-by``.
 
     Raises:
         typer.BadParameter: a usage error (exit 2, reported by typer under the usage line).
     """
     guard = Guard.from_options(dict(values))
-    chosen = inspect_output(values["output_format"])
+    chosen = inspect_output(values["output_format"], no_headers=values["no_headers"], summary=values["summary"])
     sources = inspect_sources(files, values["filename"])
+    selector = parse_selector(values["selector"])
+    if values["sort_by"] is not None:
+        parse_sort_by(values["sort_by"])
     return lambda: guard.call(
         lambda: inspect_files(
             sources,
@@ -105,6 +146,8 @@ def prepare(files: Sequence[str] | None, values: Mapping[str, Any]) -> Callable[
             recursive=values["recursive"],
             gpu_resource=values["gpu_resource"],
             related=values["related"],
+            selector=selector,
+            sort_by=values["sort_by"],
         )
     )
 
@@ -117,6 +160,8 @@ def inspect_files(
     recursive: bool = False,
     gpu_resource: Sequence[str] | None = None,
     related: Sequence[str] | None = None,
+    selector: Selector | None = None,
+    sort_by: str | None = None,
 ) -> int:
     """Expand the workloads of ``sources``, print them as ``chosen``; the exit code (the worst document's).
 
@@ -128,7 +173,7 @@ def inspect_files(
     related_objects = ObjectIndex.from_paths(list(related or []))
     collected = Collected()
     for source in sources:
-        documents = load_objects(source, recursive=recursive)
+        documents = selected(load_objects(source, recursive=recursive), selector)
         collected.add(
             inspect_documents(
                 documents,
@@ -139,6 +184,11 @@ def inspect_files(
         )
     if not collected.codes:
         output.warn(f"note: no Kubernetes objects found in {', '.join(sources)}")
-    if collected.trees:
-        VIEWS.write(chosen, [tree for tree, _ in collected.trees])
+    trees = [tree for tree, _ in collected.trees]
+    if sort_by is not None:
+        trees = sort_by_path(trees, lambda tree: tree.to_dict(), sort_by)
+    if trees:
+        VIEWS.write(chosen, trees)
+    elif selector is not None and collected.exit_code == 0:
+        output.warn(f"No resources found matching {selector}.")
     return collected.exit_code

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, List, NamedTuple, Optional
 
@@ -17,8 +17,8 @@ from ..printing.files import refuse_input_as_output
 from ..printing.formats import Output
 from ..printing.numbers import plural as _plural
 from ..printing.terminal import progress
-from ..printing.views import View, Views, dump, human, stream, table, template
-from ..render.workloads import (
+from ..printing.views import Text, View, Views, dump, human, stream, table, template
+from ..render.placements import (
     render_joint_summary,
     render_placement,
     render_placement_table,
@@ -34,6 +34,7 @@ from .common import (
     gpu_resources,
     load_catalog,
     located_error,
+    no_headers_option,
     parse_levels,
     related_option,
     source_forms,
@@ -94,6 +95,14 @@ def _report_trees(placed: _Placed) -> str:
     return "\n".join(render_placement(report) for report in escaped(placed.reports))
 
 
+def _placement_table(*, wide: bool) -> Text:
+    def render(chosen: Output, placed: _Placed) -> str:
+        reports = escaped(placed.reports)
+        return render_placement_table(reports, wide=wide, header=chosen.header)
+
+    return Text(render, fit=False)
+
+
 def _rankings(rankings: list[ClusterRanking]) -> Any:
     return output.as_list([ranking.to_dict() for ranking in rankings])
 
@@ -101,8 +110,8 @@ def _rankings(rankings: list[ClusterRanking]) -> Any:
 PLACEMENTS = Views(
     {
         "tree": _and_joint(human(_report_trees)),
-        "table": _and_joint(table(lambda placed: render_placement_table(escaped(placed.reports)))),
-        "wide": _and_joint(table(lambda placed: render_placement_table(escaped(placed.reports), wide=True))),
+        "table": _and_joint(_placement_table(wide=False)),
+        "wide": _and_joint(_placement_table(wide=True)),
         "json": dump(_reports),
         "yaml": dump(_reports),
         "templates": template(_reports),
@@ -231,6 +240,9 @@ def place(
     html: Optional[Path] = typer.Option(
         None, "--html", metavar="FILE", help="Also write the placement as a picture: self-contained HTML with SVG."
     ),
+    html_candidates: bool = typer.Option(
+        False, "--html-candidates", help="In the --html picture, outline each gang's other candidate domains too."
+    ),
     topology_name: Optional[str] = typer.Option(
         None, "--topology-name", metavar="NAME", help="Name of the emitted Topology objects (default: the cluster's)."
     ),
@@ -269,12 +281,13 @@ def place(
     catalog_dirs: Optional[List[Path]] = catalog_option(),
     related: Optional[List[str]] = related_option(),
     gpu_resource: Optional[List[str]] = gpu_resource_option(),
+    no_headers: bool = no_headers_option(),
 ) -> None:
     """Show where each gang of the workload fits (per topology level), or emit scheduler objects."""
     from workloadmap.placement import Verdict
 
     targets = list(emit or [])
-    chosen = _chosen(output_format, targets)
+    chosen = replace(_chosen(output_format, targets), header=not no_headers)
     if html is not None:
         read = [pods, topology_object, node_topology, *(catalog_dirs or []), *(related or [])]
         refuse_input_as_output(html, [*workload, *(topology or []), *read], "--html")
@@ -307,7 +320,7 @@ def place(
     if html is not None:
         from ..render.html import write_html_report  # drawing code loads only when a picture is asked for
 
-        write_html_report(html, placed, clusters)
+        write_html_report(html, placed, clusters, candidates=html_candidates)
     if collected.exit_code:
         raise typer.Exit(collected.exit_code)
     if fail_unfit and verdict is not Verdict.FITS:

@@ -62,8 +62,13 @@ def _domains(shown_tree: _Shown) -> Any:
 
 
 def _numa_zones(cluster: Cluster) -> str:
-    # Node names come from the input: escaped line by line (the table's own newlines stay).
-    return "".join(shown(line) + "\n" for line in render_numa_zones(cluster).splitlines())
+    # Node names come from the input: escaped line by line (the table's own newlines stay). The
+    # table fits itself to the terminal, its node names whole; only the line above it is fitted.
+    from ..printing import terminal
+
+    title, _, rest = render_numa_zones(cluster).partition("\n")
+    lines = [shown(line) + "\n" for line in (terminal.fit(title, terminal.current().width).splitlines())]
+    return "".join(lines + [shown(line) + "\n" for line in rest.splitlines()])
 
 
 def _numa(cluster: Cluster) -> Any:
@@ -85,7 +90,7 @@ SHOW_VIEWS = Views(
     {"tree": human(_domain_tree), "json": dump(_domains), "yaml": dump(_domains), "templates": template(_domains)}
 )
 """The views of ``topology show``, on the domain tree."""
-NUMA_VIEWS = Views({"tree": human(_numa_zones), "json": dump(_numa), "yaml": dump(_numa), "templates": template(_numa)})
+NUMA_VIEWS = Views({"tree": table(_numa_zones), "json": dump(_numa), "yaml": dump(_numa), "templates": template(_numa)})
 """The same views of ``topology show --numa``, on the nodes' NUMA zones; a test holds their names equal."""
 PRESET_VIEWS = Views(
     {

@@ -29,10 +29,15 @@ class Output:
     Attributes:
         kind: the view (``tree``, ``table``, ``wide``, ``name``, ``json``, ``yaml``) or template format.
         template: for ``jsonpath*``: the parsed template; for ``custom-columns*``: the columns.
+        header: tables and custom columns print their header line (False: ``--no-headers``),
+            and a listing its summary line under them.
+        summary: ``--summary``: a listing ends with its totals by kind and namespace.
     """
 
     kind: str
     template: Any = None
+    header: bool = True
+    summary: bool = False
 
 
 def _read(path: str, what: str) -> str:

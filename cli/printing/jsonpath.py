@@ -307,3 +307,13 @@ def relaxed(expression: str) -> str:
             "unexpected path string, expected a 'name1.name2' or '.name1.name2' or '{name1.name2}' or '{.name1.name2}'"
         )
     return "{." + (match.group(1) or match.group(2)) + "}"
+
+
+def first_value(template: Template, data: Any) -> tuple[bool, Any]:
+    """The first result of the template's first action on ``data`` (missing keys allowed), and whether there is one.
+
+    What kubectl's ``--sort-by`` compares: ``findJSONPathResults(...)[0][0]``.
+    """
+    for results in _results(template.parts, data, True):
+        return (True, results[0]) if results else (False, None)
+    return False, None

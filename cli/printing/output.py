@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -72,18 +73,25 @@ def table(
     headers: Sequence[str],
     rows: Iterable[Sequence[Any]],
     *,
+    key: Sequence[int] = (0,),
+    optional: Sequence[int] = (),
     free_text_last: bool = False,
     fit: bool = True,
     indent: int = 0,
     wrap_last: bool = False,
+    header: bool = True,
 ) -> str:
     """A borderless kubectl table: upper-case headers, columns padded with three spaces.
 
     Values get ``-`` for spaces, except in a last free-text column (a REASON or MESSAGE, as
     `kubectl get events` prints it) when ``free_text_last`` is set. With ``fit`` the table is
-    made to fit the terminal's width (less ``indent`` columns) by shortening cells with an
-    ellipsis: the free-text column first, then the widest ones (``-o wide`` passes ``fit=False``);
-    with ``wrap_last`` the free-text column wraps onto lines of its own instead of being cut.
+    made to fit the terminal's width (less ``indent`` columns), as kubectl's columns would be
+    chosen for it: the ``key`` columns (what names a row: NAME, NAMESPACE) are never cut; the
+    free-text column gives way first, then the ``optional`` columns are left out (in that order:
+    ``-o wide``, which passes ``fit=False``, shows them), then the widest other cells are shortened
+    with an ellipsis; only when the key columns alone are wider than the terminal do they wrap
+    onto lines of their own. With ``wrap_last`` the free-text column wraps instead of being cut.
+    ``header`` False leaves the header line out (``--no-headers``).
     """
 
     def cell(value: Any, last: bool) -> str:
@@ -92,22 +100,53 @@ def table(
         return str(value) if last and free_text_last else str(value).replace(" ", "-")
 
     rows = [[cell(value, index == len(row) - 1) for index, value in enumerate(row)] for row in rows]
-    widths = [len(header) for header in headers]
+    columns = list(range(len(headers)))
+    widths = [len(header_text) if header else 0 for header_text in headers]
     for row in rows:
         for index, value in enumerate(row):
             widths[index] = max(widths[index], len(value))
     screen = terminal.current()
     if fit and screen.width is not None:
-        widths = _fitted_widths(headers, widths, screen.width - indent, free_text_last, wrap_last)
+        layout = _Layout(headers, widths, key, free_text_last, wrap_last)
+        columns, widths = layout.fitted(screen.width - indent, optional)
+    else:
+        widths = [widths[index] for index in columns]
+    last = columns[-1] if columns else -1
     lines = []
-    for row in [list(headers)] + rows:
-        last = [row[-1]] if not (wrap_last and row is not headers) else _wrapped(row[-1], widths[-1])
-        cells = [terminal.shorten(value, widths[index], screen.ellipsis) for index, value in enumerate(row[:-1])]
-        cells.append(terminal.shorten(last[0], widths[-1], screen.ellipsis))
-        lines.append("   ".join(value.ljust(widths[index]) for index, value in enumerate(cells)).rstrip())
-        column = sum(widths[:-1]) + 3 * (len(widths) - 1)
-        lines.extend(" " * column + more for more in last[1:])
-    return "\n".join(lines) + "\n"
+    heading = [list(headers)] if header else []
+    for number, row in enumerate(heading + rows):
+        cells = []
+        for position, index in enumerate(columns):
+            value, width = row[index], widths[position]
+            if index in key and len(value) > width:
+                cells.append(_broken(value, width))
+            elif index == last and wrap_last and number >= len(heading):
+                cells.append(_wrapped(value, width))
+            else:
+                cells.append([terminal.shorten(value, width, screen.ellipsis)])
+        for line in range(max(len(parts) for parts in cells) if cells else 0):
+            parts = [parts[line] if line < len(parts) else "" for parts in cells]
+            lines.append("   ".join(part.ljust(widths[position]) for position, part in enumerate(parts)).rstrip())
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+_BREAKS = re.compile(r"(?<=[/.\-_:])")
+
+
+def _broken(name: str, width: int) -> list[str]:
+    """A name too wide for its column, on lines of ``width``: broken after ``/ - . _ :`` where it can."""
+    width = max(width, 1)
+    lines = [""]
+    for piece in _BREAKS.split(name):
+        while len(piece) > width:
+            room = width - len(lines[-1])
+            lines[-1] += piece[:room]
+            piece = piece[room:]
+            lines.append("")
+        if len(lines[-1]) + len(piece) > width:
+            lines.append("")
+        lines[-1] += piece
+    return [line for line in lines if line] or [name]
 
 
 def _wrapped(text: str, width: int) -> list[str]:
@@ -120,29 +159,53 @@ _MIN_COLUMN = 8
 """Columns are not shortened below this (or their header), so a cut cell still says something."""
 
 
-def _fitted_widths(
-    headers: Sequence[str], widths: list[int], width: int, free_text_last: bool, wrap_last: bool = False
-) -> list[int]:
-    """Column widths that fit ``width``: the free-text column shrinks first, then the widest columns."""
-    widths = list(widths)
-    floors = [max(len(header), min(_MIN_COLUMN, current)) for header, current in zip(headers, widths, strict=True)]
-    excess = sum(widths) + 3 * (len(widths) - 1) - width
-    if excess > 0 and free_text_last and widths:
-        # A reason or message is read, not copied: it gives way first (down to 12 columns, or to 24
-        # when it wraps onto lines of its own).
-        cut = min(excess, max(0, widths[-1] - max(floors[-1], 24 if wrap_last else 12)))
-        widths[-1] -= cut
-        excess -= cut
-    while excess > 0:
-        candidates = [index for index, current in enumerate(widths) if current > floors[index]]
-        if not candidates:
-            break
-        widest = max(candidates, key=lambda index: widths[index])
-        runner_up = max((widths[index] for index in candidates if index != widest), default=0)
-        step = min(excess, widths[widest] - max(runner_up, floors[widest]) or 1)
-        widths[widest] -= step
-        excess -= step
-    return widths
+class _Layout:
+    """The columns a table shows at a width, and how wide each is (see :func:`table`)."""
+
+    def __init__(
+        self, headers: Sequence[str], widths: list[int], key: Sequence[int], free_text_last: bool, wrap_last: bool
+    ) -> None:
+        self.widths = widths
+        self.key = set(key)
+        self.free_text = len(widths) - 1 if free_text_last and widths else None
+        self.floors = [
+            current if index in self.key else max(len(header), min(_MIN_COLUMN, current))
+            for index, (header, current) in enumerate(zip(headers, widths, strict=True))
+        ]
+        if self.free_text is not None:
+            # A reason or message is read, not copied: it gives way first (down to 12 columns, or to 24
+            # when it wraps onto lines of its own).
+            self.floors[-1] = min(widths[-1], max(self.floors[-1], 24 if wrap_last else 12))
+
+    def fitted(self, width: int, optional: Sequence[int]) -> tuple[list[int], list[int]]:
+        """The columns shown (indexes) and their widths."""
+        widths = dict(enumerate(self.widths))
+
+        def excess() -> int:
+            return sum(widths.values()) + 3 * (len(widths) - 1) - width
+
+        if excess() > 0 and self.free_text is not None:
+            widths[self.free_text] -= min(excess(), widths[self.free_text] - self.floors[self.free_text])
+        for index in optional:
+            if excess() <= 0 or len(widths) <= 1:
+                break
+            if index in widths and index not in self.key:
+                del widths[index]
+        while excess() > 0:
+            candidates = [index for index, current in widths.items() if current > self.floors[index]]
+            if not candidates:
+                break
+            widest = max(candidates, key=lambda index: widths[index])
+            runner_up = max((widths[index] for index in candidates if index != widest), default=0)
+            step = min(excess(), widths[widest] - max(runner_up, self.floors[widest]) or 1)
+            widths[widest] -= step
+        keys = [index for index in widths if index in self.key]
+        if excess() > 0 and keys:
+            # The last resort: the key columns wrap (the widest first), never below their header.
+            for index in sorted(keys, key=lambda index: -widths[index]):
+                widths[index] -= min(excess(), max(0, widths[index] - max(_MIN_COLUMN, 1)))
+        shown = sorted(widths)
+        return shown, [widths[index] for index in shown]
 
 
 def tree_lines(

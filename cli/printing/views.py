@@ -74,8 +74,16 @@ def dump(document: Callable[[Any], Any] = _itself) -> Text:
 
 
 def template(document: Callable[[Any], Any] = _itself) -> Text:
-    """Every ``jsonpath=`` and ``custom-columns=`` format, on ``document(result)`` (what ``-o json`` prints)."""
-    return Text(lambda chosen, result: template_text(chosen, document(result)))
+    """Every ``jsonpath=`` and ``custom-columns=`` format, on ``document(result)`` (what ``-o json`` prints).
+
+    ``--no-headers`` (``chosen.header`` False) leaves out the header line of custom columns, as kubectl does.
+    """
+
+    def render(chosen: Output, result: Any) -> str:
+        text = template_text(chosen, document(result))
+        return text if chosen.header or not chosen.kind.startswith("custom-columns") else text.partition("\n")[2]
+
+    return Text(render)
 
 
 def stream(objects: Callable[[Any], list[Any]]) -> Text:

@@ -3,7 +3,7 @@
 Each cluster is drawn as nested boxes, one per topology domain (spine, block, rack ...), the
 deepest holding one tile per node: its GPUs in use before the placement as a grey bar, the pods a
 gang put on it in the gang's colour. Each gang's chosen domain is outlined in its colour, its
-other candidates dashed; a table lists every gang with its verdict and, when it does not fit, the
+other candidates dashed when asked; a table lists every gang with its verdict and, when it does not fit, the
 reason. The data comes from :func:`workloadmap.placement.placement_map`; only the drawing is here.
 """
 
@@ -98,8 +98,13 @@ def _attr(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
+def _free_after(view: DomainView | NodeView) -> Any:
+    """GPUs free once the placed pods took theirs."""
+    return max(view.gpus_free - view.gpus_placed, 0)
+
+
 def _gpus(view: DomainView | NodeView) -> str:
-    return f"{count(view.gpus_free)}/{count(view.gpus)} GPUs free"
+    return f"{count(_free_after(view))}/{count(view.gpus)} GPUs free"
 
 
 def _domain_svg(box: _Box, depth: int, out: list[str]) -> None:
@@ -125,7 +130,7 @@ def _domain_svg(box: _Box, depth: int, out: list[str]) -> None:
 
 
 def _usage_bar(x: float, y: float, width: float, view: DomainView, out: list[str]) -> None:
-    used = 0.0 if not view.gpus else float((view.gpus - view.gpus_free) / view.gpus)
+    used = 0.0 if not view.gpus else float((view.gpus - _free_after(view)) / view.gpus)
     out.append(f'<rect class="bar" x="{x:.1f}" y="{y:.1f}" width="{width:.1f}" height="10" fill="#c8e6c9"/>')
     out.append(f'<rect class="used" x="{x:.1f}" y="{y:.1f}" width="{width * used:.1f}" height="10" fill="#78909c"/>')
 
@@ -172,23 +177,29 @@ def _tile_svg(node: NodeView, x: float, y: float, colours: dict[str, str], out: 
     out.append("</g>")
 
 
-def _outlines_svg(root: _Box, gangs: Sequence[GangView], colours: dict[str, str], out: list[str]) -> None:
-    """Each gang's chosen domain (solid) and other candidates (dashed), nested inward when several share one."""
-    boxes = {box.view.id: box for box in _walk(root)}
-    marks: dict[str, int] = {}
+def _outlines_svg(
+    root: _Box, gangs: Sequence[GangView], colours: dict[str, str], out: list[str], candidates: bool
+) -> None:
+    """Each gang's chosen domain (solid), nested inward when several share one.
+
+    Its other candidates (dashed) only when ``candidates``: a ring per gang per domain drowns the labels.
+    """
+    boxes = {domain_id: box for box in _walk(root) for domain_id in (box.view.id, *box.view.same)}
+    marks: dict[int, int] = {}
     for gang in gangs:
         colour = colours[gang.key]
-        for domain_id in dict.fromkeys(([gang.chosen] if gang.chosen else []) + gang.candidates):
+        others = gang.candidates if candidates else []
+        for domain_id in dict.fromkeys(([gang.chosen] if gang.chosen else []) + others):
             box = boxes.get(domain_id)
             if box is None:
                 continue
-            inset = 1.5 + 3.5 * marks.get(domain_id, 0)
-            marks[domain_id] = marks.get(domain_id, 0) + 1
+            inset = 1.5 + 3.5 * marks.get(id(box), 0)
+            marks[id(box)] = marks.get(id(box), 0) + 1
             chosen = domain_id == gang.chosen
             kind = "chosen" if chosen else "candidate"
             style = 'stroke-width="3"' if chosen else 'stroke-width="1.5" stroke-dasharray="6 4"'
             out.append(
-                f'<rect class="{kind}" data-gang="{_attr(gang.key)}" data-domain="{_attr(domain_id)}" '
+                f'<rect class="{kind}" data-gang="{_attr(gang.key)}" data-domain="{_attr(box.view.id)}" '
                 f'x="{box.x + inset:.1f}" y="{box.y + inset:.1f}" width="{max(box.width - 2 * inset, 1):.1f}" '
                 f'height="{max(box.height - 2 * inset, 1):.1f}" rx="4" fill="none" stroke="{colour}" {style}/>'
             )
@@ -198,7 +209,7 @@ def _walk(box: _Box) -> list[_Box]:
     return [box] + [found for child in box.children for found in _walk(child)]
 
 
-def _svg(picture: PlacementMap, colours: dict[str, str]) -> str:
+def _svg(picture: PlacementMap, colours: dict[str, str], candidates: bool) -> str:
     root = _measure(picture.root, PAGE)
     _place(root, 1, 1)
     out = [
@@ -207,7 +218,7 @@ def _svg(picture: PlacementMap, colours: dict[str, str]) -> str:
     ]
     _domain_svg(root, 0, out)
     _tiles_svg(root, colours, out)
-    _outlines_svg(root, picture.gangs, colours, out)
+    _outlines_svg(root, picture.gangs, colours, out, candidates)
     out.append("</svg>")
     return "\n".join(out)
 
@@ -254,7 +265,7 @@ def _verdicts(picture: PlacementMap) -> str:
     return f'<ul class="verdicts">{"".join(items)}</ul>'
 
 
-def _section(picture: PlacementMap, colours: dict[str, str], extra: str = "") -> str:
+def _section(picture: PlacementMap, colours: dict[str, str], extra: str = "", candidates: bool = False) -> str:
     table = ""
     if picture.gangs:
         head = "".join(f"<th>{name}</th>" for name in _HEADERS)
@@ -269,7 +280,7 @@ def _section(picture: PlacementMap, colours: dict[str, str], extra: str = "") ->
         f'<p class="levels">{plural(root.nodes, "node")} ({root.ready_nodes} ready{cordoned}), {_gpus(root)}; '
         f"levels: {_attr(' > '.join(picture.levels))}</p>"
         f"{_verdicts(picture)}{extra}"
-        f'<div class="picture">{_svg(picture, colours)}</div>{table}'
+        f'<div class="picture">{_svg(picture, colours, candidates)}</div>{table}'
         f"{'<ul class=notes>' + notes + '</ul>' if notes else ''}</section>"
     )
 
@@ -291,22 +302,37 @@ span.fit,li.fit{color:#2e7d32;font-weight:bold} span.unfit,li.unfit{color:#c6282
 ul.verdicts,ul.notes{margin:4px 0;padding-left:20px}
 """
 
-_LEGEND = (
-    '<p class="legend"><span>box: a topology domain</span><span>tile: a node (grey bar: GPUs in use before)</span>'
-    "<span>coloured tile: pods a gang put there</span><span>solid outline: a gang's chosen domain</span>"
-    "<span>dashed: its other candidate domains</span><span>red border: NotReady; orange dashed: cordoned</span></p>"
+_LEGEND_DOMAINS = (
+    "<span>box: a topology domain (GPUs free after the placement)</span>"
+    "<span>tile: a node (grey bar: GPUs in use before)</span>"
 )
+_LEGEND_GANGS = "<span>coloured tile: pods a gang put there</span><span>solid outline: a gang's chosen domain</span>"
+_LEGEND_CANDIDATES = "<span>dashed: its other candidate domains</span>"
+_LEGEND_NODES = "<span>red border: NotReady; orange dashed: cordoned</span>"
 
 
-def render_html(pictures: Sequence[PlacementMap], title: str, extras: dict[str, str] | None = None) -> str:
-    """The whole page: a section per cluster, gangs coloured alike across them."""
+def _legend(gangs: bool, candidates: bool) -> str:
+    """What the marks mean: the gangs' only where there are gangs, the candidates' only where they are drawn."""
+    parts = [_LEGEND_DOMAINS]
+    if gangs:
+        parts.append(_LEGEND_GANGS + (_LEGEND_CANDIDATES if candidates else ""))
+    parts.append(_LEGEND_NODES)
+    return f'<p class="legend">{"".join(parts)}</p>'
+
+
+def render_html(
+    pictures: Sequence[PlacementMap], title: str, extras: dict[str, str] | None = None, *, candidates: bool = False
+) -> str:
+    """The whole page: a section per cluster, gangs coloured alike across them (``candidates``: outline them too)."""
     keys = list(dict.fromkeys(gang.key for picture in pictures for gang in picture.gangs))
     colours = {key: PALETTE[index % len(PALETTE)] for index, key in enumerate(keys)}
-    sections = "\n".join(_section(picture, colours, (extras or {}).get(picture.cluster, "")) for picture in pictures)
+    sections = "\n".join(
+        _section(picture, colours, (extras or {}).get(picture.cluster, ""), candidates) for picture in pictures
+    )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{_attr(title)}</title><style>{_STYLE}</style></head>\n"
-        f'<body><h1>{_attr(title)}</h1><p class="generated">wmap {__version__}</p>{_LEGEND}\n'
+        f'<body><h1>{_attr(title)}</h1><p class="generated">wmap {__version__}</p>{_legend(bool(keys), candidates)}\n'
         f"{sections}\n</body></html>\n"
     )
 
@@ -337,8 +363,13 @@ def _ranking_notes(placed: Sequence[tuple[Any, Any, Any]], cluster: str) -> str:
     return f'<ul class="ranking">{"".join(items)}</ul>' if items else ""
 
 
-def write_html_report(path: Path, placed: Sequence[tuple[Any, Any, Any]], clusters: Sequence[Any]) -> None:
-    """``wmap place --html``: every cluster, the reports of the workloads placed on it, the ranking's reasons."""
+def write_html_report(
+    path: Path, placed: Sequence[tuple[Any, Any, Any]], clusters: Sequence[Any], *, candidates: bool = False
+) -> None:
+    """``wmap place --html``: every cluster, the reports of the workloads placed on it, the ranking's reasons.
+
+    ``candidates`` (``--html-candidates``): outline each gang's other candidate domains too.
+    """
     pictures, extras = [], {}
     for cluster in clusters:
         reports = [
@@ -351,7 +382,7 @@ def write_html_report(path: Path, placed: Sequence[tuple[Any, Any, Any]], cluste
     workloads = list(dict.fromkeys(str(tree.workload) for _, _, tree in placed))
     shown = ", ".join(workloads[:3]) + (" ..." if len(workloads) > 3 else "")
     names = ", ".join(cluster.name for cluster in clusters)
-    _write(path, render_html(pictures, f"wmap placement: {shown} on {names}", extras))
+    _write(path, render_html(pictures, f"wmap placement: {shown} on {names}", extras, candidates=candidates))
 
 
 def write_topology_html(path: Path, cluster: Any) -> None:

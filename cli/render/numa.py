@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # the topology stage and the NUMA model load with the command
     from workloadmap.numa import NumaLayout
     from workloadmap.topology import Cluster, Node
 
-__all__ = ["qos_text", "render_numa_zones"]
+__all__ = ["qos_text", "render_numa_zones", "render_numa_title"]
 
 
 def qos_text(component: Component) -> str:
@@ -39,10 +39,10 @@ def _zone_rows(node: Node, layout: NumaLayout, resources: Sequence[str]) -> list
 
     state = ZoneState.of(layout)
     manager = layout.manager
-    settings = f"{manager.policy.value}/{manager.scope.value}" + ("" if manager.stated else " (assumed)")
+    settings = f"{manager.policy.value}/{manager.scope.value}" + ("" if manager.stated else "*")
     rows = []
     for zone in layout.zones:
-        cells = [node.name, settings, zone.name]
+        cells = [node.name, zone.name, settings]
         for name in resources:
             item = zone.resource(name)
             free = state.free.get(name, {}).get(zone.id)
@@ -54,7 +54,7 @@ def _zone_rows(node: Node, layout: NumaLayout, resources: Sequence[str]) -> list
 
 
 def render_numa_zones(cluster: Cluster) -> str:
-    """One row per NUMA zone of every node with a layout: free/allocatable per resource."""
+    """One row per NUMA zone of every node with a layout: free/allocatable per resource (node and zone never cut)."""
     nodes = [node for node in cluster.nodes if node.numa is not None]
     if not nodes:
         return (
@@ -66,11 +66,17 @@ def render_numa_zones(cluster: Cluster) -> str:
         name for name in names if name not in ("cpu", "memory")
     ]
     rows = [row for node in nodes if node.numa for row in _zone_rows(node, node.numa, order)]
-    header = ["NODE", "TOPOLOGY MANAGER", "ZONE", *[f"{name.upper()} FREE/ALLOC" for name in order]]
-    without = len(cluster.nodes) - len(nodes)
-    lines = [
-        f"NUMA zones of {cluster.name} ({len(nodes)} node(s) with a layout"
-        + (f", {without} without" if without else "")
-        + ")"
-    ]
-    return "\n".join([*lines, table(header, rows)])
+    tails = [name.rpartition("/")[2] for name in order]
+    titles = [tail if tails.count(tail) == 1 else name for name, tail in zip(order, tails, strict=True)]
+    header = ["NODE", "ZONE", "POLICY/SCOPE", *[title.upper() for title in titles]]
+    assumed = any(node.numa is not None and not node.numa.manager.stated for node in nodes)
+    title = render_numa_title(cluster) + ("; * assumed, the node does not state it" if assumed else "")
+    return title + "\n" + table(header, rows, key=(0, 1))
+
+
+def render_numa_title(cluster: Cluster) -> str:
+    """The line above the NUMA zones: how many nodes have a layout."""
+    nodes = sum(node.numa is not None for node in cluster.nodes)
+    without = len(cluster.nodes) - nodes
+    counted = f"{nodes} node(s) with a layout" + (f", {without} without" if without else "")
+    return f"NUMA zones of {cluster.name} ({counted}): free/allocatable, the topology manager's policy/scope"

@@ -1,25 +1,25 @@
-"""Human views of workloads: inspect trees and tables, placements and rankings, get rows, describe, lint findings.
+"""Human views of workloads: inspect trees and tables, get rows, describe, lint findings (placements: placements.py).
 
 Machine output is `printing/output.py`'s; which view a command writes, its `Views` table picks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from workloadmap.tree import Component, Grouping, PodGroup, TopologyConstraint, WorkloadTree
+from workloadmap.tree import Component, Grouping, PodGroup, TopologyConstraint, WorkloadRef, WorkloadTree
 
-from ..printing.numbers import amounts, count, plural
+from ..printing.numbers import amount, amounts, count, plural
 from ..printing.output import table, tree_lines
 from ..printing.terminal import current as current_terminal
 from .collapse import MAX_SHOWN, runs
 from .numa import qos_text
 
-if TYPE_CHECKING:  # placement and lint load only with the commands that use them
+if TYPE_CHECKING:  # lint loads only with the commands that use it
     from workloadmap.lint import LintFinding
-    from workloadmap.placement import Assignment, ClusterRanking, GroupPlacement, JointPlacement, PlacementReport
 
 _plural = plural
 
@@ -166,23 +166,128 @@ def render_tree(tree: WorkloadTree) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_inspect_table(trees: list[WorkloadTree], *, wide: bool = False) -> str:
-    """One row per pod-bearing component (``wide``: replicas, GPUs per pod, namespace, definition too)."""
+def typed_names(workloads: Sequence[WorkloadRef]) -> list[str]:
+    """Each workload in kubectl's TYPE/NAME form (``jobset/llm-train``).
+
+    The group joins the kind (``workflow.argoproj.io/x``) only where two of the kinds listed share
+    a name, as kubectl needs it to tell them apart.
+    """
+    groups: dict[str, set[str]] = {}
+    for ref in workloads:
+        groups.setdefault(ref.kind.lower(), set()).add(ref.api_version.rpartition("/")[0])
+    names = []
+    for ref in workloads:
+        kind, group = ref.kind.lower(), ref.api_version.rpartition("/")[0]
+        names.append(
+            f"{kind}.{group}/{ref.display_name}" if group and len(groups[kind]) > 1 else f"{kind}/{ref.display_name}"
+        )
+    return names
+
+
+def accelerator_columns(resources: Sequence[Mapping[str, Any]], gpu_names: Sequence[str]) -> list[tuple[str, str]]:
+    """``(resource, HEADER)`` of every accelerator the GPUS column does not count (TPUs, Neuron, MIG slices ...).
+
+    A header is the resource's name after its domain (``google.com/tpu``: TPU), or the whole name
+    when that would be ambiguous.
+    """
+    from workloadmap.resources import is_accelerator
+
+    names = sorted({name for each in resources for name, value in each.items() if value and is_accelerator(name)})
+    names = [name for name in names if name not in gpu_names]
+    tails = [name.rpartition("/")[2].upper() for name in names]
+    return [
+        (name, tail if tails.count(tail) == 1 and tail not in ("GPU", "GPUS") else name.upper())
+        for name, tail in zip(names, tails, strict=True)
+    ]
+
+
+def _total(component: Component, name: str) -> Fraction:
+    return Fraction(component.pod_resources.get(name, 0)) * component.pods
+
+
+def render_inspect_table(trees: list[WorkloadTree], *, wide: bool = False, header: bool = True) -> str:
+    """One row per pod-bearing component: its workload (TYPE/NAME) and name, phase, pods and resource totals.
+
+    Every amount is the component's total (as GPUS is); ``wide`` adds the replicas and the amounts
+    per pod, and NAMESPACE (first, as with ``kubectl get -A``) shows when the workloads come from
+    several namespaces, or with ``wide``.
+    """
+    names = typed_names([tree.workload for tree in trees])
+    components = [
+        (tree, name, c) for tree, name in zip(trees, names, strict=True) for c in tree.walk() if c.has_pod_template
+    ]
+    gpu_names = trees[0].gpu_resources if trees else ()
+    extra = accelerator_columns([component.pod_resources for _, _, component in components], gpu_names)
+    namespaces = wide or len({tree.workload.namespace for tree in trees}) > 1
     rows = []
+    for tree, name, component in components:
+        row: list[Any] = [tree.workload.namespace] if namespaces else []
+        row += [name, component.name, tree.phase.value, component.pods, count(component.gpus)]
+        row += [count(_total(component, resource)) for resource, _ in extra]
+        row += [amount("cpu", _total(component, "cpu")), amount("memory", _total(component, "memory"))]
+        if wide:
+            shape = component.pod_resources
+            row += [component.replicas, count(component.gpus_per_pod)]
+            row += [count(shape.get(resource, 0)) for resource, _ in extra]
+            row += [amount("cpu", shape.get("cpu", 0)), amount("memory", shape.get("memory", 0)), tree.definition]
+        rows.append(row)
+    headers = (["NAMESPACE"] if namespaces else []) + ["NAME", "COMPONENT", "PHASE", "PODS", "GPUS"]
+    headers += [title for _, title in extra] + ["CPU", "MEMORY"]
+    if wide:
+        headers += ["REPLICAS", "GPUS/POD"] + [f"{title}/POD" for _, title in extra]
+        headers += ["CPU/POD", "MEMORY/POD", "DEFINITION"]
+    key = (0, 1, 2) if namespaces else (0, 1)
+    optional = [headers.index(title) for title in ("MEMORY", "CPU", "PHASE")]  # what gives way, in turn
+    return table(headers, rows, key=key, optional=optional, fit=not wide, header=header)
+
+
+def _counted(trees: Sequence[WorkloadTree]) -> tuple[int, Fraction, dict[str, Fraction]]:
+    """Pods, GPUs and the other accelerators of ``trees`` together."""
+    pods, gpus, others = 0, Fraction(0), dict[str, Fraction]()
+    gpu_names = trees[0].gpu_resources if trees else ()
+    columns = accelerator_columns([tree.totals.resources for tree in trees], gpu_names)
     for tree in trees:
-        workload = f"{tree.workload.kind.lower()}/{tree.workload.display_name}"
-        for component in tree.walk():
-            if not component.has_pod_template:
-                continue
-            shape = amounts(component.pod_resources)
-            row: list[Any] = [component.name, workload, tree.phase.value, component.pods, count(component.gpus)]
-            row += [shape.get("cpu", "0"), shape.get("memory", "0")]
-            if wide:
-                row += [component.replicas, count(component.gpus_per_pod), tree.workload.namespace, tree.definition]
-            rows.append(row)
-    headers = ["NAME", "WORKLOAD", "PHASE", "PODS", "GPUS", "CPU", "MEMORY"]
-    headers += ["REPLICAS", "GPUS-PER-POD", "NAMESPACE", "DEFINITION"] if wide else []
-    return table(headers, rows, fit=not wide)
+        pods += tree.totals.pods
+        gpus += tree.totals.gpus
+        for name, _ in columns:
+            others[name] = others.get(name, Fraction(0)) + Fraction(tree.totals.resources.get(name, 0))
+    return pods, gpus, others
+
+
+def render_summary_line(trees: Sequence[WorkloadTree]) -> str:
+    """``4 workloads: 19 pods, 72 GPUs`` (and other accelerators by name), the line under a listing."""
+    pods, gpus, others = _counted(trees)
+    parts = [_plural(pods, "pod"), _plural(gpus, "GPU")] + [f"{count(value)} {name}" for name, value in others.items()]
+    return f"{_plural(len(trees), 'workload')}: {', '.join(parts)}\n"
+
+
+def with_summary(text: str, trees: Sequence[WorkloadTree], *, header: bool, summary: bool, gap: str = "") -> str:
+    """A listing's text, then its summary: the line under several workloads, or with ``summary`` the table.
+
+    ``header`` False (``--no-headers``) leaves the line out; ``gap`` goes between (a blank line under trees).
+    """
+    if summary:
+        return text + "\n" + render_summary_table(trees, header=header)
+    if header and len(trees) > 1:
+        return text + gap + render_summary_line(trees)
+    return text
+
+
+def render_summary_table(trees: Sequence[WorkloadTree], *, header: bool = True) -> str:
+    """``--summary``: workloads, pods and GPUs by namespace and kind, then the line of the whole."""
+    groups: dict[tuple[str, str], list[WorkloadTree]] = {}
+    for tree in trees:
+        groups.setdefault((tree.workload.namespace or "", tree.workload.kind), []).append(tree)
+    gpu_names = trees[0].gpu_resources if trees else ()
+    extra = accelerator_columns([tree.totals.resources for tree in trees], gpu_names)
+    rows = []
+    for (namespace, kind), members in sorted(groups.items()):
+        pods, gpus, others = _counted(members)
+        rows.append(
+            [namespace, kind, len(members), pods, count(gpus)] + [count(others.get(name, 0)) for name, _ in extra]
+        )
+    headers = ["NAMESPACE", "KIND", "WORKLOADS", "PODS", "GPUS"] + [title for _, title in extra]
+    return table(headers, rows, key=(0, 1), header=header) + render_summary_line(trees)
 
 
 # -- catalog ---------------------------------------------------------------------------------
@@ -204,212 +309,23 @@ def render_definition_table(summaries: list[dict[str, Any]], *, wide: bool = Fal
     return table(headers, rows, fit=not wide)
 
 
+def render_lint_lines(findings: list[LintFinding]) -> str:
+    """One finding per line, as compilers print them: ``FILE:LINE: SEVERITY: DEFINITION: FIELD: RULE: message``.
+
+    Never cut or wrapped: an editor or ``grep`` reads each line whole.
+    """
+    return "".join(f"{finding.compiler_line()}\n" for finding in findings)
+
+
 def render_lint_table(findings: list[LintFinding]) -> str:
     """One row per finding; the message is last and keeps its spaces."""
     rows = [[f.severity, f.definition, f.field, f.rule, f.message] for f in findings]
     return table(["SEVERITY", "DEFINITION", "FIELD", "RULE", "MESSAGE"], rows, free_text_last=True)
 
 
-# -- placement -------------------------------------------------------------------------------
-
-
-def _level(level: str | None) -> str:
-    return "cluster" if level is None else level
-
-
-# Keyed by the Verdict's value (a str enum, so members look these up): placement loads lazily.
-VERDICT_WORDS = {"Fits": "fits", "DoesNotFit": "DOES NOT FIT", "Unknown": "UNKNOWN"}
-VERDICT_CELLS = {"Fits": "yes", "DoesNotFit": "no", "Unknown": "unknown"}
-
-
-def _candidates(candidates: Sequence[str], shown: int = 5, separator: str = " ") -> str:
-    """The first ``shown`` candidates and how many more: ``nvl-001 nvl-002 +6 more``."""
-    text = separator.join(candidates[:shown])
-    more = len(candidates) - shown
-    return text + (f"{separator}+{more}{'' if separator == ',' else ' more'}" if more > 0 else "")
-
-
-def _group_label(group: GroupPlacement, name: str | None = None, assigned: str | None = None, alike: int = 1) -> str:
-    status = VERDICT_WORDS[group.verdict]
-    pods = f"{_plural(group.pods, 'pod')}, min {group.min_member}{'' if group.gang else ', no gang'}"
-    pods = f"{alike} alike, each {pods}" if alike > 1 else pods
-    parts = [f"{name if name is not None else group.name} ({pods}): {status}"]
-    if group.required_level:
-        parts.append(f"required {group.required_level} ({group.required_source})")
-    fit_levels = {fit.level: fit for fit in group.levels}
-    preferred = group.preferred_level
-    if preferred in fit_levels:
-        fit = fit_levels[preferred]
-        parts.append(f"preferred {preferred} ({fit.fitting} of {fit.domains} domains)")
-    else:
-        parts.append("preferred: whole cluster")
-    if group.candidates:
-        parts.append("candidates " + _candidates(group.candidates))
-    if assigned is None and group.assignment is not None and group.fits:
-        assigned = _assignment(group.assignment)
-    if assigned:
-        parts.append(f"assigned {assigned}")
-    if group.reason:
-        parts.append(group.reason)
-    if group.approximate:
-        undecided = sum(fit.undecided for fit in group.levels)
-        parts.append(f"(search budget spent: {undecided} domains undecided, none counted as fitting)")
-    return "; ".join(parts)
-
-
-def _placement_nodes(groups: Sequence[GroupPlacement]) -> list[tuple[str, list[Any]]]:
-    """The PodGroups as (label, children) tree nodes.
-
-    Identical neighbours (but for their name and assignment) are drawn once, with the domains
-    they were assigned to.
-    """
-
-    def key(group: GroupPlacement) -> Any:
-        # Reasons name their own group ("its PodGroup g-3 is not placed"): alike once the name is out.
-        labels = [_group_label(group, "", "")] + [_group_label(sub) for sub in group.sub_groups]
-        return tuple(label.replace(group.name, "{}") for label in labels)
-
-    nodes: list[tuple[str, list[Any]]] = []
-    for run in runs(groups, lambda group: group.name, key):
-        assigned = None
-        name = run.first.name
-        if len(run.items) > 1:
-            name = f"{run.names[0]}..{run.names[-1]}"
-            placed = [group.assignment for group in run.items if group.assignment and group.fits]
-            domains = [assignment.domain or "the cluster" for assignment in placed]
-            assigned = "to " + _candidates(list(dict.fromkeys(domains)), 4, ", ") if domains else ""
-        label = _group_label(run.first, name, assigned, alike=len(run.items))
-        nodes.append((label, _subgroup_nodes(run.first)))
-    return nodes
-
-
-def _subgroup_nodes(group: GroupPlacement) -> list[Any]:
-    """SubGroups hang under their parent SubGroup, as KAI nests them."""
-    children: dict[str | None, list[GroupPlacement]] = {}
-    for sub in group.sub_groups:
-        children.setdefault(sub.parent, []).append(sub)
-
-    def build(parent: str | None) -> list[Any]:
-        return [(_group_label(sub), build(sub.name)) for sub in children.get(parent, [])]
-
-    return build(None)
-
-
-def _assignment(assignment: Assignment, shown: int = 4) -> str:
-    """``nvl-001 [node-1 x2, node-2 x2 +3 nodes]``: the chosen domain and the pods per node."""
-    where = assignment.domain if assignment.domain is not None else "across the cluster"
-    nodes = [f"{node.name} x{node.pods}" for node in assignment.nodes[:shown]]
-    if len(assignment.nodes) > shown:
-        nodes.append(f"+{len(assignment.nodes) - shown} nodes")
-    return f"{where} [{', '.join(nodes)}]"
-
-
-def render_joint_summary(joint: JointPlacement) -> str:
-    """One line: how many of the groups of workloads placed together fit, and which do not."""
-    line = f"Together on {joint.topology.name} (policy {joint.policy}): {joint.fitting} of {joint.groups} groups fit"
-    if joint.unfit:
-        line += "; not: " + ", ".join(joint.unfit)
-    return line + "\n"
-
-
-def render_placement(report: PlacementReport) -> str:
-    """`wmap place` as a tree: the verdict, each PodGroup with its SubGroups, then the slices."""
-    head = f"{report.workload} on {report.topology.name}: {VERDICT_WORDS[report.verdict]}"
-    if report.reason:
-        head += f" ({report.reason})"
-    if report.placed_before:
-        head += f" [after {_plural(len(report.placed_before), 'workload')} placed before it]"
-    lines = [head]
-    nodes = _placement_nodes(report.pod_groups)
-    shown = nodes[:MAX_SHOWN] if len(nodes) > MAX_SHOWN + 1 else nodes
-    lines.extend(tree_lines(shown, lambda node: node[0], lambda node: node[1]))
-    if len(shown) < len(nodes):
-        lines.append(f"... and {_plural(len(nodes) - len(shown), 'more group')} (see -o table or -o json)")
-    for fit in report.slices:
-        where = "fits nowhere" if not fit.fits else f"preferred {_level(fit.preferred_level)}"
-        if fit.required_level:
-            where += f"; required {_level(fit.required_level)} ({fit.required_source})"
-        lines.append(f"slices: {fit.count} x {fit.component} of {_plural(fit.size, 'pod')} each: {where}")
-    lines.extend(f"note: {note}" for note in report.notes)
-    return "\n".join(lines) + "\n"
-
-
-def _short(level: str | None) -> str:
-    """A level by the tail of its label key (``domain`` for ``accelerator.topograph.run/domain``).
-
-    That is how ``--required`` and ``--preferred`` accept it.
-    """
-    return _level(level).rpartition("/")[2]
-
-
-def render_placement_table(reports: Sequence[PlacementReport], *, wide: bool = False) -> str:
-    """`wmap place -o table`: one row per PodGroup and SubGroup.
-
-    The WORKLOAD column appears for several workloads, levels by their tail; ``wide`` adds the
-    cluster, minMember and required level, with full level keys and every candidate.
-    """
-    several = wide or len({str(report.workload) for report in reports}) > 1
-    level = _level if wide else _short
-    rows = []
-    for report in reports:
-        for group in report.pod_groups:
-            entries = [(group, group.name)] + [(sub, f"{group.name}/{sub.name}") for sub in group.sub_groups]
-            for entry, name in entries:
-                candidates = ",".join(entry.candidates) if wide else _candidates(entry.candidates, 1, ",")
-                row: list[Any] = ([str(report.workload)] if several else []) + ([report.topology.name] if wide else [])
-                row += [name, entry.pods] + ([entry.min_member] if wide else []) + [VERDICT_CELLS[entry.verdict]]
-                row += [entry.required_level] if wide else []
-                row += [level(entry.preferred_level), candidates, _assigned_cell(entry), entry.reason]
-                rows.append(row)
-    headers = (["WORKLOAD"] if several else []) + (["CLUSTER"] if wide else []) + ["GROUP", "PODS"]
-    headers += (["MIN"] if wide else []) + ["FITS"] + (["REQUIRED"] if wide else [])
-    headers += ["PREFERRED", "CANDIDATES", "ASSIGNED:NODES", "REASON"]
-    return table(headers, rows, free_text_last=True, fit=not wide)
-
-
-def _assigned_cell(group: GroupPlacement) -> str | None:
-    if group.assignment is None or not group.fits:
-        return None
-    where = group.assignment.domain or "cluster"
-    return f"{where}:{len(group.assignment.nodes)}"
-
-
-def render_rankings_table(rankings: Sequence[ClusterRanking], *, wide: bool = False) -> str:
-    """Several clusters ranked, as a table (``wide``: reasons whole)."""
-    rows: list[list[Any]] = []
-    for ranking in rankings:
-        for rank, fit in enumerate(ranking.ranked, start=1):
-            rows.append(
-                [
-                    str(ranking.workload),
-                    rank,
-                    fit.cluster,
-                    _level(fit.preferred_level),
-                    count(fit.leftover_gpus),
-                    None,
-                ]
-            )
-        for unfit in ranking.unfit:
-            rows.append([str(ranking.workload), None, unfit.cluster, None, None, unfit.reason])
-    headers = ["WORKLOAD", "RANK", "CLUSTER", "PREFERRED", "LEFTOVER-GPUS", "REASON"]
-    return table(headers, rows, free_text_last=True, fit=not wide)
-
-
-def render_rankings(rankings: Sequence[ClusterRanking]) -> str:
-    """Several clusters ranked: the order, the unfit with their reasons, the best placement."""
-    blocks = []
-    for ranking in rankings:
-        lines = [f"{ranking.workload}:"]
-        for rank, fit in enumerate(ranking.ranked, start=1):
-            leftover = _plural(fit.leftover_gpus, "GPU")
-            lines.append(f"  {rank}. {fit.cluster}: preferred {_level(fit.preferred_level)}, {leftover} left over")
-        for unfit in ranking.unfit:
-            lines.append(f"  -  {unfit.cluster}: does not fit ({unfit.reason})")
-        if ranking.ranked:
-            lines.append("")
-            lines.append(render_placement(ranking.ranked[0].report).rstrip("\n"))
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks) + "\n"
+def render_rules(rows: Sequence[tuple[str, str, str, str]]) -> str:
+    """``catalog lint --rules``: RULE SEVERITY NEEDS, then what each catches, wrapped under its column."""
+    return table(["RULE", "SEVERITY", "NEEDS", "CATCHES"], rows, free_text_last=True, wrap_last=True)
 
 
 # -- live ------------------------------------------------------------------------------------
@@ -430,19 +346,36 @@ def age(created: str | None, now: datetime | None = None) -> str:
     return f"{seconds}s"
 
 
-def render_rows(rows: Sequence[Any], *, wide: bool, namespaces: bool, prefix_types: bool, header: bool = True) -> str:
-    """`wmap get` rows: NAME [NAMESPACE] PHASE PODS GPUS AGE [DEFINITION GANGS]."""
-    headers = ["NAME"] + (["NAMESPACE"] if namespaces else []) + ["PHASE", "PODS", "GPUS", "AGE"]
-    headers += ["DEFINITION", "GANGS"] if wide else []
+def render_rows(
+    rows: Sequence[Any],
+    *,
+    wide: bool,
+    namespaces: bool,
+    typed: bool,
+    header: bool = True,
+    now: datetime | None = None,
+) -> str:
+    """`wmap get` rows: [NAMESPACE] NAME PHASE PODS GPUS [other accelerators] AGE [DEFINITION GANGS].
+
+    ``namespaces`` (``-A``) puts NAMESPACE first, as kubectl does; ``typed`` names each row
+    TYPE/NAME (several types listed); AGE counts from ``now`` (a dump's newest time), else today.
+    """
+    trees = [row.tree for row in rows if row.tree is not None]
+    gpu_names = trees[0].gpu_resources if trees else ()
+    extra = accelerator_columns([tree.totals.resources for tree in trees], gpu_names)
+    names = typed_names([row.workload for row in rows]) if typed else [row.workload.display_name for row in rows]
+    headers = (["NAMESPACE"] if namespaces else []) + ["NAME", "PHASE", "PODS", "GPUS"]
+    headers += [title for _, title in extra] + ["AGE"] + (["DEFINITION", "GANGS"] if wide else [])
     lines = []
-    for row in rows:
-        name = f"{row.type_name}/{row.workload.name}" if prefix_types else row.workload.name
+    for row, name in zip(rows, names, strict=True):
         ready = "?" if row.pods_ready is None else row.pods_ready
-        cells = [name] + ([row.workload.namespace or ""] if namespaces else [])
-        cells += [row.phase.value, f"{ready}/{row.pods_desired}", count(row.gpus), age(row.created)]
+        resources = row.tree.totals.resources if row.tree is not None else {}
+        cells = ([row.workload.namespace or ""] if namespaces else []) + [name, row.phase.value]
+        cells += [f"{ready}/{row.pods_desired}", count(row.gpus)]
+        cells += [count(resources.get(resource, 0)) for resource, _ in extra] + [age(row.created, now)]
         lines.append(cells + ([row.definition, row.gangs] if wide else []))
-    text = table(headers, lines, free_text_last=wide, fit=not wide)
-    return text if header else text.split("\n", 1)[1]
+    key = (0, 1) if namespaces else (0,)
+    return table(headers, lines, key=key, free_text_last=wide, fit=not wide, header=header)
 
 
 def _pod_line(pod: Any) -> str:
@@ -504,10 +437,10 @@ def _describe_children(node: Any) -> list[Any]:
     return [*node.components, *node.pods, *more]
 
 
-def _events_table(events: Sequence[Any]) -> str:
+def _events_table(events: Sequence[Any], now: datetime | None = None) -> str:
     """The events in kubectl's columns; on a terminal too narrow for them the object leads its wrapped message."""
     headers = ["LAST SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]
-    rows = [[age(event.last_seen), event.type, event.reason, event.object, event.message] for event in events]
+    rows = [[age(event.last_seen, now), event.type, event.reason, event.object, event.message] for event in events]
     width = current_terminal().width
     whole = table(headers, rows, free_text_last=True, fit=False)
     if width is None or max(len(line) for line in whole.splitlines()) <= width - 2:
@@ -518,8 +451,11 @@ def _events_table(events: Sequence[Any]) -> str:
     )
 
 
-def render_describe(report: Any) -> str:
-    """The `wmap describe` view: the tree with pods, unattributed pods, gangs, the audit, events."""
+def render_describe(report: Any, *, now: datetime | None = None) -> str:
+    """The `wmap describe` view: the tree with pods, unattributed pods, gangs, the audit, events.
+
+    LAST SEEN counts from ``now`` (a dump's newest time), else from today.
+    """
     inspect_lines = render_tree(report.tree).splitlines()
     footer = next(index for index, line in enumerate(inspect_lines) if line.startswith("Totals: "))
     lines = inspect_lines[:1] + tree_lines(report.components, _describe_label, _describe_children)
@@ -538,6 +474,6 @@ def render_describe(report: Any) -> str:
             lines.append(f"  pods on nodes not read: {', '.join(report.placement.unknown_nodes)}")
     if report.events:
         lines.append("Events (newest first):")
-        lines.extend(f"  {line}" for line in _events_table(report.events).splitlines())
+        lines.extend(f"  {line}" for line in _events_table(report.events, now).splitlines())
     lines.extend(f"warning: {warning}" for warning in report.warnings)
     return "\n".join(lines) + "\n"

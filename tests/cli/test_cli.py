@@ -71,7 +71,8 @@ def test_inspect_table_follows_kubectl_conventions(wmap):
     header, *rows = result.stdout.splitlines()
     assert header.split()[0] == "NAME"
     assert header == header.upper()
-    assert [row.split()[0] for row in rows] == ["leader", "workers"]
+    # NAME in kubectl's TYPE/NAME form, then the component (issue 33: the workload was a cut second column)
+    assert [row.split()[:2] for row in rows] == [["jobset/llm-train", "leader"], ["jobset/llm-train", "workers"]]
     assert all(len(row.split()) == len(header.split()) for row in rows)  # no spaces inside values
 
 

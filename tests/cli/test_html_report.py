@@ -2,20 +2,23 @@
 
 The browser test compares structure, not pixels: element counts against the placement's own
 data, each gang's outline inside its chosen domain's box, its pods' tiles inside that box, and a
-screenshot whose pixels are not blank where the domains are drawn.
+screenshot whose pixels are not blank where the domains are drawn. The README's picture is a
+screenshot of the README's own example, compared with a fresh one.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shlex
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from helpers import FIXTURES_DIR
-from helpers.browser import layout, screenshot
+from helpers import FIXTURES_DIR, REPO_ROOT
+from helpers.browser import layout, read_png, screenshot
 
 JOBSET = str(FIXTURES_DIR / "jobset-leader-workers.yaml")
 PLACEMENT = FIXTURES_DIR / "placement"
@@ -65,7 +68,30 @@ def test_the_page_is_self_contained_and_holds_every_domain_node_and_gang(wmap, t
     assert [row["data-gang"] for row in rows] == [f"{r['workload']['kind']}/{r['workload']['name']} {g['name']}"
                                                   for r in reports["items"] for g in r["podGroups"]]  # fmt: skip
     unfit = [row for row in rows if "unfit" in (row.get("class") or "")]
-    assert len(unfit) == 1 and "allows to fit only 4 out of 6 pod(s)" in text
+    # the reason as the report words it (Kueue's "allows to fit only 4 out of 6 pod(s)" in words)
+    assert len(unfit) == 1 and "only 4 of its 6 job pods find room" in text
+    # a ring only for each gang's chosen domain; the gangs' legend because there are gangs
+    assert not elements.having("rect", "candidate") and elements.having("rect", "chosen")
+    assert "solid outline: a gang's chosen domain" in text and "dashed: its other candidate" not in text
+
+
+def test_candidates_are_outlined_when_asked(wmap, tmp_path):
+    target = tmp_path / "candidates.html"
+    # the JobSet fits each of the 4 NVLink domains; it was put in nvl-001: the other 3 are dashed
+    assert wmap("place", JOBSET, "--html", str(target), "--html-candidates").exit_code == 0
+    elements = _Elements()
+    elements.feed(target.read_text())
+    dashed = [rect["data-domain"] for rect in elements.having("rect", "candidate")]
+    assert [domain.rpartition("/")[2] for domain in dashed] == ["nvl-002", "nvl-003", "nvl-004"]
+    assert "dashed: its other candidate" in target.read_text()
+
+
+def test_domains_say_the_gpus_free_after_the_placement(wmap, tmp_path):
+    """The JobSet's 3 pods of 4 GPUs go to one NVLink domain of 72 GPUs: it shows 60 free, the cluster 276 of 288."""
+    target = tmp_path / "after.html"
+    assert wmap("place", JOBSET, "--html", str(target)).exit_code == 0
+    text = target.read_text()
+    assert "288/288 GPUs free" not in text and "276/288 GPUs free" in text and "60/72 GPUs free" in text
 
 
 def test_topology_show_draws_the_cluster_alone(wmap, tmp_path):
@@ -75,6 +101,7 @@ def test_topology_show_draws_the_cluster_alone(wmap, tmp_path):
     elements.feed(target.read_text())
     assert len(elements.having("g", "domain")) == 1 + 1 + 2 + 4 and len(elements.having("g", "node")) == 72
     assert not elements.having("rect", "chosen") and not elements.having("tr", "gang")
+    assert "chosen domain" not in target.read_text()  # no gang: no gang legend
 
 
 def test_an_unwritable_target_is_one_error_line(wmap, tmp_path):
@@ -134,3 +161,27 @@ def test_chromium_screenshot_is_not_blank_where_domains_are(wmap, tmp_path):
             assert blue > red, node["name"]  # the gang's colour (blue) fills a tile it put pods on
     right = int(seen["svg"][0]["x"] + seen["svg"][0]["width"] + 20)
     assert right < width and pixels[int(seen["svg"][0]["y"]) + 10][right] == white  # the page around it is blank
+
+
+README_PICTURE = REPO_ROOT / "docs" / "images" / "placement.png"
+README_WINDOW = (1100, 760)
+
+
+def test_the_readme_picture_is_what_the_code_draws(wmap, tmp_path):
+    """The README's picture is a screenshot of its own ``--html`` example, drawn by the code as it is.
+
+    ``WMAP_WRITE_PICTURES=1`` writes it anew (after a change to the drawing); otherwise at most 1% of
+    its pixels may differ from a fresh screenshot (font rendering), so a stale picture fails.
+    """
+    command = next(line for line in (REPO_ROOT / "README.md").read_text().splitlines() if "--html placement" in line)
+    words = shlex.split(command.removeprefix("$ wmap "))
+    words[words.index("--html") + 1] = str(tmp_path / "placement.html")
+    assert wmap(*words).exit_code == 0
+    fresh = tmp_path / "placement.png"
+    pixels = screenshot(tmp_path / "placement.html", fresh, window=README_WINDOW)
+    if os.environ.get("WMAP_WRITE_PICTURES"):
+        README_PICTURE.write_bytes(fresh.read_bytes())
+    shown = read_png(README_PICTURE.read_bytes())
+    assert (len(shown[0]), len(shown)) == README_WINDOW
+    differing = sum(a != b for row, other in zip(pixels, shown, strict=True) for a, b in zip(row, other, strict=True))
+    assert differing <= 0.01 * README_WINDOW[0] * README_WINDOW[1], f"{differing} pixels differ from a fresh drawing"

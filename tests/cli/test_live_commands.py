@@ -163,8 +163,8 @@ def test_describe_a_file_alone_has_no_pods():
         ["describe"],
         ["describe", "jobset/x", "-f", "x.yaml"],
         ["describe", "-f", "x.yaml", "--nodes", "n.yaml"],
-        ["describe", "jobset"],
-        ["describe", "--objects", "o.yaml", "jobset/x"],
+        ["describe", "jobset/x", "-l", "team=ml"],
+        ["describe", "jobsets", "-l", "team in"],
     ],
 )
 def test_describe_usage_errors_exit_2(args):
@@ -248,16 +248,14 @@ def test_get_selectors_phases_and_several_types(fake_cluster):
     failed = _run("get", "jobsets", "-n", "ml", "--phase", "failed", "--kubeconfig", kubeconfig, "-o", "name")
     assert failed.stdout.split() == ["jobset.jobset.x-k8s.io/b"]
     several = _run("get", "jobsets,lws", "-n", "ml", "-l", "team=ml", "--kubeconfig", kubeconfig)
-    names = [row[0] for row in _rows(several.stdout)[1:]]
-    assert names == [
-        "jobset.jobset.x-k8s.io/a",
-        "jobset.jobset.x-k8s.io/b",
-        "leaderworkerset.leaderworkerset.x-k8s.io/l",
-    ]
+    *rows, summary = _rows(several.stdout)[1:]
+    # kubectl's TYPE/NAME form, the group left out while no two kinds share a name (issue 33)
+    assert [row[0] for row in rows] == ["jobset/a", "jobset/b", "leaderworkerset/l"]
+    assert " ".join(summary) == "3 workloads: 14 pods, 72 GPUs"  # 3 + 3 pods of the JobSets, 8 of the LWS
     listed = json.loads(_run("get", "jobset/a", "-n", "ml", "--kubeconfig", kubeconfig, "-o", "json").stdout)
     assert listed["kind"] == "List" and [item["workload"]["name"] for item in listed["items"]] == ["a"]
     everywhere = _run("get", "jobsets", "-A", "--kubeconfig", kubeconfig)
-    assert _rows(everywhere.stdout)[0][:2] == ["NAME", "NAMESPACE"]
+    assert _rows(everywhere.stdout)[0][:2] == ["NAMESPACE", "NAME"]  # as kubectl get -A puts them
 
 
 @pytest.mark.parametrize(

@@ -34,7 +34,7 @@ def test_topology_show_numa_table_and_json(wmap):
     result = wmap(*args)
     assert result.exit_code == 0, result.output
     rows = [line.split() for line in result.stdout.splitlines()[2:]]
-    assert rows[2] == ["gpu-b", "restricted/container", "node-0", "6/30", "154Gi/250Gi", "1/4"]
+    assert rows[2] == ["gpu-b", "node-0", "restricted/container", "6/30", "154Gi/250Gi", "1/4"]
     data = json.loads(wmap(*args, "-o", "json").stdout)
     node = data["nodes"][0]
     assert (node["node"], node["topologyManagerPolicy"], node["stated"]) == ("gpu-a", "single-numa-node", True)

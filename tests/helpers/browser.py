@@ -37,11 +37,11 @@ def chromium() -> str:
     pytest.skip(message)
 
 
-def _run(browser: str, *args: str) -> subprocess.CompletedProcess[str]:
+def _run(browser: str, *args: str, window: tuple[int, int] = WINDOW) -> subprocess.CompletedProcess[str]:
     with tempfile.TemporaryDirectory() as profile:
         command = [
             browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--hide-scrollbars",
-            "--no-first-run", "--mute-audio", f"--user-data-dir={profile}", f"--window-size={WINDOW[0]},{WINDOW[1]}",
+            "--no-first-run", "--mute-audio", f"--user-data-dir={profile}", f"--window-size={window[0]},{window[1]}",
             *args,
         ]  # fmt: skip
         return subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
@@ -86,9 +86,9 @@ def layout(page: Path) -> dict[str, Any]:
     return data
 
 
-def screenshot(page: Path, target: Path) -> list[list[tuple[int, int, int]]]:
+def screenshot(page: Path, target: Path, window: tuple[int, int] = WINDOW) -> list[list[tuple[int, int, int]]]:
     """A screenshot of the page (the window's size), as rows of RGB pixels."""
-    result = _run(chromium(), f"--screenshot={target}", page.as_uri())
+    result = _run(chromium(), f"--screenshot={target}", page.as_uri(), window=window)
     assert target.is_file(), f"Chromium wrote no screenshot: {result.stderr[-500:]}"
     return read_png(target.read_bytes())
 

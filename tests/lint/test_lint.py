@@ -712,9 +712,28 @@ def test_command_warnings_only_exit_zero(tmp_path):
     assert [(f["rule"], f["severity"]) for f in findings] == [("never-matches", "warning")]
 
 
+def test_command_prints_one_finding_per_line_compiler_style(tmp_path):
+    definition_from(tmp_path, "components:\n  - name: main\n    podTemplate: spec.template\n  - name: ghost\n")
+    result = CliRunner().invoke(_app(), ["catalog", "lint", str(tmp_path / "widget.yaml")], env={"COLUMNS": "40"})
+    assert result.exit_code == 1
+    # FILE:LINE: SEVERITY: DEFINITION: FIELD: RULE: message, the message whole however narrow the terminal;
+    # line 8 is `  - name: ghost` (4 header lines, `components:`, main's two lines).
+    [line] = result.stdout.splitlines()
+    where, severity, definition, field, rule, message = line.split(": ", 5)
+    assert (where, severity, definition, field, rule) == (
+        f"{tmp_path / 'widget.yaml'}:8",
+        "error",
+        "widget",
+        "components[1]",
+        "no-pod-source",
+    )
+    assert message.endswith("it can never run a pod")
+    assert "1 error(s), 0 warning(s)" in result.stderr
+
+
 def test_command_table_output(tmp_path):
     definition_from(tmp_path, "components: [{name: main, podTemplate: spec.template}, {name: ghost}]\n")
-    result = CliRunner().invoke(_app(), ["catalog", "lint", str(tmp_path / "widget.yaml")])
+    result = CliRunner().invoke(_app(), ["catalog", "lint", str(tmp_path / "widget.yaml"), "-o", "table"])
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["SEVERITY", "DEFINITION", "FIELD", "RULE", "MESSAGE"]
@@ -764,11 +783,15 @@ def test_docs_lint_page_lists_every_rule_as_the_table_says():
     assert all(f"`{rule_id}`" in table for rule_id in RULES)
 
 
-def test_command_lists_the_rules(wmap):
+def test_command_lists_the_rules_as_text(wmap, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
     result = wmap("catalog", "lint", "--rules")
     assert result.exit_code == 0
-    assert "`no-pod-source` | error | static" in result.stdout
-    assert "`never-matches` | warning | samples" in result.stdout
+    rows = {line.split()[0]: line.split()[1:3] for line in result.stdout.splitlines() if not line.startswith(" ")}
+    assert rows["RULE"] == ["SEVERITY", "NEEDS"]
+    assert rows["no-pod-source"] == ["error", "static"] and rows["never-matches"] == ["warning", "samples"]
+    assert "|" not in result.stdout and "---" not in result.stdout  # not the Markdown of docs/lint.md
+    assert all(len(line) <= 80 for line in result.stdout.splitlines())
 
 
 _INNER = """

@@ -69,7 +69,11 @@ def test_eight_gpus_in_one_container_fit_no_single_numa_node(policy):
     assert "needs 8 nvidia.com/gpu aligned on one NUMA node; nodes have 4 nvidia.com/gpu per NUMA node" in note
     assert "split the container" in note
     if policy == "kueue":
-        assert 'excluded: numa "container trainer needs 8 nvidia.com/gpu' in report.pod_groups[0].reason
+        group = report.pod_groups[0]
+        assert 'excluded: numa "container trainer needs 8 nvidia.com/gpu' in group.scheduler_reason
+        # in words: the kubelet's NUMA admission left out both nodes (the quoted reason kept whole)
+        assert group.reason.startswith("no workers pod finds room (the kubelet would not admit it on 2 nodes (")
+        assert group.reason.endswith("(it admits this pod)), of 2)")
 
 
 @pytest.mark.parametrize(

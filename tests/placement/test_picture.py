@@ -89,3 +89,30 @@ def test_the_picture_is_plain_json():
     data = json.loads(json.dumps(placement_map(cluster, [report]).to_dict()))
     assert data["root"]["gpus"] == 128 and data["gangs"][0]["key"] == "JobSet/llm-train llm-train"
     assert set(data["root"]["children"][0]) >= {"id", "level", "value", "nodes", "readyNodes", "cordonedNodes"}
+
+
+def test_the_gpus_the_placement_takes_are_counted_per_node_and_domain():
+    """Issue 33: a domain said ``72/72 GPUs free`` after the gang took 12; the data now says what it took.
+
+    The JobSet's leader and two workers ask 4 GPUs each (fixtures/jobset-leader-workers.yaml)."""
+    cluster = example_cluster("nvl72-4rack")
+    report = place(inspect(load_fixture("jobset-leader-workers.yaml")), cluster)
+    assert report.gpus_taken == {node.name: 4 for node in report.pod_groups[0].assignment.nodes}
+    assert "gpusTaken" not in report.to_dict()  # not part of the report's JSON contract
+    picture = placement_map(cluster, [report])
+    assert (picture.root.gpus_free, picture.root.gpus_placed) == (288, 12)
+    rack = picture.root.children[0].children[0].children[0]
+    assert rack.id == "spine-01/leaf-001/nvl-001" and rack.gpus_placed == 12
+    assert sorted(node.gpus_placed for node in rack.node_views if node.pods) == [4, 4, 4]
+
+
+def test_a_domain_holding_exactly_its_parents_nodes_is_no_box_of_its_own():
+    """nvl72-16rack labels each rack twice (accelerator.topograph.run/domain and nvidia.com/gpu.clique):
+    the clique holds the rack's 18 nodes, so the rack's box holds the tiles and names the clique as the same."""
+    cluster = example_cluster("nvl72-16rack")
+    picture = placement_map(cluster)
+    rack = picture.root.children[0].children[0].children[0].children[0]
+    assert rack.level == "accelerator.topograph.run/domain" and not rack.children and len(rack.node_views) == 18
+    (clique,) = rack.same
+    assert clique.startswith(rack.id + "/") and clique.endswith(".1")  # <ClusterUUID>.<CliqueID>
+    assert picture.root.same == []  # the cluster keeps its one core below it

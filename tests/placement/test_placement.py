@@ -195,7 +195,8 @@ def test_unfit_group_has_reason():
         ),
         rack_cluster(),
     )
-    assert "amd.com/gpu" in missing.pod_groups[0].reason
+    assert missing.pod_groups[0].reason == "each w pod needs 1 amd.com/gpu; no node has any"
+    assert "amd.com/gpu" in missing.pod_groups[0].scheduler_reason
 
 
 def test_required_option_and_unknown_level():
@@ -317,7 +318,8 @@ def test_each_group_fits_alone_but_not_together():
     report = place(tree(groups), rack_cluster(), policy="kueue")
     first, second = report.pod_groups
     assert not first.fits and "admits JobSet/train whole" in first.reason and first.assignment is None
-    assert not second.fits and second.reason.startswith("PodSet w1: topology")
+    assert not second.fits and second.scheduler_reason.startswith("PodSet w1: topology")
+    assert second.reason.startswith("only 6 of its 10 w1 pods find room")
     assert report.reason == f"0 of 2 groups fit; g0 does not: {first.reason}"
 
 

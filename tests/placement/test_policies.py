@@ -67,9 +67,12 @@ def test_a_kueue_request_binds_the_whole_podset_of_a_plain_job(gpu_cluster):
     # TestGetPodGroupMetadata_MultiPodJobSharesPodGroup); Kueue sees one PodSet either way.
     assert group.min_member == 1 and group.required_level == RACK and group.required_source == "annotation"
     assert not report.fits and not group.fits and group.assignment is None
-    assert group.reason == (
+    assert group.scheduler_reason == (
         'PodSet job: topology "gpu-racks-tainted" allows to fit only 4 out of 6 pod(s). '
         "Total nodes: 17; excluded: nodeSelector: 1"
+    )
+    assert group.reason == (
+        "only 4 of its 6 job pods find room in one topology-rack (1 node does not match its nodeSelector, of 17)"
     )
     # 4 pods do fit one rack: BestFit takes the first of the equally tight racks (path order)
     obj = manifest("job-rack-required.yaml")
@@ -103,7 +106,10 @@ def test_gpu_nodes_tainted_keep_pods_without_the_toleration_off(gpu_cluster):
     report = place(inspect(obj), gpu_cluster)
     (group,) = report.pod_groups
     assert not group.fits
-    assert group.reason.endswith(f"excluded: nodeSelector: 1, {GPU_TAINT}: 16")
+    assert group.scheduler_reason.endswith(f"excluded: nodeSelector: 1, {GPU_TAINT}: 16")
+    assert group.reason.endswith(
+        "16 nodes have the taint nvidia.com/gpu=present:NoSchedule it does not tolerate, of 17)"
+    )
     # the standalone analysis sees no node either
     assert all(fit.fitting == 0 for fit in group.levels) and group.candidates == []
 
@@ -124,8 +130,12 @@ def test_required_node_affinity_limits_the_nodes(gpu_cluster):
     obj["spec"]["parallelism"] = obj["spec"]["completions"] = 5
     report = place(inspect(obj), gpu_cluster)
     # a rack holds 4; the CPU node fails the selector first, then b0's 8 GPU nodes the affinity
-    assert not report.fits and report.pod_groups[0].reason.endswith(
+    assert not report.fits and report.pod_groups[0].scheduler_reason.endswith(
         "allows to fit only 4 out of 5 pod(s). Total nodes: 17; excluded: affinity: 8, nodeSelector: 1"
+    )
+    assert report.pod_groups[0].reason == (
+        "only 4 of its 5 job pods find room in one topology-rack (8 nodes fail its node affinity, 1 node does not"
+        " match its nodeSelector, of 17)"
     )
 
 
@@ -170,9 +180,10 @@ def test_slices_that_fit_no_block_leave_the_podset_out(gpu_cluster):
     obj["spec"]["replicatedJobs"][0]["replicas"] = 3  # 12 pods in one block: 3 slices of 4, a block holds 2
     report = place(inspect(obj), gpu_cluster)
     assert not report.fits
-    assert report.pod_groups[0].reason.startswith(
+    assert report.pod_groups[0].scheduler_reason.startswith(
         'PodSet workers: topology "gpu-racks-tainted" allows to fit only 2 out of 3 slice(s)'
     )
+    assert report.pod_groups[0].reason.startswith("only 2 of its 3 workers slices find room")
 
 
 def jobset_with(annotations, pods=8):

@@ -10,6 +10,8 @@ Objects of other kinds are ignored, but are available as related objects for ``r
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -19,11 +21,12 @@ from ..definitions import Definition
 from ..documents import Document, load_objects, load_yaml_text
 from ..errors import DefinitionError, InputError, InputNotFoundError, WorkloadMapError
 from ..karta import is_karta
+from ..loader import field_line
 from . import pods as _pods
 from . import samples as _samples
 from . import static as _static
 from .karta import KARTA_RULES, lint_karta
-from .rules import RULES, Issue, LintFinding, Rule, has_errors, render_rules_table
+from .rules import RULES, Issue, LintFinding, Rule, has_errors, render_rules_table, rule_rows
 from .samples import Sample, SampleRun
 from .static import DefinitionView
 
@@ -36,6 +39,7 @@ __all__ = [
     "load_samples",
     "has_errors",
     "render_rules_table",
+    "rule_rows",
     "lint_karta",
     "KARTA_RULES",
 ]
@@ -192,19 +196,47 @@ def lint_path(
             catalog = None  # a broken built-in only costs embedded-resource samples
     findings: list[LintFinding] = []
     for file in definition_files(path) if path.is_dir() else [path]:
+        found: list[LintFinding] = []
         kartas = _kartas_in(file)
         if kartas:
             bodies = [sample.body for sample in samples if isinstance(sample.body, Mapping)]
-            findings.extend(finding for karta in kartas for finding in lint_karta(karta, str(file), bodies))
-            continue
-        try:
-            definition = load_definition(file)
-        except WorkloadMapError as error:
-            findings.append(
-                LintFinding(
-                    "error", error.file or str(file), error.document or file.stem, error.field, error.message, "schema"
-                )
-            )
-            continue
-        findings.extend(lint_definition(definition, samples, catalog=catalog))
+            found.extend(finding for karta in kartas for finding in lint_karta(karta, str(file), bodies))
+        else:
+            try:
+                definition = load_definition(file)
+            except WorkloadMapError as error:
+                found.append(
+                    LintFinding(
+                        "error", error.file or str(file), error.document or file.stem, error.field, error.message,
+                        "schema", _line_of(error.message),
+                    )
+                )  # fmt: skip
+            else:
+                found.extend(lint_definition(definition, samples, catalog=catalog))
+        findings.extend(_with_lines(file, found))
     return findings
+
+
+_YAML_LINE = re.compile(r"invalid YAML at line (\d+)")
+
+
+def _line_of(message: str) -> int | None:
+    """The line a parse error names (``invalid YAML at line 7 column 3``)."""
+    match = _YAML_LINE.search(message)
+    return int(match.group(1)) if match else None
+
+
+def _with_lines(file: Path, findings: list[LintFinding]) -> list[LintFinding]:
+    """The findings with the line of their field in ``file`` (the file is read once, only when there are some)."""
+    if not findings:
+        return findings
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return findings
+    return [
+        finding
+        if finding.line is not None
+        else dataclasses.replace(finding, line=field_line(text, finding.field, name=finding.definition))
+        for finding in findings
+    ]

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-__all__ = ["Severity", "LintFinding", "Issue", "Rule", "RULES", "rule", "has_errors", "render_rules_table"]
+__all__ = ["Severity", "LintFinding", "Issue", "Rule", "RULES", "rule", "has_errors", "render_rules_table", "rule_rows"]
 
 Severity = Literal["error", "warning"]
 
@@ -27,6 +27,7 @@ class LintFinding:
         field: dotted path of the offending field (``components[0].replicas``), if any.
         message: what is wrong, one line.
         rule: the rule id (see :data:`RULES`).
+        line: the line of ``field`` in ``file`` (1-based), where :func:`~workloadmap.lint.lint_path` found it.
     """
 
     severity: Severity
@@ -35,6 +36,7 @@ class LintFinding:
     field: str | None
     message: str
     rule: str
+    line: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for json/yaml output."""
@@ -44,6 +46,11 @@ class LintFinding:
         parts = (self.file, f"definition {self.definition}", self.field and f"field {self.field}")
         where = ", ".join(part for part in parts if part)
         return f"{where}: {self.severity}: {self.message} [{self.rule}]"
+
+    def compiler_line(self) -> str:
+        """``FILE:LINE: SEVERITY: DEFINITION: FIELD: RULE: message``, one line, as compilers and linters print."""
+        where = f"{self.file or '-'}:{self.line}" if self.line is not None else self.file or "-"
+        return f"{where}: {self.severity}: {self.definition}: {self.field or '-'}: {self.rule}: {self.message}"
 
 
 @dataclass(frozen=True)
@@ -100,6 +107,11 @@ def _rows() -> Iterator[tuple[str, str, str, str]]:
     yield ("schema", "error", "static", "The file is not a valid definition (format, names, expressions).")
     for entry in RULES.values():
         yield (entry.id, entry.severity, "samples" if entry.samples else "static", entry.summary)
+
+
+def rule_rows() -> list[tuple[str, str, str, str]]:
+    """Every rule as ``(id, severity, needs, summary)``, ``schema`` first: what ``--rules`` and docs/lint.md list."""
+    return list(_rows())
 
 
 def render_rules_table() -> str:

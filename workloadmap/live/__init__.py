@@ -13,7 +13,7 @@ from .attribution import AttributedPod, Attribution, attribute, workload_pods
 from .audit import GangAudit, PlacementAudit, audit_placement
 from .describe import MAX_EVENTS, LiveObjects, describe
 from .listing import WorkloadRow, gang_summary, top_level, type_name, workload_row
-from .objects import EventView, PodView, event_view, format_time, natural_key, parse_time
+from .objects import EventView, PodView, event_view, format_time, natural_key, newest_time, parse_time
 from .owners import MAX_OWNER_DEPTH, ObjectsByUid, OwnerChains, OwnerLookup, controller_of
 from .report import ComponentStatus, DescribeReport, EventRecord, PodStatus, ReplicaCounts
 from .sources import from_cluster, from_dumps
@@ -45,6 +45,7 @@ __all__ = [
     "parse_time",
     "format_time",
     "natural_key",
+    "newest_time",
     "WorkloadRow",
     "workload_row",
     "gang_summary",

@@ -33,6 +33,7 @@ class WorkloadRow(JsonForm):
         pods_ready: ready pods (null when pods were not read); pods_desired: at the declared scale.
         created: the creation time (RFC 3339).
         gangs: the gang summary of ``-o wide``.
+        metadata: the object's name, namespace, uid, labels and creationTimestamp, as the object has them.
     """
 
     workload: WorkloadRef
@@ -44,6 +45,7 @@ class WorkloadRow(JsonForm):
     gpus: Fraction = Fraction(0)
     created: str | None = None
     gangs: str = ""
+    metadata: dict[str, Any] = field(default_factory=dict)
     tree: WorkloadTree | None = field(default=None, metadata=OMIT)
 
 
@@ -67,8 +69,13 @@ def type_name(obj: Mapping[str, Any]) -> str:
     return f"{kind}.{group}" if group else kind
 
 
+_METADATA = ("name", "generateName", "namespace", "uid", "labels", "creationTimestamp")
+"""What a row keeps of the object's metadata (``-o custom-columns=NAME:.metadata.name`` reads it)."""
+
+
 def workload_row(obj: Mapping[str, Any], tree: WorkloadTree, report: DescribeReport | None) -> WorkloadRow:
     """The row of one workload; ``report`` (describe with the live pods) gives the ready count."""
+    metadata = mapping_at(obj, "metadata")
     ready = None
     if report is not None and report.pods_read:
         ready = sum(component.replicas.ready or 0 for component in report.components)
@@ -80,8 +87,9 @@ def workload_row(obj: Mapping[str, Any], tree: WorkloadTree, report: DescribeRep
         pods_ready=ready,
         pods_desired=tree.totals.pods,
         gpus=tree.totals.gpus,
-        created=format_time(parse_time(mapping_at(obj, "metadata").get("creationTimestamp"))),
+        created=format_time(parse_time(metadata.get("creationTimestamp"))),
         gangs=gang_summary(tree),
+        metadata={key: metadata[key] for key in _METADATA if key in metadata},
         tree=tree,
     )
 

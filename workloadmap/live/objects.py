@@ -10,7 +10,7 @@ into one :class:`EventView`.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
@@ -18,7 +18,16 @@ from typing import Any
 from ..labels import POD_GROUP_KEYS, POD_READY, POD_SCHEDULED, SUBGROUP_KEYS
 from ..values import mapping_at
 
-__all__ = ["PodView", "EventView", "event_view", "parse_time", "format_time", "natural_key", "TERMINATED_PHASES"]
+__all__ = [
+    "PodView",
+    "EventView",
+    "event_view",
+    "parse_time",
+    "format_time",
+    "natural_key",
+    "newest_time",
+    "TERMINATED_PHASES",
+]
 
 TERMINATED_PHASES = ("Succeeded", "Failed")
 _RFC3339 = re.compile(r"^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}:\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})?$")
@@ -49,6 +58,46 @@ def format_time(value: datetime | None) -> str | None:
     if utc.microsecond:
         text += f".{utc.microsecond:06d}".rstrip("0")
     return text + "Z"
+
+
+_TIMES = ("lastTimestamp", "firstTimestamp", "eventTime", "deprecatedLastTimestamp")
+_STATUS_TIMES = ("startTime", "completionTime", "lastScheduleTime", "lastSuccessfulTime")
+_CONDITION_TIMES = ("lastTransitionTime", "lastUpdateTime", "lastProbeTime", "lastHeartbeatTime")
+
+
+def _times(obj: Mapping[str, Any]) -> Iterator[Any]:
+    metadata = obj.get("metadata")
+    if isinstance(metadata, Mapping):
+        yield metadata.get("creationTimestamp")
+        yield metadata.get("deletionTimestamp")
+    yield from (obj.get(key) for key in _TIMES)
+    series = obj.get("series")
+    if isinstance(series, Mapping):
+        yield series.get("lastObservedTime")
+    status = obj.get("status")
+    if isinstance(status, Mapping):
+        yield from (status.get(key) for key in _STATUS_TIMES)
+        conditions = status.get("conditions")
+        for condition in conditions if isinstance(conditions, list) else ():
+            if isinstance(condition, Mapping):
+                yield from (condition.get(key) for key in _CONDITION_TIMES)
+
+
+def newest_time(objects: Iterable[Mapping[str, Any]]) -> datetime | None:
+    """The newest timestamp the objects hold: when a dump of them was taken, near enough (None: none).
+
+    Read from creation and deletion times, Events' times, status times and conditions' transitions:
+    AGE and LAST SEEN of objects read from a dump count from it, not from today.
+    """
+    newest = None
+    for obj in objects:
+        if not isinstance(obj, Mapping):
+            continue
+        for value in _times(obj):
+            moment = parse_time(value)
+            if moment is not None and (newest is None or moment > newest):
+                newest = moment
+    return newest
 
 
 def natural_key(name: str) -> tuple[Any, ...]:

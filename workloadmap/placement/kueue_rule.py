@@ -20,6 +20,7 @@ from .kueue_model import KueuePodSet
 from .kueue_requests import KueueUnit, kueue_pod_sets
 from .kueue_tas import find_assignment
 from .nodes import NodeTree
+from .reasons import split_note
 from .rules import Decision, Decisions, RuleOptions, assignment_at, requested
 
 __all__ = ["assign_kueue"]
@@ -38,12 +39,18 @@ def assign_kueue(nodes: NodeTree, tree: WorkloadTree, analysis: WorkloadAnalysis
     for unit in units:
         check_deadline(f"placing {tree.workload} {unit.name}")
         refused = _never_formed(unit, analysis)
-        decisions.update(refused or _admit(nodes, unit, analysis.topology.name, options.balanced))
+        decisions.update(refused or _admit(nodes, unit, analysis, options.balanced))
     return Decisions(decisions, tuple(_split_gang_notes(analysis, units)))
 
 
-def _admit(nodes: NodeTree, unit: KueueUnit, topology: str, balanced: bool) -> dict[str, Decision]:
-    """One Workload: every PodSet placed on what the ones before it left, or none of them."""
+def _admit(nodes: NodeTree, unit: KueueUnit, analysis: WorkloadAnalysis, balanced: bool) -> dict[str, Decision]:
+    """One Workload: every PodSet placed on what the ones before it left, or none of them.
+
+    A gang placed across several domains of its preferred level gets a note (:func:`split_note`),
+    which says one domain could hold it whole only of the first gang placed on the cluster: the
+    standalone analysis saw the cluster that gang was placed on.
+    """
+    topology = analysis.topology.name
     mark = nodes.mark()
     got: dict[str, dict[int, int]] = {}
     levels: dict[str, str | None] = {}
@@ -65,7 +72,15 @@ def _admit(nodes: NodeTree, unit: KueueUnit, topology: str, balanced: bool) -> d
             for node, count in where.items():
                 mine[node] = mine.get(node, 0) + count
             levels.setdefault(owner, pod_set.topology.level)
-    return {owner: Decision(assignment_at(nodes, got.get(owner, {}), levels.get(owner))) for owner in owners}
+    fits = {fit.name: fit for fit in analysis.pod_groups}
+    decided = {}
+    for position, owner in enumerate(owners):
+        assignment = assignment_at(nodes, got.get(owner, {}), levels.get(owner))
+        fit = fits.get(owner)
+        first = mark == 0 and position == 0
+        note = split_note(analysis.topology.levels, fit, assignment, first=first) if fit is not None else None
+        decided[owner] = Decision(assignment, note=note)
+    return decided
 
 
 def _never_formed(unit: KueueUnit, analysis: WorkloadAnalysis) -> dict[str, Decision] | None:

@@ -254,6 +254,19 @@ class NodeTree:
         """A point to :meth:`rollback` to."""
         return len(self.journal)
 
+    def taken_since(self, mark: int, names: Sequence[str]) -> dict[str, Fraction]:
+        """Per node name, how much of the resources ``names`` (the GPUs) the consumption since ``mark`` took."""
+        first: dict[int, int] = {}
+        for node, previous in self.journal[mark:]:
+            first.setdefault(node, previous)
+        taken = {}
+        for node, previous in first.items():
+            before, now = self.types[previous], self.types[self.node_type[node]]
+            amount = sum((Fraction(before.get(name, 0)) - Fraction(now.get(name, 0)) for name in names), Fraction(0))
+            if amount:
+                taken[self.nodes[node].name] = amount
+        return taken
+
     def rollback(self, mark: int) -> None:
         """Undo every :meth:`consume` since ``mark``."""
         while len(self.journal) > mark:

@@ -36,6 +36,8 @@ class NodeView(JsonForm):
     """One node as drawn: its GPUs before the placement and the pods each gang put on it.
 
     Attributes:
+        gpus_free: GPUs free before the placements (not requested by running pods).
+        gpus_placed: GPUs the placed pods take; ``gpus_free - gpus_placed`` are free after.
         pods: pods placed on the node, by gang key (see :attr:`GangView.key`).
     """
 
@@ -45,11 +47,19 @@ class NodeView(JsonForm):
     ready: bool
     cordoned: bool
     pods: dict[str, int] = field(default_factory=dict)
+    gpus_placed: Fraction = Fraction(0)
 
 
 @dataclass(kw_only=True)
 class DomainView(JsonForm):
-    """One topology domain with its counts; the deepest domains drawn hold their nodes."""
+    """One topology domain with its counts; the deepest domains drawn hold their nodes.
+
+    Attributes:
+        gpus_free: GPUs free before the placements.
+        gpus_placed: GPUs the placed pods take in the domain; ``gpus_free - gpus_placed`` are free after.
+        same: ids of the domains below this one that hold exactly its nodes (one child, itself
+            with one child ...), not drawn as boxes of their own: a gang chosen there is drawn here.
+    """
 
     id: str
     level: str | None
@@ -61,6 +71,8 @@ class DomainView(JsonForm):
     gpus_free: Fraction
     children: list[DomainView] = field(default_factory=list)
     node_views: list[NodeView] = field(default_factory=list)
+    gpus_placed: Fraction = Fraction(0)
+    same: list[str] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)
@@ -115,8 +127,22 @@ def _levels_drawn(cluster: Cluster) -> list[str]:
 
 
 def _domain_view(
-    domain: Domain, depth: int, drawn: int, node_pods: dict[str, dict[str, int]], tiles: bool
+    domain: Domain,
+    depth: int,
+    drawn: int,
+    node_pods: dict[str, dict[str, int]],
+    tiles: bool,
+    taken: dict[str, Fraction],
 ) -> DomainView:
+    same: list[str] = []
+    inner = domain
+    # A domain with one child holding all its nodes (an NVLink clique filling its rack) is one box.
+    while domain.level is not None and depth < drawn and len(inner.children) == 1:
+        (child,) = inner.children.values()
+        if child.level == HOSTNAME or child.node_count != inner.node_count:
+            break
+        same.append(child.id)
+        inner, depth = child, depth + 1
     view = DomainView(
         id=domain.id,
         level=domain.level,
@@ -126,9 +152,13 @@ def _domain_view(
         cordoned_nodes=domain.cordoned_nodes,
         gpus=domain.gpus_total,
         gpus_free=domain.gpus_free,
+        gpus_placed=sum((taken.get(node.name, Fraction(0)) for node in domain.nodes), Fraction(0)),
+        same=same,
     )
-    if depth < drawn and domain.children:
-        view.children = [_domain_view(child, depth + 1, drawn, node_pods, tiles) for child in domain.children.values()]
+    if depth < drawn and inner.children:
+        view.children = [
+            _domain_view(child, depth + 1, drawn, node_pods, tiles, taken) for child in inner.children.values()
+        ]
     elif tiles:
         view.node_views = [
             NodeView(
@@ -138,6 +168,7 @@ def _domain_view(
                 ready=node.ready,
                 cordoned=node.unschedulable,
                 pods=dict(node_pods.get(node.name, {})),
+                gpus_placed=taken.get(node.name, Fraction(0)),
             )
             for node in domain.nodes
         ]
@@ -218,13 +249,17 @@ def placement_map(
                     pods = node_pods.setdefault(node.name, {})
                     key = f"{report.workload} {group.name}"
                     pods[key] = pods.get(key, 0) + node.pods
+    taken: dict[str, Fraction] = {}
+    for report in reports:
+        for name, gpus in report.gpus_taken.items():
+            taken[name] = taken.get(name, Fraction(0)) + gpus
     tiles = len(cluster.nodes) <= max_nodes
     drawn = len(_levels_drawn(cluster)) if tiles else _depth_within(root, max_nodes)
     return PlacementMap(
         cluster=cluster.name,
         source=cluster.source,
         levels=list(cluster.levels),
-        root=_domain_view(root, 0, drawn, node_pods, tiles),
+        root=_domain_view(root, 0, drawn, node_pods, tiles, taken),
         nodes_drawn=tiles,
         gangs=gangs,
         workloads=[

@@ -8,7 +8,7 @@ from enum import Enum
 from fractions import Fraction
 
 from ..tree import WorkloadRef
-from ..values import JsonForm
+from ..values import OMIT, JsonForm
 
 __all__ = [
     "Verdict",
@@ -109,6 +109,11 @@ class GroupPlacement(JsonForm):
         assignment: where the scheduler's choice rule puts the group's pods, when it fits.
         preferred_source: where the preferred level comes from: ``option``, ``annotation`` or
             ``fit`` (the narrowest level with a domain that holds the group).
+        reason: why the group does not fit, for people: the cause where the pods and nodes show it
+            (``each worker pod needs 8 GPUs; the nodes have 4``), else the scheduler's message in words.
+        scheduler_reason: the scheduler's own message, when ``reason`` words it otherwise.
+        note: what a reader should know of a group that was placed (Kueue's BestFit split it across
+            domains of its preferred level, where one of them could hold it whole).
 
     ``fits`` is the scheduler's verdict, after the groups placed before this one took their
     nodes; ``levels`` and ``candidates`` describe the cluster as given, for this group alone.
@@ -134,6 +139,8 @@ class GroupPlacement(JsonForm):
     assignment: Assignment | None = None
     preferred_source: str | None = None
     verdict: Verdict
+    scheduler_reason: str | None = None
+    note: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fits", self.verdict is Verdict.FITS)  # derived once, at construction
@@ -173,6 +180,8 @@ class PlacementReport(JsonForm):
         placed_before: workloads placed first on the same cluster, whose pods took capacity.
         verdict: ``DoesNotFit`` when a PodGroup does not fit, else ``Unknown`` when some gang's fit is
             unknown, else ``Fits``; ``fits`` is true only for ``Fits`` (derived from it).
+        gpus_taken: per node, the GPUs the workload's placed pods take there (what a picture of the
+            cluster after the placement subtracts); not part of the JSON form.
 
     Built once by :func:`~workloadmap.placement.settle.settle`; frozen.
     """
@@ -187,6 +196,7 @@ class PlacementReport(JsonForm):
     notes: list[str] = field(default_factory=list)
     placed_before: list[WorkloadRef] = field(default_factory=list)
     verdict: Verdict
+    gpus_taken: dict[str, Fraction] = field(default_factory=dict, metadata=OMIT)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fits", self.verdict is Verdict.FITS)  # derived once, at construction

@@ -45,12 +45,15 @@ class Decision:
         sub_groups: decisions for the gang's SubGroups, by name, for a scheduler that places
             SubGroups (KAI); a SubGroup without one keeps the analysis' verdict (Kueue places
             PodSets, not SubGroups).
+        note: what the rule says of a gang it placed that a reader may not expect (Kueue's BestFit
+            split it across domains one of which could hold it).
     """
 
     assignment: Assignment | None = None
     reason: str | None = None
     crowded: bool = False
     sub_groups: Mapping[str, Decision] = field(default_factory=dict)
+    note: str | None = None
 
     @property
     def placed(self) -> bool:

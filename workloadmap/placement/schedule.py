@@ -20,6 +20,7 @@ from .analysis import Analysis
 from .index import ClusterIndex
 from .nodes import NodeTree
 from .policy import LevelOption, LevelRequest
+from .reasons import NodeCapacity, Wording
 from .report import PlacementReport
 from .rules import RuleOptions
 from .schedulers import DEFAULT_POLICY, POLICIES
@@ -56,6 +57,7 @@ class Session:
         self._initial_types = list(self.nodes.node_type)
         self.placed: list[WorkloadRef] = []
         self._indexes: dict[tuple, ClusterIndex] = {}
+        self._capacity = NodeCapacity(cluster)  # for the reasons: what the nodes as given offer
 
     def index_for(self, schedulings: Sequence[PodScheduling], gpu_resources: tuple[str, ...]) -> ClusterIndex:
         """The nodes of the cluster as given that pass at least one of the node filters, indexed."""
@@ -107,6 +109,8 @@ class Session:
             admission_notes=numa_notes(tree, self.nodes.eligible) if numa is not None else (),
             placed_before=self.placed,
             rejected=numa.since(mark) if numa is not None else None,
+            wording=Wording(tree, self._capacity),
+            gpus_taken=self.nodes.taken_since(mark, tree.gpu_resources),
         )
         self.placed.append(tree.workload)
         return report
