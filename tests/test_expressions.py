@@ -170,6 +170,13 @@ def test_values_wraps_single_jmespath_results():
         ("768", 768),
         (None, None),
         ("2x", None),
+        # apache/spark JavaUtils.byteStringAs: lower-cased, a whole number, suffixes b k kb m mb g gb t tb p pb;
+        # "Invalid suffix" for 512Mi, "Fractional values are not supported" for 1.5g.
+        ("2GB", 2048),
+        ("512mb", 512),
+        ("512Mi", None),
+        ("1.5g", None),
+        (4096, 4096),
     ],
 )
 def test_jvm_mib_reads_spark_sizes(size, mib):
@@ -187,6 +194,15 @@ def test_pick_and_omit_join_two_lists():
     assert compile_expression("pick(cliques, 'name', group)[].name").search(data) == ["a", "c"]
     assert compile_expression("omit(cliques, 'name', group)[].name").search(data) == ["b"]
     assert compile_expression("omit(cliques, 'name', missing)[].name").search(data) == ["a", "b", "c"]
+
+
+def test_pick_reads_a_dotted_key_as_a_nested_field():
+    # Related objects are named in metadata.name (a PipelineRun's Tasks); a key holding a dot is still read as written.
+    tasks = [{"metadata": {"name": "t1"}, "n": 1}, {"metadata": {"name": "t2"}, "n": 2}, {"a.b": "t1", "n": 3}]
+    data = {"tasks": tasks, "want": ["t2"]}
+    assert compile_expression("pick(tasks, 'metadata.name', want)[].n").search(data) == [2]
+    assert compile_expression("omit(tasks, 'metadata.name', want)[].n").search(data) == [1, 3]
+    assert compile_expression("pick(tasks, 'a.b', ['t1'])[].n").search(data) == [3]
 
 
 _EMPTY_TEMPLATE = {"t": {}, "s": {"spec": {}}, "l": []}

@@ -31,7 +31,7 @@ MODELS = [
 
 
 def test_every_model_of_the_format_has_a_runtime_class():
-    assert len(MODELS) == 19
+    assert len(MODELS) == 21  # RunDefinition (run order) and CheckDefinition (refused values) added
     for model in MODELS:
         form = runtime.runtime_class(model)
         assert form is not None and form.__name__ == model.__name__, model

@@ -111,7 +111,19 @@ NON_WORKLOAD_KINDS = frozenset(
         "PodGroup",
         "ClusterLocalModel",
         "LocalModelNodeGroup",
+        # KServe model caches: the localmodelnode agent's per-node download Jobs are the cache's, not a workload's
+        # (kserve/kserve pkg/controller/v1alpha1/localmodelnode/controller.go launchJob)
+        "LocalModelCache",
+        "LocalModelNamespaceCache",
+        "LocalModelNode",
+        "TrainedModel",  # KServe: a model loaded into its InferenceService's multi-model predictor; no pod of its own
+        "DynamoGraphDeploymentScalingAdapter",  # Dynamo: writes a component's replicas into its DGD; no pod
+        "DisaggregatedSetRoleScaler",  # LWS DisaggregatedSet: a role's scale subresource; no pod
         "ScaledObject",
+        "Task",  # Tekton: run by a TaskRun or a PipelineRun (their --related objects)
+        "ClusterTask",
+        "Pipeline",
+        "StepAction",
     }
 )
 

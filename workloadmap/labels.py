@@ -81,6 +81,9 @@ KARTA_RESOURCE = "kartas"
 
 TRAINER_GROUP = "trainer.kubeflow.org"
 KSERVE_GROUP = "serving.kserve.io"
+ARGO_GROUP = "argoproj.io"
+TEKTON_GROUP = "tekton.dev"
+VOLCANO_FLOW_GROUP = "flow.volcano.sh"
 REFERENCE_KINDS: frozenset[tuple[str, str]] = frozenset(
     {
         (TRAINER_GROUP, "TrainingRuntime"),
@@ -88,6 +91,12 @@ REFERENCE_KINDS: frozenset[tuple[str, str]] = frozenset(
         (KSERVE_GROUP, "LLMInferenceServiceConfig"),
         (KSERVE_GROUP, "ServingRuntime"),
         (KSERVE_GROUP, "ClusterServingRuntime"),
+        (ARGO_GROUP, "WorkflowTemplate"),
+        (ARGO_GROUP, "ClusterWorkflowTemplate"),
+        (TEKTON_GROUP, "Pipeline"),
+        (TEKTON_GROUP, "Task"),
+        (TEKTON_GROUP, "ClusterTask"),
+        (VOLCANO_FLOW_GROUP, "JobTemplate"),
         # KAI's own PodGroup: scheduling state, no secrets; KAI's jobset grouper reads it to pick a shape.
         ("scheduling.run.ai", "PodGroup"),
     }

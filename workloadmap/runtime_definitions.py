@@ -43,6 +43,7 @@ __all__ = [
     "CompiledPart",
     "PodsDefinition",
     "PodFieldsDefinition",
+    "RunDefinition",
     "ComponentDefinition",
     "ConditionMatch",
     "StatusMatcher",
@@ -59,6 +60,7 @@ __all__ = [
     "SuspendAction",
     "SuspendDefinition",
     "SpecBase",
+    "CheckDefinition",
     "Definition",
     "runtime_class",
     "declared_fields",
@@ -165,6 +167,16 @@ class PodFieldsDefinition(DefinitionPart):
     # end of the generated head of PodFieldsDefinition
 
 
+# generated from the model definitions.RunDefinition by `python -m workloadmap.catalog`: edit the model
+class RunDefinition(CompiledPart):
+    """When a component's pods run relative to its siblings' (Argo steps and DAG tasks, Tekton runAfter)."""
+
+    after: str | None
+    sequential: bool
+    max_concurrent: CountValue | None
+    # end of the generated head of RunDefinition
+
+
 # generated from the model definitions.ComponentDefinition by `python -m workloadmap.catalog`: edit the model
 class ComponentDefinition(CompiledPart):
     """One role of a workload, and where its pods are declared."""
@@ -188,6 +200,8 @@ class ComponentDefinition(CompiledPart):
     components: Sequence[ComponentDefinition]
     pod_fields: PodFieldsDefinition | None
     pods: PodsDefinition | None
+    run: RunDefinition | None
+    like: str | None
     # end of the generated head of ComponentDefinition
 
     def walk(self) -> Iterator[ComponentDefinition]:
@@ -376,6 +390,16 @@ class SpecBase(CompiledPart):
     # end of the generated head of SpecBase
 
 
+# generated from the model definitions.CheckDefinition by `python -m workloadmap.catalog`: edit the model
+class CheckDefinition(CompiledPart):
+    """A value the operator refuses, checked before any expression reads it."""
+
+    field: str
+    valid: str
+    message: str
+    # end of the generated head of CheckDefinition
+
+
 ExpressionField = tuple[str, CompiledPart, str, str]
 """``(path, part, field name, expression text)``: one expression field of a definition."""
 
@@ -399,6 +423,7 @@ class Definition(DefinitionPart):
     notes: list[str]
     suspend: SuspendDefinition | None
     bases: Sequence[SpecBase]
+    checks: Sequence[CheckDefinition]
     _source: str | None
     # end of the generated head of Definition
 
@@ -433,6 +458,9 @@ class Definition(DefinitionPart):
             yield f"gang.warnings[{index}]", warning, "when", warning.when
         for index, base in enumerate(self.bases):
             yield f"bases[{index}]", base, "object", base.object
+        for index, check in enumerate(self.checks):
+            for field_name in ("field", "valid"):
+                yield f"checks[{index}]", check, field_name, getattr(check, field_name)
         if self.gang.priority_class_name is not None:
             yield "gang", self.gang, "priority_class_name", self.gang.priority_class_name
         for index, reference in enumerate(self.references):
@@ -484,6 +512,11 @@ def _component_fields(component: ComponentDefinition, path: str) -> Iterator[Exp
         value = getattr(component, field_name)
         if isinstance(value, str):
             yield path, component, field_name, value
+    if component.run is not None:
+        for field_name in ("after", "max_concurrent"):
+            value = getattr(component.run, field_name)
+            if isinstance(value, str):
+                yield f"{path}.run", component.run, field_name, value
     for index, child in enumerate(component.components):
         yield from _component_fields(child, f"{path}.components[{index}]")
 

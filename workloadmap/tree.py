@@ -116,6 +116,10 @@ class Component(JsonForm):
         qos_class: the pod template's QoS class (None without a pod template).
         exclusive_cpus: per container of the pod template, whether the static CPU manager gives it
             CPUs of its own (a Guaranteed pod and a whole cpu request).
+        pods_at_peak: for a workload whose pods do not all run at once (a definition's ``run``
+            order: Argo steps, Tekton runAfter), this component's pods at the moment placement
+            uses (the pods at once with the most GPUs, then the most pods); None when every pod of
+            the workload runs at once.
     """
 
     name: str
@@ -141,6 +145,7 @@ class Component(JsonForm):
     components: list[Component] = field(default_factory=list)
     qos_class: QosClass | None = None
     exclusive_cpus: dict[str, bool] = field(default_factory=dict)
+    pods_at_peak: int | None = None
     scheduling: PodScheduling = field(default_factory=PodScheduling, metadata=OMIT)
 
     @classmethod
@@ -170,6 +175,7 @@ class Component(JsonForm):
             components=[cls.from_dict(child) for child in data.get("components") or []],
             qos_class=QosClass(data["qosClass"]) if data.get("qosClass") else None,
             exclusive_cpus={str(name): bool(value) for name, value in (data.get("exclusiveCpus") or {}).items()},
+            pods_at_peak=data.get("podsAtPeak"),
         )
 
     def walk(self) -> Iterator[Component]:
@@ -177,6 +183,11 @@ class Component(JsonForm):
         yield self
         for child in self.components:
             yield from child.walk()
+
+    @property
+    def concurrent_pods(self) -> int:
+        """The pods of this component that run at once: at the workload's peak moment when its pods are ordered."""
+        return self.pods if self.pods_at_peak is None else self.pods_at_peak
 
 
 @dataclass(slots=True)
@@ -375,11 +386,21 @@ class PodGroup(JsonForm):
 
 @dataclass(slots=True)
 class Totals(JsonForm):
-    """Sums over the whole workload at the declared scale."""
+    """Sums over the whole workload at the declared scale.
+
+    As the tree's ``totals``: what runs at one time (for a workload whose pods run in order, each
+    figure at its own peak). As its ``over_run``: every pod the run creates.
+    """
 
     pods: int
     gpus: Fraction
     resources: Resources = field(default_factory=dict, metadata=QUANTITIES)
+
+
+def _totals(data: Mapping[str, Any]) -> Totals:
+    return Totals(
+        pods=data.get("pods", 0), gpus=_fraction(data.get("gpus", 0)), resources=_resources(data.get("resources"))
+    )
 
 
 @dataclass(frozen=True)
@@ -412,6 +433,9 @@ class WorkloadTree(JsonForm):
         grouping: ``gang`` when ``pod_groups`` holds every PodGroup KAI makes; ``perPod`` when KAI
             makes one PodGroup of minMember 1 per pod (``pod_groups`` is then empty).
         pod_group_count: how many PodGroups KAI makes for the workload at its declared scale.
+        over_run: pods, GPUs and resources over the whole run, pods that run one after another
+            included (Argo steps, Tekton tasks); equal to ``totals`` when every pod runs at once.
+            JSON ``overRun``.
     """
 
     workload: WorkloadRef
@@ -429,21 +453,23 @@ class WorkloadTree(JsonForm):
     export_hints: ExportHints = field(default_factory=ExportHints, metadata=OMIT)
     grouping: Grouping = Grouping.GANG
     pod_group_count: int = 0
+    over_run: Totals | None = None
+
+    def __post_init__(self) -> None:
+        if self.over_run is None:
+            self.over_run = self.totals
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], *, gpu_resources: tuple[str, ...] | None = None) -> WorkloadTree:
         """A tree from its JSON form (``wmap inspect -o json``)."""
         totals = data.get("totals") or {}
+        over_run = data.get("overRun")
         tree = cls(
             workload=WorkloadRef.from_dict(data["workload"]),
             definition=data.get("definition", ""),
             phase=Phase(data.get("phase", Phase.UNDEFINED.value)),
             phases=[Phase(phase) for phase in data.get("phases") or []],
-            totals=Totals(
-                pods=totals.get("pods", 0),
-                gpus=_fraction(totals.get("gpus", 0)),
-                resources=_resources(totals.get("resources")),
-            ),
+            totals=_totals(totals),
             components=[Component.from_dict(item) for item in data.get("components") or []],
             pod_groups=[PodGroup.from_dict(item) for item in data.get("podGroups") or []],
             gang_policy=data.get("gangPolicy", ""),
@@ -452,6 +478,7 @@ class WorkloadTree(JsonForm):
             source=data.get("source"),
             grouping=Grouping(data.get("grouping", Grouping.GANG.value)),
             pod_group_count=data.get("podGroupCount", len(data.get("podGroups") or [])),
+            over_run=_totals(over_run) if over_run else None,
         )
         if gpu_resources is not None:
             tree.gpu_resources = tuple(gpu_resources)

@@ -152,10 +152,16 @@ def render_tree(tree: WorkloadTree) -> str:
     resources = ", ".join(
         f"{name} {value}" for name, value in amounts(tree.totals.resources).items() if name not in tree.gpu_resources
     )
+    over_run = tree.over_run
+    ordered = over_run is not None and over_run != tree.totals
     lines.append(
         f"Totals: {_plural(tree.totals.pods, 'pod')}, {_plural(tree.totals.gpus, 'GPU')}"
         + (f" ({resources})" if resources else "")
+        + (" at most at once" if ordered else "")
     )
+    if ordered:
+        assert over_run is not None
+        lines.append(f"Over the run: {_plural(over_run.pods, 'pod')}, {_plural(over_run.gpus, 'GPU')}")
     if tree.pod_groups:
         lines.append(f"PodGroups: {len(tree.pod_groups)}, {_gang_summary(tree.pod_groups)} ({tree.gang_policy})")
         lines.extend(_pod_group_lines(tree.pod_groups))

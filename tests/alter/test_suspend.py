@@ -40,6 +40,7 @@ SWITCHES = [
     ("kubeflow.org/v1", "XGBoostJob", "spec.runPolicy.suspend", True, False),
     ("kubeflow.org/v1", "JAXJob", "spec.runPolicy.suspend", True, False),
     ("kubeflow.org/v1", "PaddleJob", "spec.runPolicy.suspend", True, False),
+    ("kubeflow.org/v1", "MXJob", "spec.runPolicy.suspend", True, False),
     ("kubeflow.org/v2beta1", "MPIJob", "spec.runPolicy.suspend", True, False),
     ("trainer.kubeflow.org/v1alpha1", "TrainJob", "spec.suspend", True, False),
     ("ray.io/v1", "RayCluster", "spec.suspend", True, False),
@@ -51,12 +52,15 @@ SWITCHES = [
     ("agents.x-k8s.io/v1alpha1", "Sandbox", "spec.replicas", 0, 1),
     ("serving.kserve.io/v1beta1", "InferenceService", STOP, "true", "false"),
     ("serving.kserve.io/v1alpha1", "LLMInferenceService", STOP, "true", "false"),
+    ("serving.kserve.io/v1alpha1", "InferenceGraph", STOP, "true", "false"),
     ("leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet", GATE, "wmap.dev/suspend", None),
     ("apps/v1", "StatefulSet", GATE, "wmap.dev/suspend", None),
     ("v1", "Pod", GATE, "wmap.dev/suspend", None),
     ("batch.volcano.sh/v1alpha1", "CronJob", "spec.suspend", True, False),
     ("sparkoperator.k8s.io/v1beta2", "ScheduledSparkApplication", "spec.suspend", True, False),
     ("argoproj.io/v1alpha1", "Workflow", "spec.suspend", True, False),
+    ("ray.io/v1", "RayCronJob", "spec.suspend", True, False),  # raycronjob_types.go Suspend
+    ("argoproj.io/v1alpha1", "CronWorkflow", "spec.suspend", True, False),  # cron_workflow_types.go Suspend
 ]
 
 
@@ -89,6 +93,18 @@ NOT_SUSPENDABLE = {
     "pipelinerun": "spec.status PipelineRunPending only holds a run that has not started; Cancelled ends it",
     "taskrun": "spec.status TaskRunCancelled ends the run; no suspend",
     "seldondeployment": "no suspend field in SeldonDeploymentSpec",
+    "workflowtemplate": "a template for Workflows (Argo WorkflowTemplate); it runs nothing itself",
+    "clusterworkflowtemplate": "a template for Workflows (Argo ClusterWorkflowTemplate); it runs nothing itself",
+    "sparkconnect": "SparkConnectSpec has no suspend field (spark-operator api/v1alpha1/sparkconnect_types.go)",
+    "nemocustomizer": "NemoCustomizerSpec has no suspend field (k8s-nim-operator api/apps/v1alpha1)",
+    "nemodatastore": "NemoDatastoreSpec has no suspend field (k8s-nim-operator api/apps/v1alpha1)",
+    "nemoentitystore": "NemoEntitystoreSpec has no suspend field (k8s-nim-operator api/apps/v1alpha1)",
+    "nemoevaluator": "NemoEvaluatorSpec has no suspend field (k8s-nim-operator api/apps/v1alpha1)",
+    "nemoguardrail": "NemoGuardrailSpec has no suspend field (k8s-nim-operator api/apps/v1alpha1)",
+    "jobtemplate": "a template for JobFlows (Volcano JobTemplate); it runs nothing itself",
+    "jobflow": "JobFlowSpec has no suspend field (volcano-sh/apis pkg/apis/flow/v1alpha1/jobflow_types.go)",
+    "disaggregatedset": "DisaggregatedSetSpec has no suspend field (kubernetes-sigs/lws api/disaggregatedset/v1)",
+    "rolebasedgroup": "RoleBasedGroupSpec has no suspend field (sgl-project/rbg api/workloads/v1alpha2)",
     "virtualmachineinstance": "KubeVirt pauses a VMI through its pause subresource (virtctl pause), not a spec field",
 }
 

@@ -234,7 +234,10 @@ def test_trainjob_mpi_without_launcher_as_node_gives_node_all_of_num_nodes():
         runtime["spec"]["mlPolicy"]["mpi"]["runLauncherAsNode"] = False
 
     tree = _mpi_pair(mutate)
-    assert leaves(tree) == {"node": (4, 2), "launcher": (1, 2)}
+    # kubeflow/trainer pkg/runtime/core/trainingruntime.go newRuntimeInfo: resourcesPerNode goes to the trainer
+    # ancestor (here the launcher) and, only with runLauncherAsNode, to the job named node; mpi.go EnforceMLPolicy
+    # still gives node all 4 of numNodes.
+    assert leaves(tree) == {"node": (4, 0), "launcher": (1, 2)}
 
 
 def test_trainjob_mpi_single_node_keeps_one_node_pod():
@@ -244,7 +247,9 @@ def test_trainjob_mpi_single_node_keeps_one_node_pod():
     assert leaves(_mpi_pair(mutate))["node"] == (1, 2)
 
 
-def test_trainjob_launcher_container_gets_resources_only_when_it_runs_as_a_node():
+def test_trainjob_resources_per_node_go_only_to_containers_named_node():
+    # trainingruntime.go newRuntimeInfo merges resourcesPerNode into containers named node only (constants.Node),
+    # whatever runLauncherAsNode says: a launcher container named launcher keeps its own (none).
     def rename_launcher(run_as_node):
         def mutate(runtime, job):
             runtime["spec"]["mlPolicy"]["mpi"]["runLauncherAsNode"] = run_as_node
@@ -253,7 +258,7 @@ def test_trainjob_launcher_container_gets_resources_only_when_it_runs_as_a_node(
 
         return mutate
 
-    assert leaves(_mpi_pair(rename_launcher(True)))["launcher"] == (1, 2)
+    assert leaves(_mpi_pair(rename_launcher(True)))["launcher"] == (1, 0)
     assert leaves(_mpi_pair(rename_launcher(False)))["launcher"] == (1, 0)
 
 

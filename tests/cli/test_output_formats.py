@@ -90,7 +90,7 @@ def test_catalog_list_views(wmap, monkeypatch):
     names = wmap("catalog", "list", "-o", "name").stdout.split()
     assert "jobset" in names and "leaderworkerset" in names
     kinds = wmap("catalog", "list", "-o", 'jsonpath={.items[?(@.group=="ray.io")].kind}').stdout.split()
-    assert kinds == ["RayCluster", "RayJob", "RayService"]
+    assert kinds == ["RayCluster", "RayCronJob", "RayJob", "RayService"]
 
 
 def test_place_views(wmap):

@@ -63,6 +63,14 @@ CASES = [
     ("items(m)", {"m": {"k": 1}}),
     ("jvm_mib(mem)", {"mem": "2g"}),
     ("jvm_mib(mem)", {"mem": "512m"}),
+    ("jvm_mib(mem)", {"mem": "2GB"}),
+    ("jvm_mib(mem)", {"mem": "512Mi"}),
+    ("jvm_mib(mem)", {"mem": "1.5g"}),
+    ("jvm_mib(mem)", {"mem": 4096}),
+    ("words(d)", {"d": "a-1 && (b.Succeeded || !c_2)"}),
+    ("words(d)", {}),
+    ("pick(tasks, 'metadata.name', names)", {"tasks": [{"metadata": {"name": "a"}}, {"n": 1}], "names": ["a"]}),
+    ("omit(tasks, 'metadata.name', names)", {"tasks": [{"metadata": {"name": "a"}}, {"n": 1}], "names": ["a"]}),
     ("pick(cliques, 'name', names)", {"cliques": [{"name": "a"}, {"name": "b"}], "names": ["b"]}),
     ("omit(cliques, 'name', names)", {"cliques": [{"name": "a"}, {"name": "b"}], "names": ["b"]}),
     ("object(k, v)", {"k": "nvidia.com/gpu", "v": 2}),
@@ -203,7 +211,10 @@ def test_round_trip_over_the_corpus(builtin):
             for key in different:
                 assert losses[other.tree.definition] & EXPLAINED_BY[key], (path.name, key, a[key], b[key])
             outcome["same" if not different else "explained"] += 1
-    assert outcome["same"] >= 69, outcome
+    # 66 since the InferenceService predictor reads its serving runtime through ref() (the runtime's kserve-container
+    # under the model's), which Karta cannot express: its exported podSpec is lost (a recorded references loss),
+    # so three corpus InferenceServices that matched before now differ, explained.
+    assert outcome["same"] >= 66, outcome
 
 
 def test_cli_export(wmap):

@@ -88,7 +88,7 @@ def _slot(
     spec_at = locator.path_of(template.get("spec"))
     template_at = locator.path_of(template)
     metadata_at = locator.path_of(template.get("metadata"))
-    fragment = node.definition.pod_fields
+    fragment = node.pod_definition.pod_fields
     scope_at = locator.origin_of(node.scope) if fragment is not None else None
     for name in POD_SPEC_FIELDS:
         if spec_at is not None:

@@ -16,9 +16,10 @@ multi-instance component (``root()`` then reaches the resource).
 """
 
 from .base import PHASE_PRECEDENCE, Count, FieldPathText, Phase, validation_problem
-from .components import ComponentDefinition, PodFieldsDefinition, PodsDefinition, PodSpecField
+from .components import ComponentDefinition, PodFieldsDefinition, PodsDefinition, PodSpecField, RunDefinition
 from .gangs import GangDefinition, GangWarning, PodGroupRule, SubGroupRule, TopologyRule
 from .model import (
+    CheckDefinition,
     Definition,
     ExportsDefinition,
     Reference,
@@ -43,11 +44,13 @@ __all__ = [
     "ComponentDefinition",
     "PodsDefinition",
     "PodSpecField",
+    "RunDefinition",
     "SubGroupRule",
     "PodGroupRule",
     "GangDefinition",
     "GangWarning",
     "SpecBase",
+    "CheckDefinition",
     "TopologyRule",
     "Reference",
     "ReferenceKind",

@@ -11,7 +11,7 @@ from ..runtime_definitions import PodSpecField
 from ..selectors import Selector, SelectorSyntaxError, is_label_key
 from .base import Count, FieldPathText, _Compiled, _Strict
 
-__all__ = ["PodSpecField", "PodFieldsDefinition", "PodsDefinition", "ComponentDefinition"]
+__all__ = ["PodSpecField", "PodFieldsDefinition", "PodsDefinition", "RunDefinition", "ComponentDefinition"]
 
 _SELECTOR_PLACEHOLDERS = ("workload", "namespace", "component", "instance", "index")
 
@@ -82,6 +82,29 @@ class PodFieldsDefinition(_Strict, runtime.PodFieldsDefinition):
     seed: FieldPathText | None = Field(default=None, description="Absent, write the default pod here first.")
 
 
+class RunDefinition(_Compiled, runtime.RunDefinition):
+    """When a component's pods run relative to its siblings' (Argo steps and DAG tasks, Tekton runAfter).
+
+    Without it every pod of the workload runs at once. The tree's ``totals`` are then the most that
+    runs at one time, ``overRun`` what the whole run creates.
+    """
+
+    after: str | None = Field(
+        default=None,
+        description="Expression on the instance element: the names of sibling components (instances under "
+        "the same parent) that must finish before this one starts (DAG dependencies, runAfter).",
+    )
+    sequential: bool = Field(
+        default=False, description="The component's instances run one after another, in order (Argo step groups)."
+    )
+    max_concurrent: Count | None = Field(
+        default=None,
+        alias="maxConcurrent",
+        description="At most this many pods of one instance (its replicas and descendants) run at once "
+        "(Argo parallelism); null: no cap.",
+    )
+
+
 class ComponentDefinition(_Compiled, runtime.ComponentDefinition):
     """One role of a workload, and where its pods are declared."""
 
@@ -131,6 +154,15 @@ class ComponentDefinition(_Compiled, runtime.ComponentDefinition):
     pods: PodsDefinition | None = Field(
         default=None, description="How the operator labels this component's pods (for `wmap describe`)."
     )
+    run: RunDefinition | None = Field(
+        default=None, description="When its pods run relative to its siblings' (default: all at once)."
+    )
+    like: str | None = Field(
+        default=None,
+        description="Another component whose pod source and components this one takes, on its own instances "
+        "(a workflow step that runs a template, which may run steps in turn); the expansion stops where an "
+        "element would nest inside itself.",
+    )
 
     @model_validator(mode="after")
     def _one_pod_source(self) -> "ComponentDefinition":
@@ -143,6 +175,17 @@ class ComponentDefinition(_Compiled, runtime.ComponentDefinition):
             raise ValueError(f"component {self.name!r}: podMetadata goes with podSpec")
         if self.instance_name and not self.instances:
             raise ValueError(f"component {self.name!r}: instanceName goes with instances")
-        if self.pods is not None and self.pods.selector is not None and not (self.pod_template or self.pod_spec):
+        if self.like is not None:
+            taken = [name for name in _LIKE_TAKES if getattr(self, name)]
+            if taken:
+                raise ValueError(
+                    f"component {self.name!r} takes its pod source and components from {self.like!r}; "
+                    f"it cannot also set {', '.join(taken)}"
+                )
+        elif self.pods is not None and self.pods.selector is not None and not (self.pod_template or self.pod_spec):
             raise ValueError(f"component {self.name!r}: pods.selector goes with a pod template or pod spec")
         return self
+
+
+_LIKE_TAKES = ("pod_template", "pod_spec", "pod_metadata", "pod_fields", "resource", "components")
+"""What a ``like`` component takes from the component it names (and so may not set itself)."""

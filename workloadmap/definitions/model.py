@@ -22,6 +22,7 @@ __all__ = [
     "SuspendAction",
     "SuspendDefinition",
     "SpecBase",
+    "CheckDefinition",
     "Definition",
     "definition_json_schema",
 ]
@@ -48,7 +49,11 @@ class Reference(_Compiled, runtime.Reference):
     kind_expression: str | None = Field(
         default=None, alias="kindExpression", description="Expression giving the kind (default: the first of kinds)."
     )
-    name_expression: str = Field(alias="nameExpression", description="Expression giving the object's name.")
+    name_expression: str = Field(
+        alias="nameExpression",
+        description="Expression giving the object's name; a list of names makes ref() the list of those found "
+        "(in order, each missing one warned about).",
+    )
     description: str = ""
     optional: bool = Field(
         default=False,
@@ -113,6 +118,18 @@ class SpecBase(_Compiled, runtime.SpecBase):
     object: str = Field(description="Expression (refs allowed) for the object; null: nothing merged.")
 
 
+class CheckDefinition(_Compiled, runtime.CheckDefinition):
+    """A value the operator refuses, checked before any expression reads it.
+
+    When ``field`` holds a value on which ``valid`` is false, the resource is an error naming the field and
+    ``message`` (the accepted forms).
+    """
+
+    field: FieldPathText = Field(description="The field, from the resource (absent: nothing to check).")
+    valid: str = Field(description="Expression on the field's value: truthy when the operator accepts it.")
+    message: str = Field(description="What the operator accepts, for the error (e.g. 'a JVM size: 512m, 2g').")
+
+
 class Definition(_Strict, runtime.Definition):
     """A workload-type definition."""
 
@@ -137,6 +154,9 @@ class Definition(_Strict, runtime.Definition):
     suspend: SuspendDefinition | None = Field(default=None, description="None: the kind cannot be suspended.")
     bases: list[SpecBase] = Field(
         default_factory=list, description="Specs merged beneath the resource's, in order (the resource's wins)."
+    )
+    checks: list[CheckDefinition] = Field(
+        default_factory=list, description="Values the operator refuses, each a located error with its accepted forms."
     )
 
     _source: str | None = PrivateAttr(default=None)
@@ -175,6 +195,24 @@ class Definition(_Strict, runtime.Definition):
                     raise ValueError(
                         f"gang.podGroups[{index}].subGroups[{sub_index}].parent names unknown subgroup {sub.parent!r}"
                     )
+        return self
+
+    @model_validator(mode="after")
+    def _likes_name_components(self) -> "Definition":
+        by_name = {component.name: component for root in self.components for component in root.walk()}
+
+        def visit(component: ComponentDefinition, path: str) -> None:
+            if component.like is not None:
+                target = by_name.get(component.like)
+                if target is None or target is component:
+                    raise ValueError(f"{path}.like: {component.like!r} names no other component")
+                if target.like is not None:
+                    raise ValueError(f"{path}.like: {component.like!r} is itself a like component; name its target")
+            for index, child in enumerate(component.components):
+                visit(child, f"{path}.components[{index}]")
+
+        for index, component in enumerate(self.components):
+            visit(component, f"components[{index}]")
         return self
 
     @model_validator(mode="after")

@@ -65,8 +65,9 @@ def demand(tree: WorkloadTree, report: PlacementReport | None = None) -> list[di
             )
     else:
         for path, component in component_paths(tree).items():
-            if component.has_pod_template and component.pods > 0:
-                pod_set = PodSet(component=path, count=component.pods, pod_resources=component.pod_resources)
+            pods = component.concurrent_pods
+            if component.has_pod_template and pods > 0:
+                pod_set = PodSet(component=path, count=pods, pod_resources=component.pod_resources)
                 entries.append(_entry(path, 1, [pod_set], placed.get(path), False, tree))
     total: dict[str, Fraction] = {}
     for _, resources in entries:

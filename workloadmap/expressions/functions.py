@@ -16,10 +16,12 @@ Replica counts need arithmetic and instance scopes need the whole resource:
 ``int(value)``
     A number or numeric string as an integer (``"3"`` -> 3); null when it is not one.
 ``jvm_mib(size)``
-    A JVM/Spark memory size (``"512m"``, ``"2g"``; a bare number is MiB) in MiB, rounded up.
+    A JVM/Spark memory size (``"512m"``, ``"2g"``, ``"2gb"``; a bare number is MiB) in MiB, rounded up;
+    null for what Spark refuses (``"512Mi"``, ``"1.5g"``), as its ``JavaUtils.byteStringAs`` reads sizes.
 ``pick(array, key, values)``, ``omit(array, key, values)``
     The elements whose ``key`` is (or is not) one of ``values``: a join between two lists, e.g. the
-    Grove cliques a scaling group names.
+    Grove cliques a scaling group names. A dotted ``key`` (``metadata.name``) reads a nested field;
+    a key holding a dot itself is read as written when the element has it.
 ``object(key, value)``
     ``{key: value}`` with a computed key (e.g. a GPU resource name read from the spec).
 ``image_tag(image)``
@@ -27,6 +29,11 @@ Replica counts need arithmetic and instance scopes need the whole resource:
 ``semver(version)``
     ``[major, minor, patch]`` of a version, read as tolerantly as Go's blang/semver
     ``ParseTolerant`` (a ``v`` prefix, missing parts as 0); null when it is not one.
+
+``words(text)``
+    The runs of letters, digits, ``-`` and ``_`` in ``text``, in order: the
+    task names an Argo ``depends`` expression (``A && (B.Succeeded || !C)``) mentions, with its
+    keywords (``Succeeded``) among them; null for null.
 
 ``join`` and ``to_string`` are jmespath's, except that ``join`` takes numbers and booleans as the
 text they were written as (a YAML ``tag: 1.8``), as the operators' typed decoding reads them.
@@ -55,9 +62,12 @@ MAX_VALUE_SIZE = 1_000_000
 MAX_NUMBER = 2**63
 """Largest magnitude of a number arithmetic may produce (counts are far below)."""
 
-# JVM / Spark memory sizes ("512m", "2g"); a bare number is MiB, as Spark reads it.
-_JVM_SIZE = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]+)?)(?P<unit>[kKmMgGtTpP])?[bB]?")
-_JVM_UNIT_MIB = {"k": 1 / 1024, "m": 1, "g": 1024, "t": 1024**2, "p": 1024**3}
+# JVM / Spark memory sizes as Spark's JavaUtils.byteStringAs reads them (lower-cased): a whole number and an
+# optional binary suffix; a bare number is MiB for the memory settings. "512Mi" and "1.5g" are refused.
+_JVM_SIZE = re.compile(r"(?P<number>[0-9]+)(?P<unit>[a-z]+)?")
+_WORD = re.compile(r"[A-Za-z0-9_-]+")  # a fixed pattern: no definition supplies one
+_JVM_UNIT_MIB = {"b": 1 / 2**20, "k": 1 / 1024, "m": 1, "g": 1024, "t": 1024**2, "p": 1024**3}
+_JVM_UNIT_MIB.update({f"{unit}b": amount for unit, amount in _JVM_UNIT_MIB.items() if unit != "b"})
 
 
 def _bounded_number(value: float) -> float:
@@ -79,6 +89,16 @@ def _check_size(value: Any) -> None:
             stack.extend(current)
         elif isinstance(current, dict):
             stack.extend(current.values())
+
+
+def _key_of(element: dict[str, Any], key: str) -> Any:
+    """``element[key]``; a dotted key that is not one of the element's reads the nested field."""
+    if key in element or "." not in key:
+        return element.get(key)
+    value: Any = element
+    for part in key.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
 
 
 def _hashable(value: Any) -> Any:
@@ -156,21 +176,20 @@ class WmapFunctions(jmespath.functions.Functions):
     def _func_jvm_mib(self, size: str | float | None) -> int | None:
         if size is None or isinstance(size, bool):
             return None
-        match = _JVM_SIZE.fullmatch(str(size).strip())
-        if not match:
+        match = _JVM_SIZE.fullmatch(str(size).strip().lower())
+        if not match or (match["unit"] or "m") not in _JVM_UNIT_MIB:
             return None
-        amount = float(match["number"]) * _JVM_UNIT_MIB[(match["unit"] or "m").lower()]
-        return int(math.ceil(amount))
+        return int(math.ceil(int(match["number"]) * _JVM_UNIT_MIB[match["unit"] or "m"]))
 
     @jmespath.functions.signature({"types": ["array", "null"]}, {"types": ["string"]}, {"types": ["array", "null"]})
     def _func_pick(self, elements: list[Any] | None, key: str, values: list[Any] | None) -> list[Any]:
         wanted = set(_hashable(value) for value in values or [])
-        return [e for e in elements or [] if isinstance(e, dict) and _hashable(e.get(key)) in wanted]
+        return [e for e in elements or [] if isinstance(e, dict) and _hashable(_key_of(e, key)) in wanted]
 
     @jmespath.functions.signature({"types": ["array", "null"]}, {"types": ["string"]}, {"types": ["array", "null"]})
     def _func_omit(self, elements: list[Any] | None, key: str, values: list[Any] | None) -> list[Any]:
         unwanted = set(_hashable(value) for value in values or [])
-        return [e for e in elements or [] if not (isinstance(e, dict) and _hashable(e.get(key)) in unwanted)]
+        return [e for e in elements or [] if not (isinstance(e, dict) and _hashable(_key_of(e, key)) in unwanted)]
 
     @jmespath.functions.signature({"types": ["string"]}, {"types": []})
     def _func_object(self, key: str, value: Any) -> dict[str, Any]:
@@ -195,6 +214,12 @@ class WmapFunctions(jmespath.functions.Functions):
         if not 1 <= len(parts) <= 3 or not all(part.isdigit() for part in parts):
             return None
         return [int(part) for part in parts] + [0] * (3 - len(parts))
+
+    @jmespath.functions.signature({"types": ["string", "null"]})
+    def _func_words(self, text: str | None) -> list[str] | None:
+        if text is None:
+            return None
+        return _WORD.findall(text)
 
     @jmespath.functions.signature({"types": []})
     def _func_int(self, value: Any) -> int | None:

@@ -27,6 +27,7 @@ from ..runtime_definitions import Definition
 from ..scheduling import pod_scheduling
 from ..tree import Component, ExportHints, Totals, WorkloadRef, WorkloadTree
 from ..values import name_problem
+from .checks import check_values
 from .context import EvaluationContext
 from .expand import ExpandedComponent, Expander
 from .external import skips_podgrouper, user_pod_groups
@@ -34,6 +35,7 @@ from .gangs import form_pod_groups
 from .merge import merge_bases
 from .phases import evaluate_phase
 from .references import ChainedObjects, ObjectIndex, RelatedObjects, resolve_references
+from .runs import has_run_order, run_figures
 from .scheduling import apply_kai_metadata, gang_warnings, grouping
 
 __all__ = ["inspect", "inspect_documents", "inspect_file", "InspectResult", "default_catalog"]
@@ -55,8 +57,10 @@ def topology_annotations(metadata: Any) -> dict[str, str]:
     }
 
 
-def _component(node: ExpandedComponent, gpu_resources: Sequence[str]) -> Component:
-    children = [_component(child, gpu_resources) for child in node.children]
+def _component(
+    node: ExpandedComponent, gpu_resources: Sequence[str], at_peak: Mapping[int, int] | None = None
+) -> Component:
+    children = [_component(child, gpu_resources, at_peak) for child in node.children]
     template = node.template or _NO_TEMPLATE
     pods = node.pods()
     # Built in one call: a Component made first and filled in after pays for defaults (an empty
@@ -85,8 +89,16 @@ def _component(node: ExpandedComponent, gpu_resources: Sequence[str]) -> Compone
         topology_annotations=topology_annotations(template.get("metadata")),
         template_path=node.template_path,
         components=children,
+        pods_at_peak=None if at_peak is None else _peak_pods(node, children, at_peak),
         **pod_fields,
     )
+
+
+def _peak_pods(node: ExpandedComponent, children: Sequence[Component], at_peak: Mapping[int, int]) -> int:
+    """A component's pods at the peak moment (a grouping's: its children's)."""
+    if node.demand is not None:
+        return at_peak.get(id(node), 0)
+    return sum(child.pods_at_peak or 0 for child in children)
 
 
 def _pod_fields(
@@ -261,9 +273,16 @@ def inspect(
     if merged is not resource:  # root() is the merged resource from here on
         resource = merged
         context = EvaluationContext(definition, resource, refs)
-    nodes = Expander(context, catalog=catalog).expand()
+    check_values(definition, resource, refs)  # before any expression reads a value the operator refuses
+    expander = Expander(context, catalog=catalog)
+    nodes = expander.expand()
+    warnings.extend(expander.warnings)
     leaves = [leaf for root in nodes for leaf in root.leaves()]
     totals = _totals(leaves, gpu_resources)  # refuses too many pods before any gang is built from these numbers
+    over_run, at_peak = totals, None
+    if has_run_order(nodes):  # pods that run one after another: the peaks are what runs at once
+        figures = run_figures(nodes, leaves, totals, gpu_resources)
+        totals, at_peak = figures.peak, figures.at_peak
     if any(leaf.definition.per_node for leaf in leaves):
         warnings.append(
             "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
@@ -272,7 +291,7 @@ def inspect(
     if skips_podgrouper(resource, nodes):  # the PodGroups the user made, not the grouper's
         pod_groups = user_pod_groups(nodes, related or _NO_RELATED, workload.namespace, warnings)
     else:
-        pod_groups = form_pod_groups(context, workload.name, nodes)
+        pod_groups = form_pod_groups(context, workload.name, nodes, at_peak)
     apply_kai_metadata(pod_groups, context, nodes)
     warnings.extend(gang_warnings(context, pod_groups))
     how, count = grouping(definition, pod_groups, totals.pods)
@@ -282,7 +301,7 @@ def inspect(
         phase=phase,
         phases=phases,
         totals=totals,
-        components=[_component(node, gpu_resources) for node in nodes],
+        components=[_component(node, gpu_resources, at_peak) for node in nodes],
         pod_groups=pod_groups,
         gang_policy=definition.gang.policy or ("none" if not definition.gang.pod_groups else ""),
         topology_annotations=topology_annotations(resource.get("metadata")),
@@ -292,6 +311,7 @@ def inspect(
         export_hints=_export_hints(definition),
         grouping=how,
         pod_group_count=count,
+        over_run=over_run,
     )
 
 

@@ -8,9 +8,8 @@ is what the gangs (:mod:`.gangs`) and the tree (:mod:`.build`) are made from.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, overload
 
@@ -21,12 +20,14 @@ from ..resources import PodDemand, pod_demand
 from ..runtime_definitions import ComponentDefinition, Definition
 from ..values import mapping_at, truthy
 from .context import EvaluationContext
+from .counts import _search_count, evaluate_count, to_count
 from .paths import PathIndex
 
 __all__ = ["ExpandedComponent", "Expander", "Parent", "evaluate_count", "to_count", "INDEX_REF"]
 
-_MAX_REPLICAS = 10_000_000
-_ASCII_DIGITS = re.compile(r"\+?[0-9]+")  # Kubernetes counts are ASCII; "²" or Arabic-Indic digits are not
+
+_MOST_NESTED = 64
+"""``like`` expansions inside each other (nested workflow templates) before the input is refused."""
 
 INDEX_REF = "$index"
 """``ref('$index')`` in an ``instanceName`` expression: the element's position in its list (KAI names a Ray
@@ -61,6 +62,20 @@ class ExpandedComponent:
     template_path: list[str | int] | None = None
     children: list["ExpandedComponent"] = field(default_factory=list)
     reader: Expander | None = None  # what read the counts: their fields are worked out for an error only
+    after: tuple[str, ...] = ()  # run.after: the sibling components this one starts after
+    max_concurrent: int | None = None  # run.maxConcurrent: the most pods of this node at once
+    source: ComponentDefinition | None = None  # a `like` component: the one its pod source and children are from
+
+    @property
+    def pod_definition(self) -> ComponentDefinition:
+        """The definition component whose pod source (and children) this node has: its own, or its ``like``'s."""
+        return self.source if self.source is not None else self.definition
+
+    def run_field(self) -> str:
+        """Where ``run.after`` was read (for errors)."""
+        expression = self.definition.run.compiled("after") if self.definition.run is not None else None
+        source = expression.source if expression is not None else "run.after"
+        return source if self.reader is None else self.reader._field_path(self.scope, source)
 
     def count_field(self, field_name: str) -> str | None:
         """Where ``replicas`` or ``pods_per_replica`` was read (for errors); None when unknown."""
@@ -139,87 +154,6 @@ class Parent(NamedTuple):
         return Parent(node.path, self.replicas * node.replicas, self.gang_replicas * node.gang_replicas, max_replicas)
 
 
-def to_count(value: Any, what: str, source: str) -> int:
-    """A value an expression gave as a count: a whole, non-negative number within reason.
-
-    Raises:
-        InputError: anything else (naming ``what`` and the field ``source``).
-    """
-    if isinstance(value, bool):
-        raise InputError(f"{what} must be a number, got {str(value).lower()}", field=source)
-    if isinstance(value, int):
-        count = value
-    elif isinstance(value, float) and value.is_integer():
-        count = int(value)
-    elif isinstance(value, str) and _ASCII_DIGITS.fullmatch(value.strip()):
-        digits = value.strip().lstrip("+")
-        if len(digits) > len(str(_MAX_REPLICAS)):
-            raise InputError(f"{what} of {digits[:20]}... is beyond any real cluster (refused)", field=source)
-        count = int(digits)
-    else:
-        shown = value if not isinstance(value, (dict, list)) else type(value).__name__
-        raise InputError(f"{what} must be a whole number, got {shown!r}", field=source)
-    if count < 0:
-        raise InputError(f"{what} must not be negative, got {count}", field=source)
-    if count > _MAX_REPLICAS:
-        raise InputError(f"{what} of {count} is beyond any real cluster (refused)", field=source)
-    return count
-
-
-def evaluate_count(
-    model: Any,
-    field_name: str,
-    scope: Any,
-    context: EvaluationContext,
-    *,
-    what: str,
-    field: str | Callable[[], str] | None = None,
-) -> int | None:
-    """A count field of a definition model: a constant or a compiled expression.
-
-    Returns None when the field is unset or the expression yields null (the caller's default applies).
-    ``field`` names the field in errors (default: the expression); a callable is called only for an
-    error, since finding an instance element's path can cost a walk of the resource.
-
-    Raises:
-        InputError: the expression gave something that is not a whole, non-negative number.
-        ExpressionError: the expression failed on this resource.
-    """
-    value = getattr(model, field_name)
-    if value is None:
-        return None
-    if isinstance(value, int):
-        return value
-    expression = model.compiled(field_name)
-    if expression is None:
-        return None
-    return _search_count(expression, scope, context, what, field)
-
-
-def _search_count(
-    expression: Expression,
-    scope: Any,
-    context: EvaluationContext,
-    what: str | Callable[[], str],
-    field: str | Callable[[], str] | None,
-) -> int | None:
-    """A count expression's answer (None for null); ``what`` and ``field`` are worked out for an error only."""
-    try:
-        result = expression.search(scope, root=context.resource, refs=context.refs)
-    except ExpressionError as error:
-        raise error.located(field=_field_text(field, expression.source)) from None
-    if result is None:
-        return None
-    if result.__class__ is int and 0 <= result <= _MAX_REPLICAS:  # to_count's answer, without naming the field
-        return result
-    return to_count(result, what() if callable(what) else what, _field_text(field, expression.source))
-
-
-def _field_text(field: str | Callable[[], str] | None, source: str) -> str:
-    text = field() if callable(field) else field
-    return text or source
-
-
 _COUNTED = ("replicas", "pods_per_replica")
 _FIELD_WORDS = {
     "replicas": "replicas",
@@ -253,6 +187,10 @@ class Expander:
         self.path_root = path_root if path_root is not None else context.resource
         self.depth = depth
         self._paths = paths if paths is not None else PathIndex(self.path_root)
+        self.warnings: list[str] = []  # what the expansion noticed (a component that would nest inside itself)
+        self._named: dict[str, ComponentDefinition] | None = None  # components by name, for `like` (made on first use)
+        self._like_depth = 0  # `like` expansions in progress, one inside the other
+        self._open: list[tuple[int, int]] = []  # (component, instance list) being expanded, outermost first
 
     # -- evaluation helpers --------------------------------------------------------------
     def _evaluate(self, model: Any, field_name: str, scope: Any, index: int | None = None) -> Any:
@@ -362,17 +300,30 @@ class Expander:
             depth=self.depth + 1,
             paths=self._paths,
         )
+        nested.warnings = self.warnings  # one list for the whole resource
         return kind, nested.expand(parent)
 
-    def _instances(self, component: ComponentDefinition, scope: Any) -> list[tuple[str | None, Any]]:
+    def _instances(
+        self, component: ComponentDefinition, scope: Any
+    ) -> tuple[list[tuple[str | None, Any]], tuple[int, int] | None]:
+        """The instances (name, element), and the key of their list while it is expanded (a recursion check)."""
         if not component.instances:
-            return [(None, scope)]
+            return [(None, scope)], None
         result = self._evaluate(component, "instances", scope)
         expression = component.compiled("instances")
         assert expression is not None  # component.instances is set
         source = expression.source
         if result is None:
-            return []
+            return [], None
+        key = None
+        if result and isinstance(result, (list, dict)) and not expression.builds:
+            key = (id(component), id(result))
+            if key in self._open:  # the same elements again, inside themselves: a recursion (a template running itself)
+                self.warnings.append(
+                    f"component {component.name} runs elements that enclose it (a recursion the operator ends at "
+                    "run time): counted once"
+                )
+                return [], None
         pairs: list[tuple[str, Any]]
         # A list the expression made (a filter, pick(), [@]) is no part of the resource, and an empty
         # one has no items to place: no search for either.
@@ -396,15 +347,16 @@ class Expander:
         if len({name for name, _ in pairs}) < len(pairs):
             duplicates = sorted(name for name, count in Counter(name for name, _ in pairs).items() if count > 1)
             raise InputError(f"{component.name} instance name {duplicates[0]!r} appears more than once", field=source)
-        return list(pairs)
+        return list(pairs), key
 
     def _node(
         self, component: ComponentDefinition, instance: str | None, element: Any, parent: Parent
     ) -> ExpandedComponent | None:
         """One instance of a component with its counts, or None when its optional role is absent."""
         name = instance if instance is not None else component.name
-        template, spec, where, template_path = self._pod_source(component, element, instance)
-        if (component.pod_template or component.pod_spec) and spec is None:
+        source = self._like(component) if component.like is not None else component
+        template, spec, where, template_path = self._pod_source(source, element, instance)
+        if (source.pod_template or source.pod_spec) and spec is None and not source.components:
             return None  # the role is optional and absent in this resource (e.g. no Master replica spec)
         active = truthy(self._evaluate(component, "active", element)) if component.active else True
         demand = None
@@ -419,7 +371,7 @@ class Expander:
                     demand = pod_demand(spec, place)
                 except InputError as error:
                     raise error.located(field=place) from None
-        return ExpandedComponent(
+        node = ExpandedComponent(
             definition=component,
             name=name,
             path=f"{parent.path}/{name}" if parent.path else name,
@@ -438,6 +390,41 @@ class Expander:
             template_path=template_path,
             reader=self,
         )
+        if component.run is not None:
+            node.after, node.max_concurrent = self._run_order(component, element)
+        if source is not component:
+            node.source = source
+        return node
+
+    def _like(self, component: ComponentDefinition) -> ComponentDefinition:
+        """The component a ``like`` names (validated to enclose it)."""
+        if self._named is None:
+            self._named = {part.name: part for root in self.definition.components for part in root.walk()}
+        return self._named[component.like]  # type: ignore[index]
+
+    def _run_order(self, component: ComponentDefinition, element: Any) -> tuple[tuple[str, ...], int | None]:
+        """``run.after`` (sibling names) and ``run.maxConcurrent`` of one instance."""
+        run = component.run
+        assert run is not None  # only components with a run section come here
+        names = self._evaluate(run, "after", element) if run.after is not None else None
+        names = [names] if isinstance(names, str) else names
+        if names is not None and not isinstance(names, list):
+            raise InputError(
+                f"run.after of component {component.name} must be a list of names, got {type(names).__name__}",
+                field=self._field_path(element, str(run.after)),
+            )
+        after = tuple(str(name) for name in names or () if name not in (None, ""))
+        limit = run.max_concurrent if run.max_concurrent.__class__ is int else None
+        expression = run.compiled("max_concurrent")
+        if expression is not None:
+            limit = _search_count(
+                expression,
+                element,
+                self.context,
+                f"run.maxConcurrent of component {component.name}",
+                lambda: self._field_path(element, expression.source),
+            )
+        return after, limit
 
     def _count_field(self, component: ComponentDefinition, field_name: str, scope: Any) -> str:
         expression = component.compiled(field_name)
@@ -446,8 +433,21 @@ class Expander:
         return self._field_path(scope, expression.source)
 
     def _expand(self, component: ComponentDefinition, scope: Any, parent: Parent) -> list[ExpandedComponent]:
+        pairs, opened = (
+            (self._embedded(component, scope), None) if component.resource else self._instances(component, scope)
+        )
+        if opened is None:
+            return self._expand_pairs(component, pairs, parent)
+        self._open.append(opened)
+        try:
+            return self._expand_pairs(component, pairs, parent)
+        finally:
+            self._open.pop()
+
+    def _expand_pairs(
+        self, component: ComponentDefinition, pairs: Sequence[tuple[str | None, Any]], parent: Parent
+    ) -> list[ExpandedComponent]:
         expanded = []
-        pairs = self._embedded(component, scope) if component.resource else self._instances(component, scope)
         for position, (instance, element) in enumerate(pairs):
             node = self._node(component, instance, element, parent)
             if node is None:
@@ -457,8 +457,19 @@ class Expander:
                 source = component.compiled("resource").source  # type: ignore[union-attr]
                 node.kind, nested = self._expand_embedded(element, f"{source}[{position}]", inner)
                 node.children.extend(nested)
-            for child in component.components:
-                node.children.extend(self._expand(child, element, inner))
+            source = node.pod_definition
+            if node.source is None:
+                for child in source.components:
+                    node.children.extend(self._expand(child, element, inner))
+            elif source.components:
+                if self._like_depth >= _MOST_NESTED:
+                    raise InputError(f"component {node.path} nests more than {_MOST_NESTED} levels deep (refused)")
+                self._like_depth += 1
+                try:
+                    for child in source.components:
+                        node.children.extend(self._expand(child, element, inner))
+                finally:
+                    self._like_depth -= 1
             expanded.append(node)
         return expanded
 

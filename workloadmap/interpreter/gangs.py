@@ -422,15 +422,28 @@ def _pod_group(
     *,
     scaled: TopologyConstraint | None = None,
     annotated: TopologyConstraint | None = None,
+    moment: Mapping[int, int] | None = None,
 ) -> PodGroup | None:
     """One PodGroup; ``scaled`` (the constraint it takes) marks the PodGroup of a scaled replica.
 
     ``annotated`` is the workload's annotation constraint, worked out once for all its PodGroups.
+    ``moment`` (a workload whose pods run in order, grouped whole): the pods at its peak moment,
+    which the group holds at once instead of every pod of the run.
     """
     pods = sum(scope.pods(node) for node in scope.roots)
     if pods == 0:
         return None
     default = sum(scope.gang_pods(node) for node in scope.roots)
+    if moment is None:
+        pod_sets = scope.pod_sets(scope.roots)
+    else:
+        pod_sets = [
+            PodSet(component=leaf.path, count=moment[id(leaf)], pod_resources=dict(leaf.demand.requests))
+            for root in scope.roots
+            for leaf in root.leaves()
+            if leaf.demand is not None and moment.get(id(leaf))
+        ]
+        pods = default = sum(pod_set.count for pod_set in pod_sets)
     explicit = (
         evaluate_count(rule, "min_member", scope_value, context, what=f"PodGroup {name} minMember")
         if scaled is None
@@ -454,7 +467,7 @@ def _pod_group(
         min_member=min_member,
         pods=pods,
         sub_groups=sub_groups,
-        pod_sets=scope.pod_sets(scope.roots),
+        pod_sets=pod_sets,
         topology_constraint=constraint,
         min_sub_group=gate,
     )
@@ -486,8 +499,16 @@ def _scaled_groups(main: PodGroup, scope: _Scope, rule: PodGroupRule, context: E
     return groups
 
 
-def form_pod_groups(context: EvaluationContext, workload_name: str, nodes: list[ExpandedComponent]) -> list[PodGroup]:
+def form_pod_groups(
+    context: EvaluationContext,
+    workload_name: str,
+    nodes: list[ExpandedComponent],
+    moment: Mapping[int, int] | None = None,
+) -> list[PodGroup]:
     """The PodGroups of the context's resource, expanded into ``nodes`` (empty when the kind is not gang scheduled).
+
+    ``moment``: for a workload whose pods run in order, its pods at the peak moment (per component,
+    by ``id``); a PodGroup of the whole workload holds those.
 
     Raises:
         InputError: a gang expression gave something that is not a count, or the workload would
@@ -529,8 +550,11 @@ def form_pod_groups(context: EvaluationContext, workload_name: str, nodes: list[
         plans.append((base, _Scope(list(nodes)), resource))
     groups: list[PodGroup] = []
     annotated = annotation_constraint(resource) if rule.topology_constraint is None else None
+    whole = not (rule.per_instance or rule.per_replica)
     for name, scope, scope_value in plans:
-        group = _pod_group(name, rule, scope, scope_value, context, annotated=annotated)
+        group = _pod_group(
+            name, rule, scope, scope_value, context, annotated=annotated, moment=moment if whole else None
+        )
         if group is None:
             continue
         groups.append(group)

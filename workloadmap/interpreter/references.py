@@ -8,12 +8,12 @@ server, or several of them tried in turn with :class:`ChainedObjects`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ..documents import load_objects
 from ..errors import WorkloadMapError
-from ..runtime_definitions import Definition
+from ..runtime_definitions import Definition, ReferenceKind
 
 __all__ = ["RelatedObjects", "ObjectIndex", "ChainedObjects", "resolve_references"]
 
@@ -127,26 +127,55 @@ def resolve_references(
     namespace: str | None,
     warnings: list[str],
 ) -> dict[str, Any]:
-    """Find each reference a definition declares; a missing one adds a warning and resolves to None."""
+    """Find each reference a definition declares; a missing one adds a warning and resolves to None.
+
+    A reference's expressions may read ``ref()`` of the references declared before it.
+    """
     refs: dict[str, Any] = {}
     for reference in definition.references:
         name_expression = reference.compiled("name_expression")
         kind_expression = reference.compiled("kind_expression")
-        name = name_expression.search(resource) if name_expression is not None else None
+        # ref() of the references declared before this one (a Pipeline's tasks read ref('pipeline')); a new
+        # mapping each time, since an expression reading only ref() repeats its result for the same one.
+        known = dict(refs)
+        name = name_expression.search(resource, refs=known) if name_expression is not None else None
+        kind = kind_expression.search(resource, refs=known) if kind_expression is not None else None
+        candidates = [k for k in reference.kinds if kind in (None, k.kind)] or reference.kinds[:1]
+        if isinstance(name, list):  # several objects (the Tasks of a Pipeline's taskRefs): the list of those found
+            names = list(dict.fromkeys(item for item in name if isinstance(item, str) and item))
+            found_all = [
+                _find(reference.name, candidates, item, related, namespace, warnings, optional=reference.optional)
+                for item in names
+            ]
+            refs[reference.name] = [obj for obj in found_all if obj is not None]
+            continue
         if not isinstance(name, str) or not name:
             continue
-        kind = kind_expression.search(resource) if kind_expression is not None else None
-        candidates = [k for k in reference.kinds if kind in (None, k.kind)] or reference.kinds[:1]
-        found = None
-        for candidate in candidates:
-            found = related.find(candidate.kind, name, namespace, candidate.namespaced)
-            if found is not None:
-                break
-        if found is None and not reference.optional:
-            wanted = candidates[0].kind
-            warnings.append(
-                f"{reference.name} {wanted}/{name} is not in the input; pass it with --related FILE|DIR "
-                "for the pods it defines (expanded what the workload itself declares)"
-            )
-        refs[reference.name] = found
+        refs[reference.name] = _find(
+            reference.name, candidates, name, related, namespace, warnings, optional=reference.optional
+        )
     return refs
+
+
+def _find(
+    label: str,
+    candidates: Sequence[ReferenceKind],
+    name: str,
+    related: RelatedObjects,
+    namespace: str | None,
+    warnings: list[str],
+    *,
+    optional: bool = False,
+) -> Mapping[str, Any] | None:
+    """The object of the first candidate kind that has it; a warning when none does (unless ``optional``)."""
+    for candidate in candidates:
+        found = related.find(candidate.kind, name, namespace, candidate.namespaced)
+        if found is not None:
+            return found
+    if optional:
+        return None
+    warnings.append(
+        f"{label} {candidates[0].kind}/{name} is not in the input; pass it with --related FILE|DIR "
+        "for the pods it defines (expanded what the workload itself declares)"
+    )
+    return None

@@ -186,6 +186,8 @@ class _Exporter:
                 component.scaled_pod_groups,
                 "PodGroups of scaled replicas (Grove scaled PodGangs) have no Karta equivalent",
             ),
+            (component.run, "a run order (pods one after another) has no Karta equivalent; all counted at once"),
+            (component.like, "a component taking another's pods and components (like) is exported one level deep"),
         ):
             if flag:
                 self.lose("structure", f"{component.name}: {message}")
@@ -304,6 +306,8 @@ class _Exporter:
         definition = self.definition
         if definition.references:
             self.lose("references", "related objects (ref()) have no Karta equivalent")
+        if definition.checks:
+            self.lose("expression", "checks of values the operator refuses have no Karta equivalent")
         names = {component.name for top in definition.components for component in top.walk()}
         root_name = next(
             name for name in (definition.kind.lower(), f"{definition.kind.lower()}-root") if name not in names

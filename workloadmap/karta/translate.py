@@ -163,11 +163,15 @@ def _bind(args: list[str], body: str) -> str:
 
 
 _JVM_MIB = (
-    '(if type == "number" then tostring elif type == "string" then . else null end) | if . == null then null else '
-    '(capture("^\\\\s*(?<n>[0-9]+(\\\\.[0-9]+)?)(?<u>[kKmMgGtTpP])?[bB]?\\\\s*$") // null) | if . == null then null '
-    'else (.n | tonumber) * ({"k": (1 / 1024), "m": 1, "g": 1024, "t": 1048576, "p": 1073741824}'
-    '[(.u // "m") | ascii_downcase]) | ceil end end'
+    '(if type == "number" then tostring elif type == "string" then . elif type == "null" then null '
+    'else error("jvm_mib() takes a string, a number or null") end) | if . == null then null else '
+    '(ascii_downcase | capture("^\\\\s*(?<n>[0-9]+)(?<u>[a-z]+)?\\\\s*$") // null) | if . == null then null '
+    'else ({"b": (1 / 1048576), "k": (1 / 1024), "kb": (1 / 1024), "m": 1, "mb": 1, "g": 1024, "gb": 1024, '
+    '"t": 1048576, "tb": 1048576, "p": 1073741824, "pb": 1073741824}[.u // "m"]) as $unit '
+    "| if $unit == null then null else (.n | tonumber) * $unit | ceil end end end"
 )
+# pick/omit: a dotted key that is not one of the element's reads the nested field (as functions._key_of).
+_KEY_OF = '(if has($a1) or ($a1 | contains(".") | not) then .[$a1] else (try getpath($a1 | split(".")) catch null) end)'
 
 _FUNCTIONS: dict[str, Callable[[list[str]], str]] = {
     "root": lambda a: "$root",
@@ -231,11 +235,12 @@ _FUNCTIONS: dict[str, Callable[[list[str]], str]] = {
     ),
     "jvm_mib": lambda a: _bind(a, f"$a0 | {_JVM_MIB}"),
     "pick": lambda a: _bind(
-        a, '[($a0 // [])[] | select(type == "object" and (.[$a1] as $x | any(($a2 // [])[]; . == $x)))]'
+        a, f'[($a0 // [])[] | select(type == "object" and ({_KEY_OF} as $x | any(($a2 // [])[]; . == $x)))]'
     ),
     "omit": lambda a: _bind(
-        a, '[($a0 // [])[] | select((type == "object" and (.[$a1] as $x | any(($a2 // [])[]; . == $x))) | not)]'
+        a, f'[($a0 // [])[] | select((type == "object" and ({_KEY_OF} as $x | any(($a2 // [])[]; . == $x))) | not)]'
     ),
+    "words": lambda a: _bind(a, 'if $a0 == null then null else [$a0 | scan("[A-Za-z0-9_-]+")] end'),
     "object": lambda a: _bind(a, "{($a0): $a1}"),
 }
 

@@ -186,7 +186,7 @@ class SampleRun:
                 if getattr(component, field_name):
                     found = self.evaluate(component, field_name, element, context, where(field_name), sample)
                     present = found is not None
-            if not present and component.resource is None:
+            if not present and component.resource is None and not component.components:
                 continue  # an optional role absent from this sample: its other expressions are not evaluated
             if component.pod_metadata:
                 self.evaluate(component, "pod_metadata", element, context, where("pod_metadata"), sample)

@@ -61,8 +61,8 @@ class DefinitionView:
 
 
 def has_pod_source(component: runtime.ComponentDefinition) -> bool:
-    """Whether the component declares where its pods are (template, spec or embedded resource)."""
-    return any(getattr(component, name) for name in POD_SOURCES)
+    """Whether the component declares where its pods are (template, spec or embedded resource, or a ``like``'s)."""
+    return component.like is not None or any(getattr(component, name) for name in POD_SOURCES)
 
 
 def subtree_has_pods(component: runtime.ComponentDefinition) -> bool:

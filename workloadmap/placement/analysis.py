@@ -418,11 +418,12 @@ class Analysis:
         """Each component's pods, without a gang."""
         reports = []
         for path, component in self.paths.items():
-            if not component.has_pod_template or component.pods <= 0:
+            pods = component.concurrent_pods  # pods in order: those at the workload's peak moment
+            if not component.has_pod_template or pods <= 0:
                 continue
             pod_set = PodSet(component=path, count=1, pod_resources=component.pod_resources)
             shapes = merge_shapes([(component.pod_resources, 1)])
-            reports.append(self.group(_Gang(path, 1, component.pods, shapes, [pod_set], root=True, gang=False)))
+            reports.append(self.group(_Gang(path, 1, pods, shapes, [pod_set], root=True, gang=False)))
         return reports
 
 
@@ -503,8 +504,8 @@ def all_shapes(tree: WorkloadTree) -> list[Shape]:
         return merge_shapes([shape for group in tree.pod_groups for shape in shapes_of(group_pod_sets(group))])
     return merge_shapes(
         [
-            (component.pod_resources, component.pods)
+            (component.pod_resources, component.concurrent_pods)
             for component in component_paths(tree).values()
-            if component.has_pod_template and component.pods > 0
+            if component.has_pod_template and component.concurrent_pods > 0
         ]
     )

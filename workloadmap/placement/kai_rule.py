@@ -62,9 +62,10 @@ def assign_kai(nodes: NodeTree, tree: WorkloadTree, analysis: WorkloadAnalysis, 
 
 def _pods(nodes: NodeTree, tree: WorkloadTree, component: Component) -> Decision:
     """Pods without a gang: each placed where it finds a node, as KAI places one-pod PodGroups."""
-    tasks = KaiTasks(requested(component.pod_resources), component.pods, component.scheduling)
+    pods = component.concurrent_pods  # pods in order: those at the workload's peak moment
+    tasks = KaiTasks(requested(component.pod_resources), pods, component.scheduling)
     where, placed = allocate_pods(nodes, tasks, gpu_resources=tree.gpu_resources)
-    reason = None if placed == component.pods else f"only {placed} of {component.pods} pods find a node"
+    reason = None if placed == pods else f"only {placed} of {pods} pods find a node"
     # The pods that found a node keep it (each is its own PodGroup), placed or not.
     return Decision(assignment_at(nodes, where, None) if where else None, reason)
 

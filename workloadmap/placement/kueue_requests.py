@@ -411,8 +411,9 @@ def kueue_pod_sets(tree: WorkloadTree, report: GangsLevels, levels: Sequence[str
     whole = KueueUnit(str(tree.workload))
     if not tree.pod_groups:
         for path, component in paths.items():
-            if component.has_pod_template and component.pods > 0:
-                entry = _pod_set(tree, path, component, component.pods, component.pod_resources, requests, levels)
+            pods = component.concurrent_pods
+            if component.has_pod_template and pods > 0:
+                entry = _pod_set(tree, path, component, pods, component.pod_resources, requests, levels)
                 whole.pod_sets.append((path, entry))
         return [whole]
     for group in tree.pod_groups:
