@@ -25,7 +25,7 @@ from ..loader import paused_gc
 from ..resources import DEFAULT_GPU_RESOURCES, add_resources
 from ..runtime_definitions import Definition
 from ..scheduling import pod_scheduling
-from ..tree import Component, ExportHints, Totals, WorkloadRef, WorkloadTree
+from ..tree import Component, ExportHints, PodGroup, Totals, WorkloadRef, WorkloadTree
 from ..values import name_problem
 from .checks import check_values
 from .context import EvaluationContext
@@ -288,10 +288,7 @@ def inspect(
             "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
         )
     phase, phases = evaluate_phase(definition.status, resource)
-    if skips_podgrouper(resource, nodes):  # the PodGroups the user made, not the grouper's
-        pod_groups = user_pod_groups(nodes, related or _NO_RELATED, workload.namespace, warnings)
-    else:
-        pod_groups = form_pod_groups(context, workload.name, nodes, at_peak)
+    pod_groups = _pod_groups(context, workload, nodes, at_peak, related or _NO_RELATED, warnings)
     apply_kai_metadata(pod_groups, context, nodes)
     warnings.extend(gang_warnings(context, pod_groups))
     how, count = grouping(definition, pod_groups, totals.pods)
@@ -313,6 +310,20 @@ def inspect(
         pod_group_count=count,
         over_run=over_run,
     )
+
+
+def _pod_groups(
+    context: EvaluationContext,
+    workload: WorkloadRef,
+    nodes: list[ExpandedComponent],
+    at_peak: Mapping[int, int] | None,
+    related: RelatedObjects,
+    warnings: list[str],
+) -> list[PodGroup]:
+    """The grouper's PodGroups, or the ones the user made for a workload KAI's pod-grouper skips."""
+    if skips_podgrouper(context.resource, nodes):
+        return user_pod_groups(nodes, related, workload.namespace, warnings)
+    return form_pod_groups(context, workload.name, nodes, at_peak)
 
 
 _DEFAULT_CATALOG: Catalog | None = None
