@@ -7,7 +7,7 @@ two 8-node NVLink cliques, 8 GPUs per node, a seeded share of nodes partly used.
 First table: one 3-group workload (113 pods, mixed shapes) placed with each policy (the time
 includes building the node tree and the standalone analysis). Second table: ``--joint`` copies
 of a 64-pod gang (8 GPUs each, required in one block) placed together, each on what the ones
-before it left, with each policy.
+before it left, with each policy (``kube-scheduler``: the native PodGroup placement).
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def main() -> None:
     workload = make_tree()
     sizes = [int(value) for value in args.sizes.split(",")]
     print(
-        f"{'nodes':>8} {'build s':>8} {'kueue s':>8} {'kai s':>8} {'export s':>9} {'fits':>5}  "
+        f"{'nodes':>8} {'build s':>8} {'kueue s':>8} {'kai s':>8} {'kube s':>8} {'export s':>9} {'fits':>5}  "
         "preferred levels (trainer, serve, ray)"
     )
     for size in sizes:
@@ -161,25 +161,29 @@ def main() -> None:
         kueue_done = time.perf_counter()
         kai = place(workload, cluster, policy="kai")
         kai_done = time.perf_counter()
+        kube = place(workload, cluster, policy="kube-scheduler")
+        kube_done = time.perf_counter()
         export("kai", workload, report, obj=WORKLOAD_OBJECT)  # KAI annotates the owning object
         volcano_hypernodes(cluster)
         exported = time.perf_counter()
         levels = ", ".join(str(group.preferred_level).split("/")[-1] for group in report.pod_groups)
+        fits = report.fits and kai.fits and kube.fits
         print(
             f"{size:>8} {built - started:>8.3f} {kueue_done - built:>8.3f} {kai_done - kueue_done:>8.3f} "
-            f"{exported - kai_done:>9.3f} {str(report.fits and kai.fits):>5}  {levels}"
+            f"{kube_done - kai_done:>8.3f} {exported - kube_done:>9.3f} {str(fits):>5}  "
+            f"{levels}"
         )
     trees = joint_trees(args.joint)
     print(f"\n{args.joint} gangs of 64 pods (8 GPUs each, required in one block) placed together")
-    print(f"{'nodes':>8} {'policy':>7} {'seconds':>8} {'per gang':>9} {'fitting':>8}")
+    print(f"{'nodes':>8} {'policy':>14} {'seconds':>8} {'per gang':>9} {'fitting':>8}")
     for size in sizes:
         cluster = make_cluster(size)
-        for policy in ("kueue", "kai"):
+        for policy in ("kueue", "kai", "kube-scheduler"):
             started = time.perf_counter()
             joint = place_together(trees, cluster, policy=policy, required=BLOCK)
             seconds = time.perf_counter() - started
             print(
-                f"{size:>8} {policy:>7} {seconds:>8.3f} {seconds / len(trees):>9.4f} {joint.fitting:>4}/{joint.groups}"
+                f"{size:>8} {policy:>14} {seconds:>8.3f} {seconds / len(trees):>9.4f} {joint.fitting:>4}/{joint.groups}"
             )
 
 

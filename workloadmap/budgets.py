@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, fields
 
-from .errors import BudgetError, DeadlineError
+from .errors import BudgetError, DeadlineError, environment_name, raise_hint
 from .labels import REFERENCE_KINDS
 
 __all__ = [
@@ -42,6 +42,8 @@ __all__ = [
     "reference_kinds",
     "allowing_references",
     "parse_kind",
+    "environment_name",
+    "raise_hint",
 ]
 
 
@@ -125,7 +127,7 @@ def check(name: str, count: int, what: str, *, field: str | None = None) -> None
     limit = getattr(active(), name)
     if count > limit:
         raise BudgetError(
-            f"{count:,} {what} is over the limit of {limit:,} {_NOUNS[name]} (raise it with {_FLAGS[name]})",
+            f"{count:,} {what} is over the limit of {limit:,} {_NOUNS[name]} ({raise_hint(_FLAGS[name])})",
             field=field,
         )
 

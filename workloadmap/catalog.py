@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Union
 from .catalog_cache import read_precompiled, write_precompiled
 from .documents import load_yaml_text
 from .errors import DefinitionError, InputError, NoDefinitionError
+from .labels import NATIVE_COMPOSITE_KIND, NATIVE_POD_GROUP_KIND, NATIVE_WORKLOAD_KIND
 from .runtime_definitions import Definition
 
 if TYPE_CHECKING:
@@ -439,7 +440,11 @@ class Catalog:
         return f"; did you mean {' or '.join(ideas)}?" if ideas else ""
 
     def referenced_kinds(self) -> frozenset[str]:
-        """The kinds any definition's ``references`` can name: the only objects a reference finds."""
+        """The kinds any definition's ``references`` can name, and the native Workload API's kinds a pod joins.
+
+        These are the only objects a reference finds (the interpreter's ``native`` step looks up the
+        ``scheduling.k8s.io`` Workload, PodGroup and CompositePodGroup a pod template names).
+        """
         if self._referenced is None:
             self._referenced = frozenset(
                 candidate.kind
@@ -448,7 +453,7 @@ class Catalog:
                 if isinstance(entry, Definition)
                 for reference in entry.references
                 for candidate in reference.kinds
-            )
+            ) | {NATIVE_WORKLOAD_KIND, NATIVE_POD_GROUP_KIND, NATIVE_COMPOSITE_KIND}
         return self._referenced
 
     def lookup(self, api_version: str, kind: str) -> Lookup | None:

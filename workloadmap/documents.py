@@ -16,7 +16,17 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError, InputNotFoundError
-from .loader import WORKLOAD_LIMITS, Limits, check_structure, parse_json, parse_yaml
+from .loader import (
+    LIMIT_FLAGS,
+    WORKLOAD_LIMITS,
+    Limits,
+    check_structure,
+    in_force,
+    parse_json,
+    parse_yaml,
+    raise_hint,
+    size_text,
+)
 
 __all__ = [
     "Document",
@@ -72,13 +82,13 @@ class Document:
 _CONTENT_LINE = re.compile(r"^[ \t]*[^ \t#\r\n]", re.MULTILINE)
 
 
-def _split_documents(text: str) -> list[tuple[int, str]]:
+def _split_documents(text: str) -> Iterator[tuple[int, str]]:
     """Split a YAML stream at ``---`` lines, keeping each piece's starting line (0-based).
 
     Pieces with no content (blank or comment-only, such as what precedes a leading ``---``) are
-    not documents and are not numbered, as kubectl counts them.
+    not documents and are not numbered, as kubectl counts them. Each piece is cut as it is asked
+    for: a stream is not held twice.
     """
-    pieces: list[tuple[int, str]] = []
     starts = [match.start() for match in _DOCUMENT_START.finditer(text)]
     bounds = [0, *starts, len(text)]
     line = 0
@@ -86,9 +96,8 @@ def _split_documents(text: str) -> list[tuple[int, str]]:
         piece = text[begin:end]
         marker = position > 0  # every piece but the first starts at a `---` marker
         if _CONTENT_LINE.search(piece[3:] if marker else piece):
-            pieces.append((line, piece[3:] if marker else piece))
+            yield line, piece[3:] if marker else piece
         line += piece.count("\n")  # counted piece by piece: linear in the stream
-    return pieces
 
 
 def load_yaml_text(text: str, file: str = "-", *, limits: Limits = WORKLOAD_LIMITS) -> list[Document]:
@@ -97,6 +106,7 @@ def load_yaml_text(text: str, file: str = "-", *, limits: Limits = WORKLOAD_LIMI
     A document that does not parse raises :class:`InputError`; use :func:`iter_documents` to keep
     going past broken documents.
     """
+    limits = in_force(limits)
     documents = []
     for item in iter_documents(text, file, limits=limits):
         if isinstance(item, InputError):
@@ -112,6 +122,7 @@ def read_documents(path: str, *, limits: Limits = WORKLOAD_LIMITS) -> list[Docum
         InputError: the file is missing, larger than ``limits.max_bytes``, not UTF-8, or a document
             does not parse.
     """
+    limits = in_force(limits)
     text = read_text(path, limit=limits.max_bytes)
     return [document for document in load_yaml_text(text, path, limits=limits) if document.body is not None]
 
@@ -151,6 +162,7 @@ def iter_documents(text: str, file: str = "-", *, limits: Limits = WORKLOAD_LIMI
     Documents are parsed separately, so one broken document does not hide the others. A stream
     of more than ``limits.max_documents`` documents ends with an error for the rest.
     """
+    limits = in_force(limits)
     if text.lstrip().startswith(("{", "[")):
         yield _json_document(text, file, limits)
         return
@@ -158,7 +170,11 @@ def iter_documents(text: str, file: str = "-", *, limits: Limits = WORKLOAD_LIMI
     for line_offset, piece in _split_documents(text):
         index += 1
         if index > limits.max_documents:
-            yield InputError(f"more than {limits.max_documents} documents (the rest refused)", file=file)
+            yield InputError(
+                f"more than {limits.max_documents:,} documents "
+                f"(the rest refused; {raise_hint(LIMIT_FLAGS['max_documents'])})",
+                file=file,
+            )
             return
         try:
             parsed = parse_yaml(piece, line_offset=line_offset)
@@ -207,7 +223,9 @@ def read_text(path: str, *, limit: int = MAX_INPUT_BYTES) -> str:
 def decode_text(data: bytes, path: str, *, limit: int = MAX_INPUT_BYTES) -> str:
     """The bytes read from ``path`` as UTF-8 text, refusing more than ``limit`` bytes."""
     if len(data) > limit:
-        raise InputError(f"input larger than {limit // (1024 * 1024)} MiB (refused)", file=path)
+        raise InputError(
+            f"input larger than {size_text(limit)} (refused; {raise_hint(LIMIT_FLAGS['max_bytes'])})", file=path
+        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -239,6 +257,7 @@ def load_objects(
 
     Unparseable documents are yielded as :class:`InputError` so a caller can report them and go on.
     """
+    limits = in_force(limits)
     for file in iter_input_files(path, recursive=recursive):
         try:
             text = read_text(file, limit=limits.max_bytes)

@@ -37,6 +37,8 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 __all__ = [
+    "environment_name",
+    "raise_hint",
     "FieldPath",
     "Location",
     "format_path",
@@ -142,6 +144,19 @@ def _as_path(field: str | Sequence[str | int] | None) -> FieldPath:
 
 
 _Error = TypeVar("_Error", bound="WorkloadMapError")
+
+
+def environment_name(flag: str) -> str:
+    """The environment variable that sets what ``flag`` sets: ``--max-pods`` is ``WMAP_MAX_PODS``.
+
+    Every budget and input limit has both; the flag wins when both are given.
+    """
+    return "WMAP_" + flag.lstrip("-").upper().replace("-", "_")
+
+
+def raise_hint(flag: str) -> str:
+    """How a refusal names the setting that moves it: ``raise it with --max-pods or WMAP_MAX_PODS``."""
+    return f"raise it with {flag} or {environment_name(flag)}"
 
 
 class WorkloadMapError(Exception):

@@ -84,8 +84,26 @@ KSERVE_GROUP = "serving.kserve.io"
 ARGO_GROUP = "argoproj.io"
 TEKTON_GROUP = "tekton.dev"
 VOLCANO_FLOW_GROUP = "flow.volcano.sh"
+
+# -- Kubernetes' own workload-aware scheduling (KEP-4671 Workload API, KEP-5732 topology, KEP-6012) --
+SCHEDULING_GROUP = "scheduling.k8s.io"
+NATIVE_WORKLOAD_KIND = "Workload"
+NATIVE_POD_GROUP_KIND = "PodGroup"
+NATIVE_COMPOSITE_KIND = "CompositePodGroup"
+NATIVE_VERSIONS = ("v1beta1", "v1alpha3", "v1alpha2", "v1alpha1")
+"""The served versions of the Workload API, newest first: v1alpha1 (1.35), v1alpha2 (1.36), v1beta1 and
+v1alpha3 (1.37: v1alpha3 alone serves CompositePodGroup); kubernetes/api ``scheduling/*/register.go``."""
+NATIVE_DEFAULT_VERSION = "v1beta1"
+"""The version ``--emit workload`` writes unless told: the newest that serves Workload and PodGroup."""
+KAI_IGNORE_WORKLOAD_API = "kai.scheduler/ignore-workload-api"
+"""KAI's design opt-out (docs/developer/designs/k8s-workload-api): "true" on a pod or its top owner keeps
+KAI's own grouping and ignores the pod's Workload reference."""
+
 REFERENCE_KINDS: frozenset[tuple[str, str]] = frozenset(
     {
+        (SCHEDULING_GROUP, NATIVE_WORKLOAD_KIND),
+        (SCHEDULING_GROUP, NATIVE_POD_GROUP_KIND),
+        (SCHEDULING_GROUP, NATIVE_COMPOSITE_KIND),
         (TRAINER_GROUP, "TrainingRuntime"),
         (TRAINER_GROUP, "ClusterTrainingRuntime"),
         (KSERVE_GROUP, "LLMInferenceServiceConfig"),
@@ -102,7 +120,8 @@ REFERENCE_KINDS: frozenset[tuple[str, str]] = frozenset(
     }
 )
 """(group, kind) a definition's ``references`` may name: the runtime templates workloads are built from,
-and KAI's PodGroup (whether KAI already grouped a JobSet the legacy way).
+and the native Workload API's objects a pod template joins (``spec.schedulingGroup``, ``spec.workloadRef``).
+KAI's PodGroup too (whether KAI already grouped a JobSet the legacy way).
 
 Anything else (Secrets and ConfigMaps above all) only with ``--allow-reference-kind``: a definition
 is untrusted input and must not read more of the cluster than the workload it describes."""

@@ -15,14 +15,15 @@ from __future__ import annotations
 import gc
 import json
 import re
-from collections.abc import Hashable, Iterator
+from collections.abc import Hashable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from contextvars import ContextVar
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import yaml
 
-from .errors import InputError
+from .errors import InputError, raise_hint
 from .yaml_typing import UnreadableKey, kubectl_key
 
 __all__ = [
@@ -38,6 +39,10 @@ __all__ = [
     "paused_gc",
     "has_surrogate_escape",
     "refuse_lone_surrogates",
+    "LIMIT_FLAGS",
+    "limits_set",
+    "in_force",
+    "size_text",
 ]
 
 MAX_INT_DIGITS = 4300
@@ -57,17 +62,61 @@ class Limits:
             NodeLists of 100,000 nodes, where the walk would cost more than the parse.
     """
 
-    max_bytes: int = 64 * 1024 * 1024
-    max_documents: int = 10_000
+    max_bytes: int = 512 * 1024 * 1024
+    max_documents: int = 1_000_000
     max_depth: int = 200
     max_list_items: int = 1_000_000
     check_json: bool = True
 
 
 WORKLOAD_LIMITS = Limits()
-"""Workloads, definitions and samples: 64 MiB, 10,000 documents, depth 200, 1,000,000 list items."""
-TOPOLOGY_LIMITS = Limits(max_bytes=2 * 1024**3, max_documents=100_000, max_list_items=10_000_000, check_json=False)
+"""Workloads, definitions, samples and pod dumps: 512 MiB, 1,000,000 documents, depth 200, 1,000,000 list items.
+
+Sized for real dumps: ``kubectl get pods -A -o yaml`` of 50,000 pods is about 150 MB, and a stream of
+200,000 documents is read in flat memory (each document's result is written as it is made)."""
+TOPOLOGY_LIMITS = Limits(max_bytes=2 * 1024**3, max_documents=1_000_000, max_list_items=10_000_000, check_json=False)
 """NodeLists and PodLists of whole clusters: 2 GiB (100,000 nodes as kubectl prints them)."""
+
+LIMIT_FLAGS: dict[str, str] = {
+    "max_bytes": "--max-input-bytes",
+    "max_documents": "--max-documents",
+    "max_depth": "--max-depth",
+    "max_list_items": "--max-list-items",
+}
+"""Each input limit's flag on the command line (its environment variable: ``errors.environment_name``)."""
+
+_SET: ContextVar[dict[str, Any] | None] = ContextVar("wmap_limits", default=None)
+
+
+@contextmanager
+def limits_set(values: Mapping[str, int]) -> Iterator[None]:
+    """Inside the block, every input is read with these limits (``Limits`` field names) instead of its own.
+
+    The command line sets them from ``--max-input-bytes``, ``--max-documents``, ``--max-depth`` and
+    ``--max-list-items`` (or their environment variables); each applies to every input the command reads.
+    """
+    known = {item.name for item in fields(Limits)}
+    for name, value in values.items():
+        if name not in known or isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"limit {name} must be a positive integer, got {value!r}")
+    token = _SET.set(dict(values) or None)
+    try:
+        yield
+    finally:
+        _SET.reset(token)
+
+
+def in_force(limits: Limits) -> Limits:
+    """``limits`` with what :func:`limits_set` set for the block replacing its fields."""
+    values = _SET.get()
+    return replace(limits, **values) if values else limits
+
+
+def size_text(count: int) -> str:
+    """A byte count as the refusals write it: ``512 MiB`` when whole, else the bytes."""
+    mib = 1024 * 1024
+    return f"{count // mib:,} MiB" if count % mib == 0 else f"{count:,} bytes"
+
 
 # A walk visits each container once per reference; an alias bomb blows past the document's own
 # text length, which is the real budget (this is the floor).
@@ -394,9 +443,15 @@ def check_structure(body: Any, limits: Limits, text_length: int) -> None:
         if visited > budget:
             raise InputError("document too large after alias expansion (refused)")
         if depth > limits.max_depth:
-            raise InputError(f"document nested deeper than {limits.max_depth} levels (refused)")
+            raise InputError(
+                f"document nested deeper than {limits.max_depth} levels "
+                f"(refused; {raise_hint(LIMIT_FLAGS['max_depth'])})"
+            )
         if isinstance(node, list) and len(node) > limits.max_list_items:
-            raise InputError(f"a list of {len(node)} items is longer than {limits.max_list_items} (refused)")
+            raise InputError(
+                f"a list of {len(node):,} items is longer than {limits.max_list_items:,} "
+                f"(refused; {raise_hint(LIMIT_FLAGS['max_list_items'])})"
+            )
         identity = id(node)
         if identity in on_path:
             raise InputError("document refers to itself through a YAML alias (refused)")

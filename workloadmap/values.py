@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
 from fractions import Fraction
 from typing import Any
@@ -110,47 +110,112 @@ def camel_case(name: str) -> str:
     return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
-_CAMEL: dict[str, str] = {}
-
-
 def to_json(value: Any) -> Any:
     """Plain JSON-ready data from a result dataclass (recursively).
 
     Dataclass fields become camelCase keys, in declaration order; fields marked :data:`OMIT` are
-    left out, fields marked :data:`OPTIONAL` are left out when None or False, a field whose
-    metadata names another field under ``unless`` is left out when that one is set, and fields
-    marked :data:`QUANTITIES` become quantity strings. Enums give their value,
+    left out and fields marked :data:`QUANTITIES` become quantity strings. Enums give their value,
     Fractions a number (see :func:`as_number`).
+
+    What to do with a value is decided once per type (:func:`_converter`); a dataclass's fields are
+    read by a function written for its type, not found again by reflection on every value.
     """
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    cls = value.__class__
+    if cls in _PLAIN:
+        return value
+    convert = _CONVERTERS.get(cls)
+    if convert is None:
+        convert = _CONVERTERS[cls] = _converter(cls)
+    return convert(value)
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None)})
+"""Types whose values are their own JSON form (the bulk of a result: names and counts)."""
+
+_CONVERTERS: dict[type, Callable[[Any], Any]] = {}
+"""Each type's converter, made on its first value."""
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _enum_value(value: Enum) -> Any:
+    return value.value
+
+
+def _mapping(value: Mapping[Any, Any]) -> dict[Any, Any]:
+    return {key: to_json(item) for key, item in value.items()}
+
+
+def _sequence(value: Sequence[Any]) -> list[Any]:
+    return [to_json(item) for item in value]
+
+
+def _converter(cls: type) -> Callable[[Any], Any]:
+    """How values of ``cls`` become JSON data, in the order :func:`to_json` has always tested them."""
+    if dataclasses.is_dataclass(cls) and not issubclass(cls, type):
+        return _dataclass_converter(cls)
+    if issubclass(cls, Enum):
+        return _enum_value
+    if issubclass(cls, Fraction):
+        return as_number
+    if issubclass(cls, Mapping):
+        return _mapping
+    if issubclass(cls, (list, tuple)):
+        return _sequence
+    return _identity
+
+
+def _dataclass_converter(cls: type) -> Callable[[Any], Any]:
+    """A function that builds the JSON form of one dataclass type: its fields read by name, in order.
+
+    The source is written from the class's field names (identifiers) and their camelCase keys (through
+    ``repr``); nothing of an input reaches it.
+    """
+    fields = dataclasses.fields(cls)
+    if any(field.metadata.get("json") == "optional" or "unless" in field.metadata for field in fields):
+        return _conditional_converter(cls)
+    entries = []
+    for field in fields:
+        how = field.metadata.get("json")
+        if how == "omit":
+            continue
+        if not field.name.isidentifier():  # pragma: no cover - dataclass fields always are
+            raise TypeError(f"field name {field.name!r} of {cls.__name__}")
+        reader = "format_resources" if how == "quantities" else "to_json"
+        entries.append(f"{camel_case(field.name)!r}: {reader}(value.{field.name})")
+    source = f"def convert(value):\n    return {{{', '.join(entries)}}}\n"
+    namespace: dict[str, Any] = {"format_resources": format_resources, "to_json": to_json}
+    exec(compile(source, f"<to_json of {cls.__qualname__}>", "exec"), namespace)  # the source is our own fields' names
+    convert: Callable[[Any], Any] = namespace["convert"]
+    return convert
+
+
+def _conditional_converter(cls: type) -> Callable[[Any], Any]:
+    """The JSON form of a dataclass whose fields are written only when set, or only when another is not.
+
+    :data:`OPTIONAL` fields are left out when None or False; a field naming another under ``unless``
+    is left out when that one is set (``minMember`` beside ``minSubGroup``).
+    """
+    plan = [
+        (field.name, camel_case(field.name), field.metadata.get("json"), field.metadata.get("unless"))
+        for field in dataclasses.fields(cls)
+        if field.metadata.get("json") != "omit"
+    ]
+
+    def convert(value: Any) -> dict[str, Any]:
         data: dict[str, Any] = {}
-        for field in dataclasses.fields(value):
-            how = field.metadata.get("json")
-            if how == "omit":
-                continue
-            key = _CAMEL.get(field.name)
-            if key is None:
-                key = _CAMEL[field.name] = camel_case(field.name)
-            item = getattr(value, field.name)
+        for name, key, how, unless in plan:
+            item = getattr(value, name)
             if how == "optional" and (item is None or item is False):
                 continue
-            unless = field.metadata.get("unless")
             if unless is not None and getattr(value, unless) is not None:
                 continue
-            if how == "quantities":
-                data[key] = format_resources(item)
-            else:
-                data[key] = to_json(item)
+            data[key] = format_resources(item) if how == "quantities" else to_json(item)
         return data
-    if isinstance(value, Enum):
-        return value.value
-    if isinstance(value, Fraction):
-        return as_number(value)
-    if isinstance(value, Mapping):
-        return {key: to_json(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [to_json(item) for item in value]
-    return value
+
+    return convert
 
 
 class JsonForm:

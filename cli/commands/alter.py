@@ -175,6 +175,16 @@ def run(
 OUTPUT_HELP = "Output format (default yaml; with --patch, the patches as data instead of kubectl commands)"
 
 
+def _workload_ref(text: Optional[str]) -> Optional[tuple[str, str]]:
+    """``--workload-ref WORKLOAD/PODGROUP`` as a pair."""
+    if text is None:
+        return None
+    workload, slash, pod_group = text.partition("/")
+    if not slash or not workload or not pod_group:
+        raise ValueError(f"--workload-ref {text!r}: give WORKLOAD/PODGROUP")
+    return workload, pod_group
+
+
 def alter_command(
     files: List[str] = typer.Argument(..., metavar="FILE...", help="FILE, DIR or - (standard input)."),
     scheduler_name: Optional[str] = typer.Option(
@@ -210,6 +220,18 @@ def alter_command(
         metavar="QUEUE",
         help=f"Queue: labels {labels.KAI_QUEUE} and {labels.KUEUE_QUEUE_NAME} on the object.",
     ),
+    scheduling_group: Optional[str] = typer.Option(
+        None,
+        "--scheduling-group",
+        metavar="PODGROUP",
+        help="The native PodGroup the pods join (spec.schedulingGroup.podGroupName, Kubernetes 1.36+).",
+    ),
+    workload_ref: Optional[str] = typer.Option(
+        None,
+        "--workload-ref",
+        metavar="WORKLOAD/PODGROUP",
+        help="The v1alpha1 Workload and pod group the pods join (spec.workloadRef, Kubernetes 1.35).",
+    ),
     component: Optional[str] = typer.Option(
         None, "--component", metavar="NAME", help="Only this component (path, role or name)."
     ),
@@ -233,6 +255,8 @@ def alter_command(
             tolerations=tuple(Toleration.parse(text) for text in toleration or []),
             priority_class=priority_class,
             queue=queue,
+            scheduling_group=scheduling_group,
+            workload_ref=_workload_ref(workload_ref),
         )
     except ValueError as error:
         raise typer.BadParameter(str(error)) from None

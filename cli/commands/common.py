@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
@@ -16,10 +17,19 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, List, Optional, TypeVar
 
-from workloadmap.budgets import DEFAULT_BUDGETS, active, allowing_references, applied, deadline_after, parse_kind
+from workloadmap.budgets import (
+    DEFAULT_BUDGETS,
+    active,
+    allowing_references,
+    applied,
+    deadline_after,
+    environment_name,
+    parse_kind,
+)
 from workloadmap.catalog import Catalog
 from workloadmap.errors import DeadlineError, WorkloadMapError, internal_error
 from workloadmap.interpreter import InspectResult
+from workloadmap.loader import LIMIT_FLAGS, TOPOLOGY_LIMITS, WORKLOAD_LIMITS, limits_set
 from workloadmap.resources import DEFAULT_GPU_RESOURCES
 from workloadmap.tree import WorkloadTree
 
@@ -240,13 +250,38 @@ BUDGET_FLAGS = (
 )
 
 
+INPUT_LIMIT_FLAGS = (
+    ("max_input_bytes", LIMIT_FLAGS["max_bytes"], "max_bytes", "Most bytes of one input file or of standard input"),
+    ("max_documents", LIMIT_FLAGS["max_documents"], "max_documents", "Most documents of one input stream"),
+    ("max_depth", LIMIT_FLAGS["max_depth"], "max_depth", "Deepest nesting of mappings and lists in one document"),
+    ("max_list_items", LIMIT_FLAGS["max_list_items"], "max_list_items", "Most items of one list in a document"),
+)
+"""The input limits (``loader.Limits``) as options: parameter, flag (the one the refusals name), field, help."""
+
 TIMEOUT = OptionSpec("timeout", ("--timeout",), TIMEOUT_HELP)
 ALLOW_REFERENCE_KIND = OptionSpec(
     "allow_reference_kind", ("--allow-reference-kind",), ALLOW_REFERENCE_HELP, multiple=True
 )
 BUDGET_OPTIONS = tuple(
-    OptionSpec(name, (flag,), f"{text} (default {getattr(DEFAULT_BUDGETS, field_name):,}).", value=int, minimum=1)
+    OptionSpec(
+        name,
+        (flag,),
+        f"{text} (default {getattr(DEFAULT_BUDGETS, field_name):,}; env {environment_name(flag)}).",
+        value=int,
+        minimum=1,
+    )
     for name, flag, field_name, text in BUDGET_FLAGS
+)
+LIMIT_OPTIONS = tuple(
+    OptionSpec(
+        name,
+        (flag,),
+        f"{text} (default {getattr(WORKLOAD_LIMITS, field_name):,}, cluster files "
+        f"{getattr(TOPOLOGY_LIMITS, field_name):,}; env {environment_name(flag)}).",
+        value=int,
+        minimum=1,
+    )
+    for name, flag, field_name, text in INPUT_LIMIT_FLAGS
 )
 
 
@@ -261,6 +296,7 @@ def guard_options(own: Collection[str], *, budgets: bool) -> list[OptionSpec]:
         added.append(ALLOW_REFERENCE_KIND)
     if budgets:
         added.extend(BUDGET_OPTIONS)
+        added.extend(LIMIT_OPTIONS)
     return [option for option in added if option.name not in own]
 
 
@@ -297,6 +333,8 @@ class Guard:
     limits: dict[str, int] = field(default_factory=dict)
     seconds: float | None = None
     kinds: list[tuple[str, str]] = field(default_factory=list)
+    inputs: dict[str, int] = field(default_factory=dict)
+    """Input limits set (``loader.Limits`` fields), from their flags or environment variables."""
 
     @classmethod
     def from_options(cls, given: dict[str, Any]) -> Guard:
@@ -305,14 +343,20 @@ class Guard:
         Raises:
             typer.BadParameter: a malformed ``--timeout`` or ``--allow-reference-kind`` (exit 2).
         """
-        limits = {field_name: given[name] for name, _, field_name, _ in BUDGET_FLAGS if given.get(name) is not None}
+        limits = _settings(given, BUDGET_FLAGS)
+        inputs = _settings(given, INPUT_LIMIT_FLAGS)
         seconds = parse_duration(given["timeout"]) if given.get("timeout") is not None else None
-        return cls(limits, seconds, _reference_kinds(given.get("allow_reference_kind")))
+        return cls(limits, seconds, _reference_kinds(given.get("allow_reference_kind")), inputs)
 
     def call(self, command: Callable[[], T]) -> T:
         """``command()`` under this guard; a library error (or memory exhausted) is one line and SystemExit."""
         try:
-            with applied(replace(active(), **self.limits)), allowing_references(self.kinds), bounded(self.seconds):
+            with (
+                applied(replace(active(), **self.limits)),
+                limits_set(self.inputs),
+                allowing_references(self.kinds),
+                bounded(self.seconds),
+            ):
                 return command()
         except WorkloadMapError as error:
             output.error(str(error))
@@ -320,6 +364,29 @@ class Guard:
         except MemoryError:
             output.error("out of memory: the input asks for more than this machine holds (see docs/security.md)")
             raise SystemExit(1) from None
+
+
+def _settings(given: dict[str, Any], flags: Iterable[tuple[str, str, str, str]]) -> dict[str, int]:
+    """Budgets or limits by field: each from its flag, else its environment variable (when the command has it).
+
+    Raises:
+        typer.BadParameter: an environment variable that is not a positive whole number (exit 2).
+    """
+    settings = {}
+    for name, flag, field_name, _ in flags:
+        if name not in given:
+            continue  # a command without this option
+        value = given[name]
+        if value is None:
+            variable = environment_name(flag)
+            text = os.environ.get(variable)
+            if text is None or not text.strip():
+                continue
+            if not text.strip().isdigit() or int(text) < 1:
+                raise bad_parameter(f"{variable}={text!r} is not a positive whole number", param_hint=flag)
+            value = int(text)
+        settings[field_name] = value
+    return settings
 
 
 def _reference_kinds(values: Optional[List[str]]) -> list[tuple[str, str]]:
@@ -385,6 +452,8 @@ class Collected:
 
     trees: list[tuple[WorkloadTree, Any]] = field(default_factory=list)
     codes: list[int] = field(default_factory=list)
+    sink: Callable[[WorkloadTree], None] | None = None
+    """Where each tree goes as it is made, instead of :attr:`trees` (which then stays empty)."""
 
     @property
     def exit_code(self) -> int:
@@ -404,6 +473,9 @@ class Collected:
                 tree = result.tree
                 for warning in tree.warnings:
                     output.warn(f"warning: {tree.workload}: {warning}")
-                self.trees.append((tree, result.document.body if result.document is not None else None))
+                if self.sink is not None:
+                    self.sink(tree)
+                else:
+                    self.trees.append((tree, result.document.body if result.document is not None else None))
                 self.codes.append(0)
         return self

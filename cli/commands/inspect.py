@@ -17,13 +17,13 @@ from workloadmap.interpreter import ObjectIndex, inspect_documents
 from workloadmap.tree import WorkloadTree
 
 from ..printing import output
-from ..printing.escape import escaped
+from ..printing.escape import escaped, shown
 from ..printing.formats import Output
 from ..printing.options import ArgumentSpec, OptionSpec
 from ..printing.sorting import parse_sort_by
 from ..printing.sorting import sort_by as sort_by_path
 from ..printing.usage import bad_parameter
-from ..printing.views import Text, Views, dump, plain, template
+from ..printing.views import Text, Views, dump_each, plain_each, template
 from ..render.workloads import render_inspect_table, render_tree, with_summary
 
 if TYPE_CHECKING:
@@ -59,8 +59,18 @@ def trees_text(trees: list[WorkloadTree]) -> str:
     return "\n".join(render_tree(tree) for tree in escaped(trees))
 
 
+def _name_line(tree: WorkloadTree) -> str:
+    # Only the name is escaped, not a copy of the whole tree: escaping works character by character
+    # and lower case neither makes nor removes a control character, so this is the escaped tree's name.
+    return shown(resource_name(tree)) + "\n"
+
+
+def _tree_document(tree: WorkloadTree) -> object:
+    return tree.to_dict()
+
+
 def _document(trees: list[WorkloadTree]) -> object:
-    """What ``-o json`` prints: the tree, or a ``List`` of several."""
+    """What ``-o json`` prints: the tree, or a ``List`` of several (templates read it whole)."""
     return output.as_list([tree.to_dict() for tree in trees])
 
 
@@ -81,9 +91,9 @@ VIEWS = Views(
         "tree": Text(_trees, fit=True),
         "table": _table(wide=False),
         "wide": _table(wide=True),
-        "name": plain(lambda trees: "".join(f"{resource_name(tree)}\n" for tree in escaped(trees))),
-        "json": dump(_document),
-        "yaml": dump(_document),
+        "name": plain_each(_name_line),
+        "json": dump_each(_tree_document),
+        "yaml": dump_each(_tree_document),
         "templates": template(_document),
     }
 )
@@ -171,7 +181,17 @@ def inspect_files(
     """
     catalog = load_catalog(list(catalog_dirs or []))
     related_objects = ObjectIndex.from_paths(list(related or []))
-    collected = Collected()
+    # Without --sort-by, json, yaml and name write each tree as it is made (none is kept).
+    sink = VIEWS.sink(chosen) if sort_by is None else None
+    written = 0
+
+    def write(tree: WorkloadTree) -> None:
+        nonlocal written
+        written += 1
+        if sink is not None:
+            sink.add(tree)
+
+    collected = Collected(sink=write if sink is not None else None)
     for source in sources:
         documents = selected(load_objects(source, recursive=recursive), selector)
         collected.add(
@@ -185,10 +205,12 @@ def inspect_files(
     if not collected.codes:
         output.warn(f"note: no Kubernetes objects found in {', '.join(sources)}")
     trees = [tree for tree, _ in collected.trees]
-    if sort_by is not None:
+    if sink is not None:
+        sink.close()
+    elif sort_by is not None:
         trees = sort_by_path(trees, lambda tree: tree.to_dict(), sort_by)
-    if trees:
+    if trees and sink is None:
         VIEWS.write(chosen, trees)
-    elif selector is not None and collected.exit_code == 0:
+    elif not (trees or written) and selector is not None and collected.exit_code == 0:
         output.warn(f"No resources found matching {selector}.")
     return collected.exit_code

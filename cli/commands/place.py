@@ -249,6 +249,13 @@ def place(
     queue: Optional[str] = typer.Option(
         None, "--queue", metavar="QUEUE", help="Queue for emitted KAI/Volcano PodGroups."
     ),
+    api_version: Optional[str] = typer.Option(
+        None,
+        "--api-version",
+        metavar="VERSION",
+        help="Version of the emitted scheduling.k8s.io objects (--emit workload): v1beta1 (default), v1alpha3,"
+        " v1alpha2 or v1alpha1.",
+    ),
     no_auto: bool = typer.Option(
         False, "--no-auto", help="Do not require an accelerator (NVLink) domain for SubGroups that fit one."
     ),
@@ -313,7 +320,7 @@ def place(
     verdict = Verdict.worst([placement.verdict for placement, _, _ in placed])
     if targets:
         _check_emit(placed, verdict, allow_unfit)
-        exported = {"topology": topology_name, "queue": queue, "catalog": catalog}
+        exported = {"topology": topology_name, "queue": queue, "catalog": catalog, "api_version": api_version}
         EMITTED.write(chosen, _unique(_emit(placed, targets, collected, exported)))
     else:
         _report(placed, chosen, joint)

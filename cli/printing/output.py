@@ -48,8 +48,115 @@ def dump(data: Any, output: str) -> str:
     ``0o17``) is quoted, so the output reads back unchanged.
     """
     if output == "json":
-        return json.dumps(data, indent=2) + "\n"
+        return json_text(data) + "\n"
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=False)
+
+
+def json_text(data: Any, depth: int = 0) -> str:
+    """``json.dumps(data, indent=2)``, byte for byte, about twice as fast.
+
+    With an indent, the standard library leaves its C encoder for the pure-Python one, which makes a
+    generator per container. This writes the same text in one recursive pass: strings through the C
+    escaper ``json.dumps`` itself uses, numbers through ``int.__repr__`` and ``float.__repr__``,
+    ``NaN`` and ``Infinity`` as it writes them; ``depth`` indents the text as an item nested that
+    deep (the first line excepted). Anything else is refused with ``json.dumps``'s TypeError.
+    ``tests/cli/test_json_text.py`` checks it against ``json.dumps``.
+    """
+    chunks: list[str] = []
+    _write(data, chunks, depth)
+    return "".join(chunks)
+
+
+_ESCAPE = json.encoder.encode_basestring_ascii
+_NEWLINES = ["\n" + "  " * depth for depth in range(64)]
+
+
+def _newline(depth: int) -> str:
+    return _NEWLINES[depth] if depth < len(_NEWLINES) else "\n" + "  " * depth
+
+
+def _scalar(value: Any) -> str | None:
+    """The JSON text of a scalar, None for a container."""
+    cls = value.__class__
+    if cls is str:
+        return _ESCAPE(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if cls is int:
+        return int.__repr__(value)
+    if cls is float:
+        return _float(value)
+    if isinstance(value, (dict, list, tuple)):
+        return None
+    if isinstance(value, str):
+        return _ESCAPE(value)
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        return _float(value)
+    raise TypeError(f"Object of type {cls.__name__} is not JSON serializable")
+
+
+def _float(value: float) -> str:
+    if value != value:
+        return "NaN"
+    if value == float("inf"):
+        return "Infinity"
+    if value == float("-inf"):
+        return "-Infinity"
+    return float.__repr__(value)
+
+
+def _key(key: Any) -> str:
+    """A key as ``json.dumps`` writes it (numbers, booleans and null become strings)."""
+    if isinstance(key, str):
+        return _ESCAPE(key)
+    if isinstance(key, (int, float)) or key is None:  # bool is an int: true, false
+        return _ESCAPE(_scalar(key) or "")
+    raise TypeError(f"keys must be str, int, float, bool or None, not {key.__class__.__name__}")
+
+
+def _write(value: Any, chunks: list[str], depth: int) -> None:
+    text = _scalar(value)
+    if text is not None:
+        chunks.append(text)
+        return
+    inner = _newline(depth + 1)
+    if isinstance(value, dict):
+        if not value:
+            chunks.append("{}")
+            return
+        lead = "{" + inner
+        after = "," + inner
+        for key, item in value.items():
+            key_text = _ESCAPE(key) if key.__class__ is str else _key(key)
+            text = _scalar(item)
+            if text is not None:
+                chunks.append(f"{lead}{key_text}: {text}")
+            else:
+                chunks.append(f"{lead}{key_text}: ")
+                _write(item, chunks, depth + 1)
+            lead = after
+        chunks.append(_newline(depth) + "}")
+        return
+    if not value:
+        chunks.append("[]")
+        return
+    lead = "[" + inner
+    after = "," + inner
+    for item in value:
+        text = _scalar(item)
+        if text is not None:
+            chunks.append(lead + text)
+        else:
+            chunks.append(lead)
+            _write(item, chunks, depth + 1)
+        lead = after
+    chunks.append(_newline(depth) + "]")
 
 
 def dump_all(objects: Iterable[Any]) -> str:

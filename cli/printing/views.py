@@ -20,15 +20,31 @@ Importable without typer and without the library's stages: typer loads only when
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from . import output
 from .formats import TEMPLATES, Output, parse_output, template_text
 from .options import OptionSpec
 
-__all__ = ["View", "Views", "Text", "declared", "dump", "stream", "template", "plain", "human", "table"]
+__all__ = [
+    "View",
+    "Views",
+    "Text",
+    "Sink",
+    "Streamed",
+    "declared",
+    "dump",
+    "stream",
+    "template",
+    "plain",
+    "human",
+    "table",
+    "dump_each",
+    "plain_each",
+    "human_each",
+]
 
 View = Callable[[Output, Any], None]
 """Writes a command's result as the chosen ``-o`` value asks (the parsed template for a template format)."""
@@ -106,6 +122,135 @@ def table(render: Callable[[Any], str]) -> Text:
     return Text(lambda _chosen, result: render(result), fit=False)
 
 
+class Sink(Protocol):
+    """Where a command hands its results one by one (:meth:`Views.sink`); ``close`` after the last."""
+
+    def add(self, item: Any) -> None:
+        """Take one result."""
+
+    def close(self) -> None:
+        """No more results."""
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """A view of a list of results that writes each as it is made (kubectl's printers do too).
+
+    Called with the whole list it writes what it writes item by item, so :meth:`Views.write` and
+    :meth:`Views.sink` give the same bytes; through a sink nothing is kept once it is written, so
+    memory does not grow with the number of results.
+
+    Attributes:
+        each: a new writer of the chosen ``-o`` value's text, item by item.
+    """
+
+    each: Callable[[Output], Sink]
+
+    def __call__(self, chosen: Output, result: Iterable[Any]) -> None:
+        """Write every item of ``result``."""
+        sink = self.each(chosen)
+        for item in result:
+            sink.add(item)
+        sink.close()
+
+
+@dataclass
+class _Kept:
+    """A sink for a view that needs every result before it writes (a table's widths, a template)."""
+
+    view: View
+    chosen: Output
+    items: list[Any] = field(default_factory=list)
+
+    def add(self, item: Any) -> None:
+        self.items.append(item)
+
+    def close(self) -> None:
+        if self.items:
+            self.view(self.chosen, self.items)
+
+
+@dataclass
+class _EachText:
+    """Each item's text written as it comes, ``between`` two of them (``-o name``, ``-o tree``)."""
+
+    render: Callable[[Any], str]
+    fit: bool | None
+    between: str
+    started: bool = False
+
+    def add(self, item: Any) -> None:
+        text = self.render(item)
+        if self.started:
+            text = self.between + text
+        self.started = True
+        if self.fit is None:
+            output.write(text)
+        else:
+            output.human(text, fit=self.fit)
+
+    def close(self) -> None:
+        pass
+
+
+def plain_each(render: Callable[[Any], str]) -> Streamed:
+    """Each item's text written as it is, as it comes (``-o name``)."""
+    return Streamed(lambda _chosen: _EachText(render, None, ""))
+
+
+def human_each(render: Callable[[Any], str], between: str = "") -> Streamed:
+    """Each item as human output fitted to the terminal, as it comes, ``between`` two (trees)."""
+    return Streamed(lambda _chosen: _EachText(render, True, between))
+
+
+_LIST_HEAD = {
+    "json": '{\n  "kind": "List",\n  "apiVersion": "v1",\n  "items": [\n    ',
+    "yaml": "kind: List\napiVersion: v1\nitems:\n",
+}
+_LIST_TAIL = {"json": "\n  ]\n}\n", "yaml": ""}
+
+
+@dataclass
+class _ListDump:
+    """``-o json|yaml`` of items as :func:`output.as_list` makes them, each dumped as it comes.
+
+    One item is dumped alone and several as a kubectl ``List``: the first is held until a second
+    comes or the stream ends. The bytes are those of ``output.dump(output.as_list(items), kind)``.
+    """
+
+    document: Callable[[Any], Any]
+    kind: str
+    first: Any = None
+    count: int = 0
+
+    def add(self, item: Any) -> None:
+        data = self.document(item)
+        self.count += 1
+        if self.count == 1:
+            self.first = data
+            return
+        if self.count == 2:
+            output.write(_LIST_HEAD[self.kind] + self._item(self.first, first=True))
+            self.first = None
+        output.write(self._item(data, first=False))
+
+    def _item(self, data: Any, *, first: bool) -> str:
+        if self.kind == "json":
+            return ("" if first else ",\n    ") + output.json_text(data, 2)
+        return output.dump([data], "yaml")
+
+    def close(self) -> None:
+        if self.count == 1:
+            output.write(output.dump(self.first, self.kind))
+        elif self.count > 1:
+            output.write(_LIST_TAIL[self.kind])
+
+
+def dump_each(document: Callable[[Any], Any]) -> Streamed:
+    """``-o json`` or ``-o yaml`` of a list of results: one as itself, several as a ``List``, each dumped as made."""
+    return Streamed(lambda chosen: _ListDump(document, chosen.kind))
+
+
 class Views:
     """A command's ``-o`` values, in the order its help lists them, each with the view that writes it.
 
@@ -139,6 +284,16 @@ class Views:
     def write(self, chosen: Output, result: Any) -> None:
         """Write ``result`` as the view ``chosen`` (parsed by :meth:`parse`) names."""
         self.views[_TEMPLATES if chosen.kind in TEMPLATES else chosen.kind](chosen, result)
+
+    def sink(self, chosen: Output) -> Sink:
+        """Where to hand the results of a list, one by one, for the view ``chosen``.
+
+        A streamed view writes each as it comes; any other writes the list at ``close`` (nothing for none).
+        """
+        view = self.views[_TEMPLATES if chosen.kind in TEMPLATES else chosen.kind]
+        if isinstance(view, Streamed):
+            return view.each(chosen)
+        return _Kept(view, chosen)
 
     def text(self, chosen: Output, result: Any) -> str:
         """What the view ``chosen`` names would write, as a string (only for a view that writes one text)."""

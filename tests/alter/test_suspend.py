@@ -106,6 +106,9 @@ NOT_SUSPENDABLE = {
     "disaggregatedset": "DisaggregatedSetSpec has no suspend field (kubernetes-sigs/lws api/disaggregatedset/v1)",
     "rolebasedgroup": "RoleBasedGroupSpec has no suspend field (sgl-project/rbg api/workloads/v1alpha2)",
     "virtualmachineinstance": "KubeVirt pauses a VMI through its pause subresource (virtctl pause), not a spec field",
+    "workload": "a scheduling.k8s.io policy object; it runs nothing itself",
+    "podgroup": "a scheduling.k8s.io policy object; its pods are their owners'",
+    "compositepodgroup": "a scheduling.k8s.io policy object; it runs nothing itself",
 }
 
 

@@ -43,7 +43,7 @@ def test_commands_and_options():
         (["place", "x.yaml", "-t", "preset:"], {"preset:nvl72-4rack", "preset:small-16"}),
         (["topology", "show", "preset:s"], {"preset:small-16"}),
         (["topology", "generate", "--preset", ""], {"nvl72-4rack", "h100-2spine"}),
-        (["place", "x.yaml", "--policy", ""], {"kueue", "kai"}),
+        (["place", "x.yaml", "--policy", ""], {"kueue", "kai", "kube-scheduler"}),
         (["place", "x.yaml", "--emit", "k"], {"kai", "kai-annotations", "kueue"}),
         (["completion", ""], {"bash", "zsh", "fish"}),
         (["topology", "generate", "--accelerator-labels", ""], {"topograph", "clique", "both"}),

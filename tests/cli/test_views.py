@@ -83,3 +83,33 @@ def test_a_view_writing_several_texts_has_no_single_text_and_defaults_are_views(
         Views({"json": dump()}, default="tree")
     with pytest.raises(ValueError):
         Views({"json": dump(), "templates": template()}, default="templates")
+
+
+@pytest.mark.parametrize("kind", ["json", "yaml"])
+@pytest.mark.parametrize("count", [0, 1, 2, 3])
+def test_a_streamed_dump_writes_what_the_whole_list_dumped_at_once_gives(kind, count, capsys):
+    """``-o json|yaml`` of a list written item by item: the bytes of one item alone, or of a kubectl List."""
+    from workloadmap.cli.printing import output
+    from workloadmap.cli.printing.views import dump_each
+
+    items = [{"name": f"n{index}", "é": [index, {"x": None}], "empty": {}} for index in range(count)]
+    views = Views({"json": dump_each(lambda item: item), "yaml": dump_each(lambda item: item)})
+    sink = views.sink(views.parse(kind))
+    for item in items:
+        sink.add(item)
+    sink.close()
+    written = capsys.readouterr().out
+    expected = output.dump(output.as_list(items), kind) if items else ""
+    assert written == expected
+    if kind == "json" and items:
+        assert written == json.dumps(output.as_list(items), indent=2) + "\n"
+
+
+def test_a_view_that_needs_every_result_writes_them_at_the_end(capsys):
+    views = Views({"plain": plain(lambda items: f"{len(items)} items\n")})
+    sink = views.sink(views.parse("plain"))
+    sink.add(1)
+    sink.add(2)
+    assert capsys.readouterr().out == ""
+    sink.close()
+    assert capsys.readouterr().out == "2 items\n"

@@ -154,3 +154,22 @@ def test_budgets_must_be_positive_whole_numbers():
     with pytest.raises(TypeError):
         with applied({"pods": 3}):  # type: ignore[arg-type]
             pass
+
+
+def test_the_sub_group_budget_counts_every_group_of_a_workload():
+    """The SubGroups of all a workload's PodGroups count together (a running total, not one group's).
+
+    KAI's leaderworkerset grouper (pkg/podgrouper/podgrouper/plugins/leaderworkerset/lws_grouper.go) gives each
+    group a ``leader`` and a ``workers`` SubGroup: 300 groups make 600 SubGroups.
+    """
+    text = (
+        LWS.replace('  annotations: {kai.scheduler/segment-size: "2"}\n', "")
+        .replace("replicas: 1\n", "replicas: 300\n")
+        .replace("10000000", "3")
+    )
+    tree = inspect(yaml_doc(text))
+    assert sum(len(group.sub_groups) for group in tree.pod_groups) == 600
+    with applied(Budgets(sub_groups=600)):
+        assert len(inspect(yaml_doc(text)).pod_groups) == 300
+    with applied(Budgets(sub_groups=599)), pytest.raises(BudgetError, match="600 SubGroups .* limit of 599"):
+        inspect(yaml_doc(text))

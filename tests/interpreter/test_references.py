@@ -53,7 +53,8 @@ def test_the_catalog_names_the_kinds_its_references_can_find():
     catalog = Catalog.load(use_env=False)
     assert {"ClusterTrainingRuntime", "TrainingRuntime", "LLMInferenceServiceConfig"} <= catalog.referenced_kinds()
     assert "ConfigMap" not in catalog.referenced_kinds()
-    assert Catalog().referenced_kinds() == frozenset()
+    # An empty catalog still looks up the native Workload API's objects a pod template joins (interpreter.native).
+    assert Catalog().referenced_kinds() == frozenset({"Workload", "PodGroup", "CompositePodGroup"})
 
 
 def test_a_stream_still_finds_its_runtime_among_other_kinds():
@@ -65,3 +66,42 @@ def test_a_stream_still_finds_its_runtime_among_other_kinds():
     job = next(result.tree for result in results if result.tree is not None and result.tree.workload.kind == "TrainJob")
     assert (job.totals.pods, job.totals.gpus) == (5, 32)
     assert job.warnings == []
+
+
+def _lws(index: int) -> Document:
+    # fixtures/leaderworkerset.yaml: 2 groups of 1 leader + 3 workers of 8 GPUs: 8 pods, 48 GPUs (its header)
+    body = next(iter(load_objects(str(FIXTURES / "leaderworkerset.yaml")))).body
+    body["metadata"]["name"] = f"lws-{index}"
+    return Document(body, "s", index + 2)
+
+
+def test_a_workload_finds_a_runtime_that_comes_after_it_and_what_was_read_ahead_is_interpreted():
+    # The stream is read one batch at a time; the TrainJob's reference makes the rest be read ahead
+    # (300 LeaderWorkerSets, kept small until their turn) to find the runtime at its end.
+    job, runtime = sorted(
+        load_objects(str(FIXTURES / "kubeflow" / "trainjob-torch-runtime.yaml")),
+        key=lambda d: d.body["kind"] != "TrainJob",
+    )
+    stream = [job, *(_lws(index) for index in range(300)), runtime]
+    results = list(inspect_documents(stream))
+    trees = [result.tree for result in results if result.tree is not None]
+    assert trees[0].workload.kind == "TrainJob"
+    assert (trees[0].totals.pods, trees[0].totals.gpus) == (5, 32)  # as in the test above: the runtime was found
+    sets = trees[1:301]
+    assert [tree.workload.name for tree in sets] == [f"lws-{index}" for index in range(300)]
+    assert {(tree.totals.pods, tree.totals.gpus) for tree in sets} == {(8, 48)}
+
+
+def test_a_stream_without_references_is_read_as_it_is_interpreted():
+    pulled = []
+
+    def documents():
+        for index in range(1000):
+            pulled.append(index)
+            yield _lws(index)
+
+    results = inspect_documents(documents())
+    first = next(results)
+    assert first.tree is not None and first.tree.workload.name == "lws-0"
+    assert len(pulled) <= 128  # one batch, not the whole stream
+    assert sum(1 for _ in results) == 999

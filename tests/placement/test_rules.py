@@ -73,8 +73,8 @@ def two_groups():
 # ---------------------------------------------------------------- the table
 
 
-def test_the_table_holds_kueue_and_kai_kueue_first():
-    assert list(POLICIES) == ["kueue", "kai"] and DEFAULT_POLICY == next(iter(POLICIES))
+def test_the_table_holds_kueue_kai_and_kube_scheduler_kueue_first():
+    assert list(POLICIES) == ["kueue", "kai", "kube-scheduler"] and DEFAULT_POLICY == next(iter(POLICIES))
     assert all(policy.summary and callable(policy.assign) for policy in POLICIES.values())
 
 
@@ -95,7 +95,7 @@ def test_a_rule_registered_in_the_table_places_and_its_decisions_are_the_report(
 
 def test_a_rule_removed_from_the_table_is_refused():
     assert "one-node" not in POLICIES  # the fixture's row is gone after its test
-    with pytest.raises(ValueError, match="policy must be one of kueue, kai, got 'one-node'"):
+    with pytest.raises(ValueError, match="policy must be one of kueue, kai, kube-scheduler, got 'one-node'"):
         place(two_groups(), rack_cluster(), policy="one-node")
     with pytest.raises(ValueError, match="policy must be one of"):
         Options(policy="volcano")

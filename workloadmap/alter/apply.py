@@ -68,6 +68,12 @@ class Alteration(JsonForm):
 
 _PodWrite = Callable[[Writer, PodSlot, Path, Changes, str], None]
 
+
+def _workload_ref(pair: tuple[str, str] | None) -> dict[str, str]:
+    workload, pod_group = pair or ("", "")
+    return {"name": workload, "podGroup": pod_group}
+
+
 # One writer per pod field: how a change is merged into what is there.
 _POD_WRITERS: dict[str, _PodWrite] = {
     "labels": lambda w, s, p, c, at: w.merge_map(p, s.effective("labels"), c.pod_labels, "pod label", at),
@@ -84,6 +90,12 @@ _POD_WRITERS: dict[str, _PodWrite] = {
     "affinity": lambda w, s, p, c, at: w.require_nodes(p, s.effective("affinity"), c.node_affinity, at),
     "priorityClassName": lambda w, s, p, c, at: w.set_scalar(
         p, s.effective("priorityClassName"), c.priority_class or "", "priorityClassName", at
+    ),
+    "schedulingGroup": lambda w, s, p, c, at: w.merge_map(
+        p, s.effective("schedulingGroup"), {"podGroupName": c.scheduling_group or ""}, "schedulingGroup", at
+    ),
+    "workloadRef": lambda w, s, p, c, at: w.merge_map(
+        p, s.effective("workloadRef"), _workload_ref(c.workload_ref), "workloadRef", at
     ),
 }
 

@@ -16,7 +16,15 @@ from .. import labels
 
 __all__ = ["Toleration", "NodeRequirement", "Changes", "POD_SPEC_FIELDS", "POD_METADATA_FIELDS", "check_label"]
 
-POD_SPEC_FIELDS = ("schedulerName", "nodeSelector", "tolerations", "affinity", "priorityClassName")
+POD_SPEC_FIELDS = (
+    "schedulerName",
+    "nodeSelector",
+    "tolerations",
+    "affinity",
+    "priorityClassName",
+    "schedulingGroup",
+    "workloadRef",
+)
 """The PodSpec fields wmap writes."""
 POD_METADATA_FIELDS = ("labels", "annotations")
 """The pod metadata fields wmap writes."""
@@ -121,6 +129,10 @@ class Changes:
             labels of the workload object.
         node_affinity: required node-affinity expressions added to every node-selector term.
         suspend: True to suspend, False to resume, None to leave as is.
+        scheduling_group: the native PodGroup the pods join (``spec.schedulingGroup.podGroupName``,
+            Kubernetes 1.36 and later; the field is immutable on a pod).
+        workload_ref: the v1alpha1 Workload and its pod group the pods join (``spec.workloadRef
+            {name, podGroup}``, Kubernetes 1.35), as ``(workload, pod group)``.
     """
 
     scheduler_name: str | None = None
@@ -134,9 +146,11 @@ class Changes:
     queue: str | None = None
     node_affinity: tuple[NodeRequirement, ...] = ()
     suspend: bool | None = None
+    scheduling_group: str | None = None
+    workload_ref: tuple[str, str] | None = None
 
     def __post_init__(self) -> None:
-        for name in ("scheduler_name", "priority_class", "queue"):
+        for name in ("scheduler_name", "priority_class", "queue", "scheduling_group"):
             value = getattr(self, name)
             if value is not None and (not isinstance(value, str) or not _DNS_NAME.match(value)):
                 raise ValueError(f"{name.replace('_', '-')} {value!r} is not a valid name (lower-case DNS subdomain)")
@@ -158,6 +172,12 @@ class Changes:
             raise TypeError("tolerations must be Toleration values (Toleration.parse('key:NoSchedule'))")
         if not all(isinstance(item, NodeRequirement) for item in self.node_affinity):
             raise TypeError("node_affinity must be NodeRequirement values")
+        if self.workload_ref is not None:
+            workload, pod_group = self.workload_ref
+            if not _DNS_NAME.match(workload) or not _DNS_NAME.match(pod_group) or "." in pod_group:
+                raise ValueError(
+                    f"workload-ref {workload}/{pod_group}: a Workload name and a pod group name (DNS label)"
+                )
         if self.suspend is not None and not isinstance(self.suspend, bool):
             raise TypeError("suspend must be True, False or None")
 
@@ -179,6 +199,8 @@ class Changes:
             "tolerations": bool(self.tolerations),
             "affinity": bool(self.node_affinity),
             "priorityClassName": self.priority_class is not None,
+            "schedulingGroup": self.scheduling_group is not None,
+            "workloadRef": self.workload_ref is not None,
             "labels": bool(self.pod_labels),
             "annotations": bool(self.pod_annotations),
         }

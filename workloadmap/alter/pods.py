@@ -170,6 +170,14 @@ _EFFECTS: dict[str, Callable[[Any, Changes], bool]] = {
     ),
     "affinity": lambda value, changes: _required_everywhere(value, changes.node_affinity),
     "priorityClassName": lambda value, changes: value == changes.priority_class,
+    "schedulingGroup": lambda value, changes: (
+        isinstance(value, Mapping) and value.get("podGroupName") == changes.scheduling_group
+    ),
+    "workloadRef": lambda value, changes: (
+        isinstance(value, Mapping)
+        and changes.workload_ref is not None
+        and (value.get("name"), value.get("podGroup")) == changes.workload_ref
+    ),
 }
 
 

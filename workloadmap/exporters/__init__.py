@@ -3,7 +3,8 @@
 Every target is one function registered by name in :data:`EXPORTERS` (``registry``); each module
 registers its own: ``kai`` (Topology + PodGroups, or annotations), ``kueue`` (Topology + podset
 annotations), ``volcano`` (HyperNodes + networkTopology), ``demand`` (a summary for multi-cluster
-placers), ``pinned`` (the workload with each gang's pods required onto its chosen domain). Workload
+placers), ``pinned`` (the workload with each gang's pods required onto its chosen domain), ``workload``
+(Kubernetes' own Workload and PodGroups, and the workload joined to them: ``native``). Workload
 objects passed in are deep-copied, never modified; every exporter returns plain dicts ready for
 ``yaml.safe_dump_all`` / ``json.dumps``.
 """
@@ -18,6 +19,7 @@ from ..tree import WorkloadTree
 from . import demand as _demand
 from . import kai as _kai
 from . import kueue as _kueue
+from . import native as _native
 from . import pinned as _pinned
 from . import volcano as _volcano
 from .common import ExportRequest, TemplatePaths, applyable_copy, dns_name
@@ -49,7 +51,7 @@ __all__ = [
     "demand",
 ]
 
-_REGISTERED = (_kai, _kueue, _volcano, _demand, _pinned)  # importing a target module registers it
+_REGISTERED = (_kai, _kueue, _volcano, _demand, _pinned, _native)  # importing a target module registers it
 
 
 def export(
@@ -64,6 +66,7 @@ def export(
     template_paths: TemplatePaths | None = None,
     catalog: Catalog | None = None,
     notes: list[str] | None = None,
+    api_version: str | None = None,
 ) -> list[dict[str, Any]]:
     """Run the export target ``target`` (one of :func:`export_targets`) on a placed workload.
 
@@ -76,7 +79,9 @@ def export(
     function = EXPORTERS.get(target)
     if function is None:
         raise ValueError(f"unknown export target {target!r}; choose one of {', '.join(EXPORTERS)}")
-    request = ExportRequest(tree, report, cluster, obj, topology, queue, template_paths, catalog)
+    request = ExportRequest(
+        tree, report, cluster, obj, topology, queue, template_paths, catalog, api_version=api_version
+    )
     objects = function(request)
     if notes is not None:
         notes.extend(request.notes)

@@ -58,6 +58,8 @@ class ExportRequest:
         catalog: the definitions exports that edit ``obj`` read it with (default: the built-in catalog).
         notes: what an exporter tells the user besides the objects (how to use them, what it left
             out); exporters append to it, the command line prints it.
+        api_version: the version of the objects written where a target offers several (the native
+            Workload API's ``v1beta1``, ``v1alpha3`` ...; default the target's newest).
     """
 
     tree: WorkloadTree
@@ -69,6 +71,7 @@ class ExportRequest:
     template_paths: TemplatePaths | None = None
     catalog: Catalog | None = None
     notes: list[str] = field(default_factory=list)
+    api_version: str | None = None
 
     @property
     def topology_name(self) -> str:

@@ -8,11 +8,14 @@ runs this over every document of an input, never stopping at a bad one.
 
 from __future__ import annotations
 
+import itertools
+import marshal
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import labels
 from ..budgets import active as active_budgets
@@ -33,6 +36,7 @@ from .expand import ExpandedComponent, Expander
 from .external import skips_podgrouper, user_pod_groups
 from .gangs import form_pod_groups
 from .merge import merge_bases
+from .native import NATIVE_POLICY, native_gangs
 from .phases import evaluate_phase
 from .references import ChainedObjects, ObjectIndex, RelatedObjects, resolve_references
 from .runs import has_run_order, run_figures
@@ -288,7 +292,7 @@ def inspect(
             "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
         )
     phase, phases = evaluate_phase(definition.status, resource)
-    pod_groups = _pod_groups(context, workload, nodes, at_peak, related or _NO_RELATED, warnings)
+    pod_groups, gang_policy = _gangs(context, workload, nodes, at_peak, related or _NO_RELATED, warnings)
     apply_kai_metadata(pod_groups, context, nodes)
     warnings.extend(gang_warnings(context, pod_groups))
     how, count = grouping(definition, pod_groups, totals.pods)
@@ -300,7 +304,7 @@ def inspect(
         totals=totals,
         components=[_component(node, gpu_resources, at_peak) for node in nodes],
         pod_groups=pod_groups,
-        gang_policy=definition.gang.policy or ("none" if not definition.gang.pod_groups else ""),
+        gang_policy=gang_policy,
         topology_annotations=topology_annotations(resource.get("metadata")),
         warnings=warnings,
         source=source,
@@ -312,18 +316,28 @@ def inspect(
     )
 
 
-def _pod_groups(
+def _gangs(
     context: EvaluationContext,
     workload: WorkloadRef,
     nodes: list[ExpandedComponent],
     at_peak: Mapping[int, int] | None,
     related: RelatedObjects,
     warnings: list[str],
-) -> list[PodGroup]:
-    """The grouper's PodGroups, or the ones the user made for a workload KAI's pod-grouper skips."""
-    if skips_podgrouper(context.resource, nodes):
-        return user_pod_groups(nodes, related, workload.namespace, warnings)
-    return form_pod_groups(context, workload.name, nodes, at_peak)
+) -> tuple[list[PodGroup], str]:
+    """The PodGroups and whose policy they follow: the definition's, or the native ones the pods join."""
+    definition = context.definition
+    if skips_podgrouper(context.resource, nodes):  # the user's PodGroups, not the grouper's (KAI #1552)
+        pod_groups = user_pod_groups(nodes, related, workload.namespace, warnings)
+    else:
+        pod_groups = form_pod_groups(context, workload.name, nodes, at_peak)
+    gang_policy = definition.gang.policy or ("none" if not definition.gang.pod_groups else "")
+    native = native_gangs(nodes, related, workload.namespace, context.resource, pod_groups, gang_policy)
+    if native is None:
+        return pod_groups, gang_policy
+    warnings.extend(native.warnings)
+    if native.pod_groups:  # kube-scheduler gangs by the native PodGroups the pods join
+        return native.pod_groups, NATIVE_POLICY
+    return pod_groups, gang_policy
 
 
 _DEFAULT_CATALOG: Catalog | None = None
@@ -378,28 +392,101 @@ def inspect_documents(
     Objects of the input can reference each other (a TrainJob and its runtime in one file); more
     related objects come through ``related``, which is asked after the input's own objects.
 
-    Documents are interpreted 128 at a time with the cyclic collector paused, and the batch's
-    results handed out after it (and after one young collection, see ``loader.paused_gc``): a
-    caller that stops early has paid for the rest of its batch, and a deadline inside a batch drops
-    that batch's results with the command.
+    Documents are read as they are interpreted, 128 at a time with the cyclic collector paused, and
+    the batch's results handed out after it (and after one young collection, see
+    ``loader.paused_gc``): a caller that stops early has paid for the rest of its batch, and a
+    deadline inside a batch drops that batch's results with the command. Nothing of a document is
+    kept after its result but its body when it is of a kind a reference can name (see
+    :class:`_Stream`), so memory does not grow with the stream.
     """
     catalog = catalog if catalog is not None else default_catalog()
     gpu_resources = tuple(gpu_resources)
-    documents = list(documents)
-    own = ObjectIndex.deferred(
-        (document.body for document in documents if isinstance(document, Document)), kinds=catalog.referenced_kinds()
-    )
+    stream = _Stream(documents, catalog.referenced_kinds())
+    own = ObjectIndex.deferred(stream.referable(), kinds=stream.kinds)
     sources = ChainedObjects(own, related) if related is not None else own
-    for start in range(0, len(documents), _BATCH):
+    while True:
         # The collector runs between batches, not every few hundred allocations: each full collection
-        # walks every parsed document held here (acyclic data), a third of the time on a big stream.
-        # A batch's results are examined once, at its end, not again in the middle generation.
+        # walks every object alive. A batch's results are examined once, at its end, not again in
+        # the middle generation.
         with paused_gc(promote=True):
-            batch = [
-                _inspect_one(document, catalog, gpu_resources, sources)
-                for document in documents[start : start + _BATCH]
-            ]
+            batch = [_inspect_one(document, catalog, gpu_resources, sources) for document in stream.next_batch(_BATCH)]
+        if not batch:
+            return
         yield from batch
+
+
+class _Stream:
+    """An input's documents, read one batch at a time, with the objects other documents may reference.
+
+    A workload can reference an object anywhere in the input, after it too (a TrainJob before its
+    runtime). The bodies of referable kinds are kept as their documents go by; when a workload
+    first asks for one, :meth:`referable` reads the rest of the input ahead, so the index sees every
+    object of the input, in order, as when the whole input was read first. What it reads ahead waits
+    for its turn as ``marshal`` bytes (a parsed document holds only JSON values: a few times smaller
+    than the objects, and read back several times faster than YAML is parsed), so even then memory
+    stays near the size of the input's text.
+    """
+
+    def __init__(self, documents: Iterable[Document | WorkloadMapError], kinds: frozenset[str]) -> None:
+        self.kinds = kinds
+        self._rest: Iterator[Document | WorkloadMapError] = iter(documents)
+        self._ahead: deque[Document | WorkloadMapError | _Marshalled] = deque()
+        self._kept: list[Any] | None = []  # None once the index has read everything
+
+    def next_batch(self, size: int) -> list[Document | WorkloadMapError]:
+        """The next ``size`` documents (fewer at the end, none after it)."""
+        batch: list[Document | WorkloadMapError] = []
+        ahead = self._ahead
+        while ahead and len(batch) < size:
+            waiting = ahead.popleft()
+            batch.append(waiting.restored() if isinstance(waiting, _Marshalled) else waiting)
+        if len(batch) < size:
+            for document in itertools.islice(self._rest, size - len(batch)):
+                batch.append(document)
+                if self._kept is not None and isinstance(document, Document) and self._referable(document.body):
+                    self._kept.append(document.body)
+        return batch
+
+    def _referable(self, body: Any) -> bool:
+        # what the index keeps: objects of the kinds a reference names (anything else not a dict it judges itself)
+        if body.__class__ is not dict:
+            return True
+        kind = body.get("kind")
+        return kind.__class__ is str and kind in self.kinds
+
+    def referable(self) -> Iterator[Any]:
+        """Every body of the input, those read so far then the rest, read ahead (once, for the index)."""
+        kept, self._kept = self._kept or [], None
+        yield from kept
+        for document in self._rest:
+            if not isinstance(document, Document):
+                self._ahead.append(document)
+            elif self._referable(document.body):
+                self._ahead.append(document)
+                yield document.body
+            else:  # the index passes it by: kept small until its turn
+                self._ahead.append(_Marshalled.of(document))
+
+
+class _Marshalled(NamedTuple):
+    """A document read ahead, its body as ``marshal`` bytes."""
+
+    data: bytes
+    file: str
+    number: int
+    item: int | None
+    warnings: list[str]
+
+    @classmethod
+    def of(cls, document: Document) -> _Marshalled | Document:
+        try:
+            data = marshal.dumps(document.body)
+        except ValueError:  # not a plain value after all (or nested past marshal's depth): kept as it is
+            return document
+        return cls(data, document.file, document.index, document.item, document.warnings)
+
+    def restored(self) -> Document:
+        return Document(marshal.loads(self.data), self.file, self.number, self.item, self.warnings)
 
 
 _BATCH = 128

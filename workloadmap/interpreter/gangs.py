@@ -34,7 +34,7 @@ from .constraints import annotation_constraint, evaluate_constraint
 from .context import EvaluationContext
 from .expand import ExpandedComponent, evaluate_count
 
-__all__ = ["form_pod_groups", "rule_applies"]
+__all__ = ["component_pods", "form_pod_groups", "rule_applies"]
 
 
 class _Counts(NamedTuple):
@@ -499,6 +499,12 @@ def _scaled_groups(main: PodGroup, scope: _Scope, rule: PodGroupRule, context: E
     return groups
 
 
+def component_pods(node: ExpandedComponent) -> tuple[int, list[PodSet]]:
+    """Every pod of a component's subtree in the workload, and its pod sets (for a gang formed elsewhere)."""
+    scope = _Scope([node], multipliers={node: node.parent_replicas})
+    return scope.pods(node), scope.pod_sets([node])
+
+
 def form_pod_groups(
     context: EvaluationContext,
     workload_name: str,
@@ -551,14 +557,17 @@ def form_pod_groups(
     groups: list[PodGroup] = []
     annotated = annotation_constraint(resource) if rule.topology_constraint is None else None
     whole = not (rule.per_instance or rule.per_replica)
+    sub_groups = 0  # a running total: summing every group's again after each would make this quadratic
     for name, scope, scope_value in plans:
         group = _pod_group(
             name, rule, scope, scope_value, context, annotated=annotated, moment=moment if whole else None
         )
         if group is None:
             continue
+        formed = len(groups)
         groups.append(group)
         groups.extend(_scaled_groups(group, scope, rule, context))
+        sub_groups += sum(len(g.sub_groups) for g in groups[formed:])
         check_budget("pod_groups", len(groups), "PodGroups")
-        check_budget("sub_groups", sum(len(g.sub_groups) for g in groups), "SubGroups")
+        check_budget("sub_groups", sub_groups, "SubGroups")
     return groups

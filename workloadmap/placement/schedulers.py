@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .kai_rule import assign_kai
+from .kube_scheduler_rule import assign_kube_scheduler
 from .kueue_rule import assign_kueue
 from .rules import SchedulerRule
 
@@ -27,6 +28,10 @@ class SchedulerPolicy:
 POLICIES: dict[str, SchedulerPolicy] = {
     "kueue": SchedulerPolicy("topology-aware BestFit", assign_kueue),
     "kai": SchedulerPolicy("the most packed domain first", assign_kai),
+    "kube-scheduler": SchedulerPolicy(
+        "native PodGroup placement: a domain per topology value, the most pods and most allocated first",
+        assign_kube_scheduler,
+    ),
 }
 """The schedulers whose choice rule a placement applies, by name, the default first."""
 

@@ -40,7 +40,17 @@ from ..budgets import active as active_budgets
 from ..budgets import check as check_budget
 from ..documents import decode_text
 from ..errors import BudgetError, InputError, InputNotFoundError, TopologyError
-from ..loader import TOPOLOGY_LIMITS, WORKLOAD_LIMITS, Limits, parse_yaml, paused_gc, raw_decode_json
+from ..loader import (
+    LIMIT_FLAGS,
+    TOPOLOGY_LIMITS,
+    Limits,
+    in_force,
+    parse_yaml,
+    paused_gc,
+    raise_hint,
+    raw_decode_json,
+    size_text,
+)
 
 __all__ = [
     "CHUNK_BYTES",
@@ -64,8 +74,8 @@ file costs its text twice (bytes, then str) and every object: for 60,000 pods as
 them (152 MB) that is 820 MiB where streamed it is 590; a NodeList of 100,000 generated nodes
 (70 MB) is faster and smaller parsed whole."""
 
-MAX_VALUE_BYTES = WORKLOAD_LIMITS.max_bytes
-"""The largest one item (or other member of the object) may be: a workload file's limit, 64 MiB."""
+MAX_VALUE_BYTES = 64 * 1024 * 1024
+"""The largest one item (or other member of the object) may be: 64 MiB (no one Node or Pod comes near)."""
 
 SHARED_KEYS = "keys"
 """Keep a mapping whole, its keys shared with the items before whose keys were the same (labels)."""
@@ -216,7 +226,8 @@ class _Stream:
     def _append(self, data: bytes) -> None:
         self.read_bytes += len(data)
         if self.read_bytes > self.limits.max_bytes:
-            raise TopologyError(f"input larger than {self.limits.max_bytes // (1024 * 1024)} MiB (refused)")
+            limit = size_text(self.limits.max_bytes)
+            raise TopologyError(f"input larger than {limit} (refused; {raise_hint(LIMIT_FLAGS['max_bytes'])})")
         try:
             text = self.decoder.decode(data, final=not data)
         except UnicodeDecodeError as error:
@@ -416,6 +427,7 @@ def read_topology_input(path: str, *, limits: Limits = TOPOLOGY_LIMITS) -> Topol
             the item, the line and the column), a refused value, or too many items.
         BudgetError: more ``Node`` items than the node budget (counted as they are read).
     """
+    limits = in_force(limits)
     handle = _open(path)
     try:
         try:
