@@ -47,6 +47,9 @@ EKS_NETWORK_LAYERS = tuple(f"topology.k8s.aws/network-node-layer-{layer}" for la
 """EKS network layers, layer 1 (the top of the hierarchy) first."""
 EKS_ULTRASERVER = "topology.k8s.aws/ultraserver-id"
 """An EKS (HyperPod) UltraServer: one NVLink domain."""
+EKS_CAPACITY_BLOCK = "topology.k8s.aws/capacity-block-id"
+"""An EC2 Capacity Block reservation; on EKS P6e-GB200 without Topograph it is co-extensive with one
+UltraServer, the NVLink domain (Topograph ``docs/reference/node-labels.md``, "Without Topograph")."""
 OCI_NETWORK_BLOCK = "oci.oraclecloud.com/host.network_block_id"
 OCI_RACK = "oci.oraclecloud.com/host.rack_id"
 
@@ -112,10 +115,13 @@ REFERENCE_KINDS: frozenset[tuple[str, str]] = frozenset(
         (TEKTON_GROUP, "Task"),
         (TEKTON_GROUP, "ClusterTask"),
         (VOLCANO_FLOW_GROUP, "JobTemplate"),
+        # KAI's own PodGroup: scheduling state, no secrets; KAI's jobset grouper reads it to pick a shape.
+        ("scheduling.run.ai", "PodGroup"),
     }
 )
 """(group, kind) a definition's ``references`` may name: the runtime templates workloads are built from,
 and the native Workload API's objects a pod template joins (``spec.schedulingGroup``, ``spec.workloadRef``).
+KAI's PodGroup too (whether KAI already grouped a JobSet the legacy way).
 
 Anything else (Secrets and ConfigMaps above all) only with ``--allow-reference-kind``: a definition
 is untrusted input and must not read more of the cluster than the workload it describes."""
@@ -155,6 +161,9 @@ KAI_PREEMPTIBILITY = "kai.scheduler/preemptibility"
 KAI_DEFAULT_QUEUE = "default-queue"
 KAI_POD_GROUP_NAME = "pod-group-name"
 KAI_SUBGROUP_NAME = "kai.scheduler/subgroup-name"
+KAI_SKIP_PODGROUPER = "kai.scheduler/skip-podgrouper"
+"""``"true"`` on a pod or any owner: KAI's pod-grouper leaves its pods alone (KAI v0.15, #1552); they join the
+PodGroup their ``pod-group-name`` annotation names (``pkg/common/constants/constants.go`` SkipPodGrouperAnnotation)."""
 KAI_PRIORITY_VALUES = {"train": 50, "build-preemptible": 75, "build": 100, "inference": 125}
 """Values of the PriorityClasses KAI installs (``deployments/kai-scheduler/templates/priorityclasses``)."""
 KAI_NON_PREEMPTIBLE_PRIORITY = 100
@@ -194,6 +203,11 @@ KAI_SCHEDULER_NAME = "kai-scheduler"
 # -- Volcano --------------------------------------------------------------------------------
 VOLCANO_HYPERNODE_API_VERSION = "topology.volcano.sh/v1alpha1"
 VOLCANO_PODGROUP_API_VERSION = "scheduling.volcano.sh/v1beta1"
+
+# -- Grove ----------------------------------------------------------------------------------
+GROVE_TOPOLOGY_API_VERSION = "grove.io/v1alpha1"
+GROVE_TOPOLOGY_KIND = "ClusterTopologyBinding"
+"""Grove's topology (renamed from ClusterTopology, ai-dynamo/grove #616): ``spec.levels[] {domain, key}``."""
 
 TOPOLOGY_OBJECT_API_VERSIONS = (KAI_TOPOLOGY_API_VERSION, *KUEUE_TOPOLOGY_API_VERSIONS)
 """``Topology`` objects whose ``spec.levels[].nodeLabel`` wmap reads."""

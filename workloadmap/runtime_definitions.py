@@ -260,6 +260,7 @@ class TopologyRule(CompiledPart):
     topology: str | None
     required: str | None
     preferred: str | None
+    domains: bool
     # end of the generated head of TopologyRule
 
 
@@ -303,6 +304,7 @@ class PodGroupRule(CompiledPart):
     name: str | None
     min_member: CountValue | None
     sub_groups: Sequence[SubGroupRule]
+    min_sub_group: CountValue | None
     topology_constraint: TopologyRule | None
     scaled_topology_constraint: TopologyRule | None
     # end of the generated head of PodGroupRule
@@ -342,6 +344,7 @@ class Reference(CompiledPart):
     kind_expression: str | None
     name_expression: str
     description: str
+    optional: bool
     # end of the generated head of Reference
 
 
@@ -441,7 +444,7 @@ class Definition(DefinitionPart):
             yield from _component_fields(component, f"components[{index}]")
         for index, rule in enumerate(self.gang.pod_groups):
             path = f"gang.podGroups[{index}]"
-            for field_name in ("when", "min_member"):
+            for field_name in ("when", "min_member", "min_sub_group"):
                 value = getattr(rule, field_name)
                 if isinstance(value, str):
                     yield path, rule, field_name, value

@@ -19,7 +19,7 @@ from .quantities import parse_quantity
 from .resources import DEFAULT_GPU_RESOURCES
 from .runtime_definitions import Phase
 from .scheduling import PodScheduling
-from .values import OMIT, QUANTITIES, JsonForm
+from .values import OMIT, OPTIONAL, QUANTITIES, JsonForm
 
 __all__ = [
     "Resources",
@@ -31,6 +31,8 @@ __all__ = [
     "Preemptibility",
     "SubGroup",
     "PodGroup",
+    "fewest_pods",
+    "gate_parents",
     "Totals",
     "SharedClaim",
     "ExportHints",
@@ -226,48 +228,122 @@ class TopologyConstraint(JsonForm):
         topology: the KAI ``Topology`` (or Grove ClusterTopologyBinding) the levels belong to.
         required_level: the level every pod of the gang must share a domain of.
         preferred_level: the level the scheduler tries to keep the gang in.
+        domains: the levels may be Grove domain names (``rack``, ``host`` ...), which Grove
+            translates to node-label keys through the ClusterTopologyBinding ``topology`` names;
+            otherwise they are node-label keys or aliases of a KAI ``Topology``'s levels, as KAI
+            reads them. In the JSON form only when true.
     """
 
     topology: str | None = None
     required_level: str | None = None
     preferred_level: str | None = None
+    domains: bool = field(default=False, metadata=OPTIONAL)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> TopologyConstraint:
         """A constraint from its JSON form (absent: no constraint)."""
         data = data or {}
-        return cls(data.get("topology"), data.get("requiredLevel"), data.get("preferredLevel"))
+        return cls(
+            data.get("topology"), data.get("requiredLevel"), data.get("preferredLevel"), bool(data.get("domains"))
+        )
 
     def __bool__(self) -> bool:
         return bool(self.required_level or self.preferred_level)
 
     def copy(self) -> TopologyConstraint:
         """An equal constraint of its own (each gang holds its own)."""
-        return TopologyConstraint(self.topology, self.required_level, self.preferred_level)
+        return TopologyConstraint(self.topology, self.required_level, self.preferred_level, self.domains)
+
+
+_BY_SUBGROUPS = {"unless": "min_sub_group"}
+"""``minMember`` is written only where KAI sets it: not beside ``minSubGroup`` (the webhook refuses both)."""
 
 
 @dataclass(slots=True)
 class SubGroup(JsonForm):
-    """A KAI-style SubGroup: a gang within the PodGroup (``parent`` names the enclosing one)."""
+    """A KAI-style SubGroup: a gang within the PodGroup (``parent`` names the enclosing one).
+
+    Attributes:
+        min_member: the fewest pods that satisfy the subgroup. In the JSON form only when
+            ``min_sub_group`` is not set: that is the field KAI sets then.
+        min_sub_group: how many direct child SubGroups must be satisfied (KAI v0.15+
+            ``minSubGroup``, #1127), for a SubGroup that has children; None for a leaf.
+    """
 
     name: str
-    min_member: int
+    min_member: int = field(metadata=_BY_SUBGROUPS)
     parent: str | None = None
     pods: int = 0
     pod_sets: list[PodSet] = field(default_factory=list)
     topology_constraint: TopologyConstraint = field(default_factory=TopologyConstraint)
+    min_sub_group: int | None = field(default=None, metadata=OPTIONAL)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SubGroup:
-        """A subgroup from its JSON form."""
+        """A subgroup from its JSON form (without ``minMember``: 0 until :func:`gate_parents` counts it)."""
         return cls(
             name=data["name"],
-            min_member=data["minMember"],
+            min_member=data.get("minMember", 0),
             parent=data.get("parent"),
             pods=data.get("pods", 0),
             pod_sets=[PodSet.from_dict(item) for item in data.get("podSets") or []],
             topology_constraint=TopologyConstraint.from_dict(data.get("topologyConstraint")),
+            min_sub_group=data.get("minSubGroup"),
         )
+
+
+def fewest_pods(sub_groups: list[SubGroup], gate: int | None, parent: str | None) -> int:
+    """The fewest pods that satisfy ``gate`` of the SubGroups under ``parent`` (None: the top level).
+
+    KAI satisfies a SubGroupSet when ``minSubGroup`` of its direct children are satisfied
+    (``subgroup_info/subgroupset.go`` ``GetMinMembersToSatisfy``), so the fewest pods are those of
+    its ``gate`` smallest children; ``gate`` None means every child.
+    """
+    needs = sorted(sub.min_member for sub in sub_groups if sub.parent == parent)
+    return sum(needs if gate is None else needs[: max(gate, 0)])
+
+
+def gate_parents(sub_groups: list[SubGroup], *, gates: Mapping[str, int] | None = None, add: bool = True) -> None:
+    """Give every SubGroup with children its ``minSubGroup`` and, as ``min_member``, the fewest pods that satisfy it.
+
+    A parent's gate is ``gates[name]`` when given, else it already has one, else the number of
+    its direct children (what KAI's plugins set: pytorch_grouper.go ``MinSubGroup: numSegments``,
+    lws_grouper.go ``len(segmentSubGroups)``, grove_grouper.go ``len(podGroupNames)``, jobset_grouper.go
+    the replicas); without ``add``, a parent without a gate keeps its ``min_member`` (a tree read
+    from JSON in the shape before gates). Children are counted before their parents, each once.
+    """
+    by_name = {sub.name: sub for sub in sub_groups}
+    children: dict[str, list[SubGroup]] = {}
+    for sub in sub_groups:
+        if sub.parent is not None and sub.parent != sub.name and sub.parent in by_name:
+            children.setdefault(sub.parent, []).append(sub)
+    done: set[str] = set()
+    for top in [name for name in children]:
+        # Depth first without recursion: a parent is settled after all its child parents (cycles stop).
+        stack: list[tuple[str, bool]] = [(top, False)]
+        on_path: set[str] = set()
+        while stack:
+            name, expanded = stack.pop()
+            if name in done:
+                continue
+            if not expanded:
+                if name in on_path:
+                    continue
+                on_path.add(name)
+                stack.append((name, True))
+                stack.extend((child.name, False) for child in children[name] if child.name in children)
+                continue
+            on_path.discard(name)
+            done.add(name)
+            sub = by_name[name]
+            if gates is not None and name in gates:
+                sub.min_sub_group = gates[name]
+            elif sub.min_sub_group is None:
+                if not add:
+                    continue
+                sub.min_sub_group = len(children[name])
+            needs = sorted(child.min_member for child in children[name])
+            sub.min_member = sum(needs[: max(sub.min_sub_group, 0)])
 
 
 @dataclass(slots=True)
@@ -280,10 +356,14 @@ class PodGroup(JsonForm):
             template, then the ``project`` label, then ``default-queue``).
         priority_class: the priority class KAI gives the PodGroup.
         preemptibility: ``preemptible`` or ``non-preemptible`` (the label, else from the priority).
+        min_member: the fewest pods that satisfy the gang; in the JSON form only when
+            ``min_sub_group`` is not set.
+        min_sub_group: how many top-level SubGroups must be satisfied, where KAI gates the
+            PodGroup by them (``spec.minSubGroup``: a JobSet since KAI v0.16); None otherwise.
     """
 
     name: str
-    min_member: int
+    min_member: int = field(metadata=_BY_SUBGROUPS)
     pods: int = 0
     sub_groups: list[SubGroup] = field(default_factory=list)
     pod_sets: list[PodSet] = field(default_factory=list)
@@ -291,20 +371,29 @@ class PodGroup(JsonForm):
     queue: str | None = None
     priority_class: str | None = None
     preemptibility: Preemptibility | None = None
+    min_sub_group: int | None = field(default=None, metadata=OPTIONAL)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PodGroup:
-        """A PodGroup from its JSON form."""
+        """A PodGroup from its JSON form (``minMember`` counted from the SubGroups where ``minSubGroup`` stands)."""
+        sub_groups = [SubGroup.from_dict(item) for item in data.get("subGroups") or []]
+        gate_parents(sub_groups, add=False)
+        min_sub_group = data.get("minSubGroup")
+        if "minMember" in data or min_sub_group is None:
+            min_member = data["minMember"]
+        else:
+            min_member = fewest_pods(sub_groups, min_sub_group, None)
         return cls(
             name=data["name"],
-            min_member=data["minMember"],
+            min_member=min_member,
             pods=data.get("pods", 0),
-            sub_groups=[SubGroup.from_dict(item) for item in data.get("subGroups") or []],
+            sub_groups=sub_groups,
             pod_sets=[PodSet.from_dict(item) for item in data.get("podSets") or []],
             topology_constraint=TopologyConstraint.from_dict(data.get("topologyConstraint")),
             queue=data.get("queue"),
             priority_class=data.get("priorityClass"),
             preemptibility=Preemptibility(data["preemptibility"]) if data.get("preemptibility") else None,
+            min_sub_group=min_sub_group,
         )
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "JsonForm",
     "QUANTITIES",
     "OMIT",
+    "OPTIONAL",
     "name_problem",
 ]
 
@@ -36,6 +37,8 @@ QUANTITIES = {"json": "quantities"}
 """Field metadata: a ``dict[str, Fraction]`` written as quantity strings (``{"memory": "16Gi"}``)."""
 OMIT = {"json": "omit"}
 """Field metadata: a field kept out of the JSON form (internal detail)."""
+OPTIONAL = {"json": "optional"}
+"""Field metadata: a field written only when set (not None, not False): ``minSubGroup`` where KAI sets it."""
 
 
 def truthy(value: Any) -> bool:
@@ -170,8 +173,11 @@ def _dataclass_converter(cls: type) -> Callable[[Any], Any]:
     The source is written from the class's field names (identifiers) and their camelCase keys (through
     ``repr``); nothing of an input reaches it.
     """
+    fields = dataclasses.fields(cls)
+    if any(field.metadata.get("json") == "optional" or "unless" in field.metadata for field in fields):
+        return _conditional_converter(cls)
     entries = []
-    for field in dataclasses.fields(cls):
+    for field in fields:
         how = field.metadata.get("json")
         if how == "omit":
             continue
@@ -183,6 +189,32 @@ def _dataclass_converter(cls: type) -> Callable[[Any], Any]:
     namespace: dict[str, Any] = {"format_resources": format_resources, "to_json": to_json}
     exec(compile(source, f"<to_json of {cls.__qualname__}>", "exec"), namespace)  # the source is our own fields' names
     convert: Callable[[Any], Any] = namespace["convert"]
+    return convert
+
+
+def _conditional_converter(cls: type) -> Callable[[Any], Any]:
+    """The JSON form of a dataclass whose fields are written only when set, or only when another is not.
+
+    :data:`OPTIONAL` fields are left out when None or False; a field naming another under ``unless``
+    is left out when that one is set (``minMember`` beside ``minSubGroup``).
+    """
+    plan = [
+        (field.name, camel_case(field.name), field.metadata.get("json"), field.metadata.get("unless"))
+        for field in dataclasses.fields(cls)
+        if field.metadata.get("json") != "omit"
+    ]
+
+    def convert(value: Any) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for name, key, how, unless in plan:
+            item = getattr(value, name)
+            if how == "optional" and (item is None or item is False):
+                continue
+            if unless is not None and getattr(value, unless) is not None:
+                continue
+            data[key] = format_resources(item) if how == "quantities" else to_json(item)
+        return data
+
     return convert
 
 

@@ -243,7 +243,10 @@ def place(
         None, "--levels", metavar="KEY,KEY...", help="Comma-separated node-label keys, widest first."
     ),
     topology_object: Optional[Path] = typer.Option(
-        None, "--topology-object", metavar="FILE", help="KAI or Kueue Topology object whose levels to use."
+        None,
+        "--topology-object",
+        metavar="FILE",
+        help="KAI or Kueue Topology (or Grove ClusterTopologyBinding) object whose levels and aliases to use.",
     ),
     gpus_per_node: Optional[int] = typer.Option(
         None, "--gpus-per-node", metavar="N", help="Node GPUs (Slurm files and models; default 8, with a note)."

@@ -124,7 +124,8 @@ def show(
         None,
         "--topology-object",
         metavar="FILE",
-        help="A KAI (kai.scheduler/v1alpha1) or Kueue Topology object stating the levels.",
+        help="A KAI (kai.scheduler/v1alpha1) or Kueue Topology object, or a Grove ClusterTopologyBinding, stating "
+        "the levels (and their aliases).",
     ),
     pods: Optional[Path] = typer.Option(
         None, "--pods", metavar="FILE", help="Pod/PodList file; running pods use node capacity."

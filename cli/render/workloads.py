@@ -86,8 +86,15 @@ def _constraint_text(constraint: TopologyConstraint) -> str:
     return "  " + ", ".join(parts) + topology
 
 
+def _threshold(gate: int | None, min_member: int, pods: int) -> str:
+    """``minMember 4 of 8 pods``, or for a gang gated by its SubGroups ``minSubGroup 2 (8 of 9 pods)``."""
+    if gate is None:
+        return f"minMember {min_member} of {_plural(pods, 'pod')}"
+    return f"minSubGroup {gate} ({min_member} of {_plural(pods, 'pod')})"
+
+
 def _group_lines(group: PodGroup, name: str | None = None) -> list[str]:
-    header = f"{name or group.name}  minMember {group.min_member} of {_plural(group.pods, 'pod')}"
+    header = f"{name or group.name}  {_threshold(group.min_sub_group, group.min_member, group.pods)}"
     header += _constraint_text(group.topology_constraint)
     lines = [f"  {header}"]
     by_parent: dict[str | None, list] = {}
@@ -97,7 +104,7 @@ def _group_lines(group: PodGroup, name: str | None = None) -> list[str]:
         tree_lines(
             by_parent.get(None, []),
             lambda sub: (
-                f"subgroup {sub.name}  minMember {sub.min_member} of {_plural(sub.pods, 'pod')}"
+                f"subgroup {sub.name}  {_threshold(sub.min_sub_group, sub.min_member, sub.pods)}"
                 + _constraint_text(sub.topology_constraint)
             ),
             lambda sub: by_parent.get(sub.name, []),
@@ -109,7 +116,8 @@ def _group_lines(group: PodGroup, name: str | None = None) -> list[str]:
 
 def _gang_summary(groups: list[PodGroup]) -> str:
     """Whether the PodGroups are gangs: a PodGroup of minMember 1 schedules its pods one by one."""
-    gangs = sum(group.min_member > 1 for group in groups)
+    # A SubGroup of several pods is a gang even where the PodGroup needs only one of them (InOrder JobSets).
+    gangs = sum(group.min_member > 1 or any(sub.min_member > 1 for sub in group.sub_groups) for group in groups)
     if gangs == 0:
         return "minMember 1: no gang, each pod is scheduled on its own"
     if gangs < len(groups):

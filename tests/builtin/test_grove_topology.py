@@ -26,11 +26,13 @@ def test_scaling_group_constraint_makes_a_parent_subgroup_per_replica(inspect_bu
     tree = inspect_builtin(load_fixture("grove/podcliqueset-topology.yaml"))
     base, scaled = tree.pod_groups
     # grove_grouper_test.go TestGetPodGroupMetadata_WithTopologyHierarchy: the PodGang's constraint on the
-    # PodGroup, the group config as a parent SubGroup with minAvailable 0, children with their own constraints,
-    # and minAvailable the sum of the children's (2 + 3).
+    # PodGroup, the group config as a parent SubGroup gated by minSubGroup 2 (its two cliques, #1642: the fewest
+    # pods that satisfy it, 2 + 3), children with their own constraints, and minAvailable the sum of the
+    # children's (2 + 3).
     assert (base.name, base.min_member, constraint(base)) == ("pcs-0", 5, ("test-topology", "zone", "rack"))
+    assert base.sub_groups[0].min_sub_group == 2
     assert hierarchy(base) == [
-        ("pcs-0-grp-0", 0, None, ("test-topology", "rack", "host")),
+        ("pcs-0-grp-0", 5, None, ("test-topology", "rack", "host")),
         ("pcs-0-grp-0-a", 2, "pcs-0-grp-0", ("test-topology", None, "host")),
         ("pcs-0-grp-0-b", 3, "pcs-0-grp-0", ("test-topology", "host", None)),  # deprecated packDomain = required
     ]

@@ -262,14 +262,21 @@ def test_trainjob_resources_per_node_go_only_to_containers_named_node():
     assert leaves(_mpi_pair(rename_launcher(False)))["launcher"] == (1, 0)
 
 
-def test_trainjob_in_order_runtime_gives_one_pod_group_per_replicated_job():
+def test_trainjob_in_order_runtime_gates_the_podgroup_by_one_replicated_job():
+    # KAI v0.17 skips the TrainJob to its JobSet (hub_test.go "should return skipTopOwner plugin for TrainJob"),
+    # whose grouper gates an InOrder JobSet by one replicatedJob (jobset_grouper_test.go
+    # TestStartupPolicyInOrderRootMinSubGroup), each replicatedJob a parent of a leaf per Job
     documents = [doc.body for doc in load_objects(str(FIXTURES_DIR / "kubeflow" / "trainjob-torch-runtime.yaml"))]
     runtime, job = documents
     runtime["spec"]["template"]["spec"]["startupPolicy"] = {"startupPolicyOrder": "InOrder"}
     tree = inspect(job, related=ObjectIndex([runtime]))
-    assert [(group.name, group.min_member) for group in tree.pod_groups] == [
-        ("llm-train-dataset-initializer", 1),
-        ("llm-train-node", 4),
+    (group,) = tree.pod_groups
+    assert (group.name, group.min_sub_group, group.min_member) == ("llm-train", 1, 1)
+    assert [(sub.name, sub.min_sub_group, sub.min_member) for sub in group.sub_groups] == [
+        ("dataset-initializer", 1, 1),
+        ("node", 1, 4),
+        ("dataset-initializer-replica-0", None, 1),
+        ("node-replica-0", None, 4),
     ]
 
 

@@ -20,9 +20,10 @@ def test_inspect_tree_shows_components_totals_and_podgroups(wmap):
     assert lines[0].startswith("JobSet/llm-train")
     assert any(line.startswith("├── leader") for line in lines)
     assert any(line.startswith("└── workers") for line in lines)
-    # one leader + two workers of 4 GPUs each: 3 pods, 12 GPUs, one gang of 3
+    # one leader + two workers of 4 GPUs each: 3 pods, 12 GPUs, one gang of 3 gated by both replicatedJobs
+    # (KAI v0.17 jobset_grouper_test.go TestMultipleReplicatedJobsAnyOrder)
     assert "Totals: 3 pods, 12 GPUs" in result.stdout
-    assert "llm-train  minMember 3 of 3 pods" in result.stdout
+    assert "llm-train  minSubGroup 2 (3 of 3 pods)" in result.stdout
 
 
 def test_inspect_json_contract(wmap):
@@ -51,7 +52,10 @@ def test_inspect_json_contract(wmap):
             "components",
         }
     (group,) = tree["podGroups"]
-    assert set(group) >= {"name", "minMember", "subGroups"}
+    # minMember or minSubGroup, the one KAI sets (a JobSet's PodGroup: minSubGroup), never both
+    assert set(group) >= {"name", "minSubGroup", "subGroups"} and "minMember" not in group
+    for sub in group["subGroups"]:
+        assert ("minMember" in sub) != ("minSubGroup" in sub)
 
 
 def test_inspect_several_documents_give_a_list(wmap):

@@ -57,7 +57,7 @@ def test_place_table_says_how_many_candidates_it_leaves_out(wmap, tmp_path):
 
 
 def test_sibling_podgroups_are_drawn_as_siblings(wmap):
-    lines = wmap("place", str(FIXTURES_DIR / "jobset-inorder.yaml")).stdout.splitlines()
+    lines = wmap("place", str(FIXTURES_DIR / "grove" / "podcliqueset-scaling-group.yaml")).stdout.splitlines()
     groups = [line for line in lines if line.startswith(("├── ", "└── "))]
     assert [line[:4] for line in groups] == ["├── ", "└── "]
 

@@ -56,7 +56,8 @@ def test_fail_unfit_exits_5_when_a_fit_is_unknown(wmap, unknown_case):
     workload, nodes = unknown_case
     result = wmap("place", workload, "-t", nodes, "--search-budget", "1", "--fail-unfit")
     assert result.exit_code == 5, result.output
-    assert "pcs-0-grp-0 (5 pods, min 0): UNKNOWN" in result.stdout
+    # the scaling-group parent is gated by its 3 cliques (KAI v0.17 grove_grouper.go minSubGroup, #1642): min 5 pods
+    assert "pcs-0-grp-0 (5 pods, min 5): UNKNOWN" in result.stdout
     assert "search budget spent: 2 domains undecided, none counted as fitting" in result.stdout
     decided = wmap("place", workload, "-t", nodes, "--fail-unfit")
     assert decided.exit_code == 0, decided.output

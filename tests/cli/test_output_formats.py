@@ -46,8 +46,8 @@ def test_jsonpath_sees_exactly_what_json_prints(wmap):
 
 
 def test_jsonpath_as_json_and_file(wmap, tmp_path):
-    result = wmap("inspect", JOBSET, "-o", "jsonpath-as-json={.podGroups[*].minMember}")
-    assert json.loads(result.stdout) == [3]
+    result = wmap("inspect", JOBSET, "-o", "jsonpath-as-json={.podGroups[*].minSubGroup}")
+    assert json.loads(result.stdout) == [2]  # a JobSet's PodGroup is gated by its 2 replicatedJobs (KAI v0.16+)
     template = tmp_path / "t.txt"
     template.write_text("{.definition}")
     assert wmap("inspect", JOBSET, "-o", f"jsonpath-file={template}").stdout == "jobset"

@@ -69,9 +69,14 @@ def test_each_component_that_changes_and_how(report):
 
 
 def test_gangs_and_their_minimums(report):
-    [gang] = report.workloads[0].gangs
+    gang, *subs = report.workloads[0].gangs
     assert (gang.name, gang.status, gang.sub_group) == ("llm-train", Status.CHANGED, False)
     assert _changes(gang) == {"minMember": (3, 5), "pods": (3, 5), "podSets.workers": (2, 4)}
+    # the workers' SubGroup and its one leaf (KAI v0.16+ jobset tree: a leaf per Job of minMember parallelism)
+    assert [(sub.name, sub.sub_group, _changes(sub)["minMember"]) for sub in subs] == [
+        ("llm-train/workers", True, (2, 4)),
+        ("llm-train/workers-replica-0", True, (2, 4)),
+    ]
     added = report.workloads[1]
     # LWS serve: one group of size 2 -> PodGroup serve-group-0 with leader and workers SubGroups
     assert [(gang.name, gang.status) for gang in added.gangs] == [
@@ -104,7 +109,8 @@ def test_with_a_cluster_the_placement_verdict_is_compared():
     assert placement is not None and placement.verdict_changed
     # v2's workers ask 8 GPUs a pod, the preset's nodes have 4
     assert (placement.old_verdict.value, placement.new_verdict.value) == ("Fits", "DoesNotFit")
-    [gang] = placement.gangs
+    gang = placement.gangs[0]
+    assert gang.name == "llm-train"
     assert {change.field: (change.old, change.new) for change in gang.changes}["verdict"] == ("Fits", "DoesNotFit")
     data = report.to_dict()["workloads"][0]["placement"]
     assert "oldReport" not in data and data["newVerdict"] == "DoesNotFit"

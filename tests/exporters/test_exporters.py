@@ -179,7 +179,9 @@ def test_kai_topology_and_podgroups_validate_and_carry_the_report():
     assert spec["topologyConstraint"] == {"topology": "gpu-topology", "preferredTopologyLevel": RACK}
     assert "subGroups" in spec and "subgroups" not in spec
     by_name = {sub["name"]: sub for sub in spec["subGroups"]}
-    assert "minMember" not in by_name["worker"]  # minMember 0 is omitted (CRD minimum 1)
+    # KAI v0.17 podgroup_webhook.go: a parent SubGroup takes minSubGroup, never minMember (pytorch_grouper_test.go
+    # TestGetPodGroupMetadata_Segments_HappyFlow_4Workers_2PerSegment: worker minSubGroup = its segments)
+    assert "minMember" not in by_name["worker"] and by_name["worker"]["minSubGroup"] == 2
     assert by_name["worker-0"]["parent"] == "worker" and by_name["worker-0"]["minMember"] == 4
     assert by_name["worker-0"]["topologyConstraint"] == {
         "topology": "gpu-topology",
@@ -193,7 +195,7 @@ def test_kai_topology_and_podgroups_validate_and_carry_the_report():
     assert podgroup["metadata"]["namespace"] == "default"
 
 
-def test_podgroup_schema_rejects_lowercase_subgroups_and_zero_min_member():
+def test_podgroup_schema_rejects_lowercase_subgroups_zero_min_member_and_both_minimums():
     bad = {
         "apiVersion": "scheduling.run.ai/v2alpha2",
         "kind": "PodGroup",
@@ -203,6 +205,13 @@ def test_podgroup_schema_rejects_lowercase_subgroups_and_zero_min_member():
     with pytest.raises(jsonschema.ValidationError):
         validate(bad, "kai-podgroup")
     bad["spec"] = {"minMember": 0}
+    with pytest.raises(jsonschema.ValidationError):
+        validate(bad, "kai-podgroup")
+    # podgroup_webhook.go: "minMember and minSubGroup are mutually exclusive", on the PodGroup and on a SubGroup
+    bad["spec"] = {"minMember": 1, "minSubGroup": 1}
+    with pytest.raises(jsonschema.ValidationError):
+        validate(bad, "kai-podgroup")
+    bad["spec"] = {"minSubGroup": 1, "subGroups": [{"name": "a", "minMember": 1, "minSubGroup": 1}]}
     with pytest.raises(jsonschema.ValidationError):
         validate(bad, "kai-podgroup")
 
@@ -531,6 +540,9 @@ def test_kai_podgroups_of_a_segmented_lws_validate():
     names = {sub["name"] for sub in subgroups}
     assert all(sub.get("parent") in names for sub in subgroups if "parent" in sub)
     segments = {sub["name"]: sub for sub in subgroups if sub["name"].startswith("segment-")}
-    assert {name: sub["minMember"] for name, sub in segments.items()} == {"segment-0": 18, "segment-1": 18}
+    # lws_grouper_test.go TestBuildSubGroups_Segmentation_Divisible_LeaderPod: segment-0 holds leader and workers
+    # as children and is gated by minSubGroup 2; the other segments take minMember
+    gates = {name: (sub.get("minSubGroup"), sub.get("minMember")) for name, sub in segments.items()}
+    assert gates == {"segment-0": (2, None), "segment-1": (None, 18)}
     for segment in segments.values():
         assert segment["topologyConstraint"]["requiredTopologyLevel"] == "accelerator.topograph.run/domain"

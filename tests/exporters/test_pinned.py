@@ -25,9 +25,9 @@ DOMAIN = "accelerator.topograph.run/domain"
 NVL72 = "preset:nvl72-4rack"  # 4 racks (NVLink domains) of 18 nodes x 4 GPUs
 
 
-def _pin(obj, cluster=None, catalog=None, **options):
+def _pin(obj, cluster=None, catalog=None, related=None, **options):
     cluster = cluster or load_cluster(NVL72)
-    tree = inspect(obj, catalog=catalog)
+    tree = inspect(obj, catalog=catalog, related=related)
     report = place(tree, cluster, **options)
     return report, export("pinned", tree, report, cluster=cluster, obj=obj, catalog=catalog)
 
@@ -144,14 +144,24 @@ def test_an_existing_different_exclusive_topology_is_not_overwritten():
 
 
 def test_gangs_of_one_workload_are_pinned_where_the_scheduler_put_them_one_after_another():
-    # JobSet InOrder: one PodGroup per replicatedJob of 12 nodes. Each alone would pick the
-    # tightest domain nvl-001, but 24 nodes do not fit its 18: placement assigns the gangs in turn
-    # (Kueue's BestFit on what the first left), so b lands in another NVL72 rack and both pin.
+    # JobSet InOrder that KAI grouped before v0.16 (its flat PodGroup pg-big-uid-a exists: KAI v0.17 keeps the
+    # legacy shape, legacy_grouper_test.go TestLegacyDetection_InOrderPerReplicatedJobPodGroup): one PodGroup per
+    # replicatedJob of 12 nodes. Each alone would pick the tightest domain nvl-001, but 24 nodes do not fit its
+    # 18: placement assigns the gangs in turn (Kueue's BestFit on what the first left), so b lands in another
+    # NVL72 rack and both pin.
+    from workloadmap.interpreter import ObjectIndex
+
+    legacy = {
+        "apiVersion": "scheduling.run.ai/v2alpha2",
+        "kind": "PodGroup",
+        "metadata": {"name": "pg-big-uid-a"},
+        "spec": {"minMember": 1},
+    }
     jobset = yaml_doc(
         """
         apiVersion: jobset.x-k8s.io/v1alpha2
         kind: JobSet
-        metadata: {name: big}
+        metadata: {name: big, uid: uid}
         spec:
           startupPolicy: {startupPolicyOrder: InOrder}
           replicatedJobs:
@@ -169,7 +179,7 @@ def test_gangs_of_one_workload_are_pinned_where_the_scheduler_put_them_one_after
                   template: {spec: {containers: [{name: c, image: x, resources: {limits: {nvidia.com/gpu: 4}}}]}}
         """
     )
-    report, [pinned] = _pin(jobset)
+    report, [pinned] = _pin(jobset, related=ObjectIndex([legacy]))
     assert [group.assignment.domain for group in report.pod_groups] == ["nvl-001", "nvl-002"]
     domains = [
         _terms(job["template"]["spec"]["template"])[0]["matchExpressions"][-1]["values"]

@@ -64,7 +64,16 @@ def test_jobset_tree_json_contract(inspect_builtin):
         "devicesLowerBound": [],
         "devicesUnknown": [],
     }
-    assert data["podGroups"][0]["minMember"] == 3
+    # KAI v0.17 jobset_grouper_test.go TestMultipleReplicatedJobsAnyOrder: AnyOrder gates the root by both
+    # replicatedJobs (minSubGroup 2, no minMember), each replicatedJob by its one replica
+    group = data["podGroups"][0]
+    assert (group["minSubGroup"], "minMember" in group) == (2, False)
+    assert [(sub["name"], sub.get("minSubGroup"), sub.get("minMember")) for sub in group["subGroups"]] == [
+        ("leader", 1, None),
+        ("workers", 1, None),
+        ("leader-replica-0", None, 1),
+        ("workers-replica-0", None, 2),
+    ]
     leader = data["components"][0]
     assert leader["podResources"] == {"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": "4"}
     assert leader["hasPodTemplate"] is True

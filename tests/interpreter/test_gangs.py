@@ -23,36 +23,61 @@ def subgroups(group):
 # -------------------------------------------------------------------------------------------- JobSet
 
 
+def gates(group):
+    return [(sub.name, sub.min_sub_group, sub.min_member, sub.parent) for sub in group.sub_groups]
+
+
 def test_jobset_anyorder_one_podgroup(inspect_builtin):
     tree = inspect_builtin(load_fixture("jobset-leader-workers.yaml"))
-    # AnyOrder: one PodGroup, minMember = leader 1 x 1 + workers 1 x min(2, 2) = 3
-    assert groups(tree) == [("llm-train", 3, 3)]
+    # KAI v0.17 jobset_grouper_test.go TestMultipleReplicatedJobsAnyOrder: one PodGroup gated by both
+    # replicatedJobs; a parent per replicatedJob gated by its replicas, a leaf per replica of minMember parallelism
     [group] = tree.pod_groups
-    assert group.sub_groups == []  # KAI's jobset plugin builds no subgroups
+    assert (group.name, group.min_sub_group, group.min_member, group.pods) == ("llm-train", 2, 3, 3)
+    assert gates(group) == [
+        ("leader", 1, 1, None),
+        ("workers", 1, 2, None),
+        ("leader-replica-0", None, 1, "leader"),
+        ("workers-replica-0", None, 2, "workers"),
+    ]
     assert [(pod_set.component, pod_set.count) for pod_set in group.pod_sets] == [("leader", 1), ("workers", 2)]
     assert format_resources(group.pod_sets[1].pod_resources) == {"cpu": "16", "memory": "128Gi", "nvidia.com/gpu": "4"}
 
 
-def test_jobset_inorder_one_podgroup_per_replicated_job(inspect_builtin):
+def test_jobset_inorder_is_one_podgroup_gated_by_one_replicated_job(inspect_builtin):
     tree = inspect_builtin(load_fixture("jobset-inorder.yaml"))
-    # driver: 1 x min(1, 1) = 1; workers: 2 x min(parallelism 4, completions 2) = 4
-    assert groups(tree) == [("ordered-driver", 1, 1), ("ordered-workers", 4, 4)]
+    # TestStartupPolicyInOrderRootMinSubGroup: root minSubGroup 1. The workers' leaves take minMember = parallelism 4
+    # (KAI reads no completions: getParallelism), above the 2 pods a Job of completions 2 runs.
+    [group] = tree.pod_groups
+    assert (group.name, group.min_sub_group, group.pods) == ("ordered", 1, 5)
+    assert gates(group) == [
+        ("driver", 1, 1, None),
+        ("workers", 2, 8, None),
+        ("driver-replica-0", None, 1, "driver"),
+        ("workers-replica-0", None, 4, "workers"),
+        ("workers-replica-1", None, 4, "workers"),
+    ]
+    assert group.min_member == 1  # the driver's one pod satisfies the root
+    assert any("minMember 4 is more than its 2 pods" in warning for warning in tree.warnings)
     assert (tree.totals.pods, tree.totals.gpus) == (5, 8)  # 4 worker pods x 2 GPUs
 
 
-def test_jobset_without_startup_policy_is_webhook_defaulted_anyorder(inspect_builtin):
-    # the JobSet webhook defaults a missing startupPolicy to AnyOrder (schedulers.md A.4.4 caveat),
-    # so a submitted JobSet without one is gang scheduled as a single PodGroup
+def test_jobset_without_startup_policy_is_anyorder(inspect_builtin):
+    # the JobSet webhook defaults a missing startupPolicy to AnyOrder, and KAI's getStartupPolicyOrder does too:
+    # the root is gated by every replicatedJob
     jobset = load_fixture("jobset-inorder.yaml")
     del jobset["spec"]["startupPolicy"]
-    assert groups(inspect_builtin(jobset)) == [("ordered", 5, 5)]  # 1 + 4
+    [group] = inspect_builtin(jobset).pod_groups
+    assert (group.min_sub_group, group.min_member) == (2, 9)  # driver 1 + workers 2 x parallelism 4
 
 
-def test_jobset_inorder_skips_empty_replicated_job(inspect_builtin):
+def test_jobset_empty_replicated_job_forms_no_subgroup(inspect_builtin):
     jobset = load_fixture("jobset-inorder.yaml")
     jobset["spec"]["replicatedJobs"][0]["replicas"] = 0
-    # a replicatedJob with 0 replicas runs no pods and forms no PodGroup
-    assert groups(inspect_builtin(jobset)) == [("ordered-workers", 4, 4)]
+    # a replicatedJob with 0 replicas runs no pods: no SubGroup is formed for it (KAI would write a parent with
+    # minSubGroup 0 and no leaves); the root still counts it in minSubGroup
+    [group] = inspect_builtin(jobset).pod_groups
+    assert [sub.name for sub in group.sub_groups] == ["workers", "workers-replica-0", "workers-replica-1"]
+    assert group.min_sub_group == 1
 
 
 # ---------------------------------------------------------------------------------------- PyTorchJob

@@ -314,6 +314,7 @@ def test_inspect_json_has_grouping_count_and_constraints(wmap):
         "topology": "test-topology",
         "requiredLevel": "zone",
         "preferredLevel": "rack",
+        "domains": True,  # Grove domain names, translated through the ClusterTopologyBinding
     }
     assert (base["queue"], base["priorityClass"], base["preemptibility"]) == ("default-queue", "train", "preemptible")
     assert base["subGroups"][0]["topologyConstraint"]["requiredLevel"] == "rack"

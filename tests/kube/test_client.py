@@ -448,7 +448,9 @@ def test_cli_get_live_jobset_matches_the_file(fake_cluster, builtin_catalog, mon
     expected = from_file.to_dict()
     assert live["components"] == expected["components"]
     assert live["podGroups"] == expected["podGroups"]
-    assert [group["minMember"] for group in live["podGroups"]] == [3]  # AnyOrder: one gang of 1 + 2
+    # AnyOrder: one gang gated by both replicatedJobs
+    # (KAI v0.17 jobset_grouper_test.go TestMultipleReplicatedJobsAnyOrder)
+    assert [group["minSubGroup"] for group in live["podGroups"]] == [2]
     tree = _run(
         "get", "jobset", "llm-train", "-n", "research", "--kubeconfig", str(fake_cluster.kubeconfig), "-o", "tree"
     )

@@ -145,7 +145,7 @@ def test_grove_scaling_group_replicas_beyond_min_available_are_scaled_podgroups(
         assert found[pod["metadata"]["name"]][1] == pod["metadata"]["labels"]["grove.io/podclique"]
 
 
-def test_jobset_in_order_has_one_podgroup_per_replicated_job():
+def test_jobset_pods_join_the_leaf_of_their_job():
     job = {"parallelism": 2, "completions": 2, "template": {"spec": {"containers": [{"name": "t", "image": "x"}]}}}
     jobset = {
         "apiVersion": "jobset.x-k8s.io/v1alpha2",
@@ -161,7 +161,13 @@ def test_jobset_in_order_has_one_podgroup_per_replicated_job():
     }
     report = _describe(jobset, "run_jobset")
     found = _pods(report)
-    assert {name: gang for name, (gang, _) in found.items() if name.startswith("train-driver")} == {
-        name: "train-driver" for name in found if name.startswith("train-driver")
+    # KAI v0.17 jobset_grouper_test.go TestPodRoutingFindsCorrectLeaf: a pod's leaf is
+    # <replicatedjob-name>-replica-<job-index>, under the one PodGroup of the JobSet
+    assert {name: found[name] for name in sorted(found)} == {
+        "train-driver-0-0-bcdfg": ("train", "driver-replica-0"),
+        "train-driver-0-1-klmnp": ("train", "driver-replica-0"),
+        "train-workers-0-0-bcdfg": ("train", "workers-replica-0"),
+        "train-workers-0-1-klmnp": ("train", "workers-replica-0"),
+        "train-workers-1-0-bcdfg": ("train", "workers-replica-1"),
+        "train-workers-1-1-klmnp": ("train", "workers-replica-1"),
     }
-    assert sum(1 for gang, _ in found.values() if gang == "train-workers") == 4  # 2 Jobs x parallelism 2

@@ -14,7 +14,13 @@ import pytest
 import yaml
 
 from helpers import FIXTURES_DIR
-from workloadmap.labels import EKS_ULTRASERVER, GPU_CLIQUE, TOPOGRAPH_ACCELERATOR_DOMAIN, TOPOGRAPH_LEGACY_ACCELERATOR
+from workloadmap.labels import (
+    EKS_CAPACITY_BLOCK,
+    EKS_ULTRASERVER,
+    GPU_CLIQUE,
+    TOPOGRAPH_ACCELERATOR_DOMAIN,
+    TOPOGRAPH_LEGACY_ACCELERATOR,
+)
 from workloadmap.topology import NVLINK_DOMAIN_LABELS, accelerator_level
 
 LWS = str(FIXTURES_DIR / "leaderworkerset.yaml")
@@ -34,7 +40,8 @@ def _nodelist(domain_label: str) -> dict:
 
 
 @pytest.mark.parametrize(
-    "label", [GPU_CLIQUE, EKS_ULTRASERVER, TOPOGRAPH_ACCELERATOR_DOMAIN, TOPOGRAPH_LEGACY_ACCELERATOR]
+    "label",
+    [GPU_CLIQUE, EKS_ULTRASERVER, EKS_CAPACITY_BLOCK, TOPOGRAPH_ACCELERATOR_DOMAIN, TOPOGRAPH_LEGACY_ACCELERATOR],
 )
 def test_every_nvlink_domain_key_is_the_accelerator_level(label):
     assert label in NVLINK_DOMAIN_LABELS
@@ -58,7 +65,19 @@ def test_ultraserver_and_clique_clusters_get_the_same_answer(wmap, tmp_path):
     clique_report["topology"].pop("name")
     ultraserver_report["topology"].pop("name")
     assert ultraserver_report == clique_report
+
     workers = [
         sub for group in ultraserver_report["podGroups"] for sub in group["subGroups"] if sub["name"] == "workers"
     ]
     assert [(sub["requiredLevel"], sub["requiredSource"]) for sub in workers] == [("<domain>", "auto")] * 2
+
+
+def test_capacity_block_clusters_get_the_nvlink_answer(wmap, tmp_path):
+    # Topograph docs/reference/node-labels.md: on EKS P6e-GB200 without Topograph the Capacity Block ID is
+    # the NVLink domain, so such a cluster gets the answer a GPU-Operator clique cluster gets.
+    clique = json.dumps(_placement(wmap, tmp_path, GPU_CLIQUE)).replace(GPU_CLIQUE, "<domain>")
+    block = json.dumps(_placement(wmap, tmp_path, EKS_CAPACITY_BLOCK)).replace(EKS_CAPACITY_BLOCK, "<domain>")
+    clique_report, block_report = json.loads(clique), json.loads(block)
+    clique_report["topology"].pop("name")
+    block_report["topology"].pop("name")
+    assert block_report == clique_report

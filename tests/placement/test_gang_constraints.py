@@ -42,9 +42,23 @@ def test_podgroup_required_level_binds_placement():
 
 
 def test_grove_domain_names_resolve_to_cluster_levels():
-    # Grove constraints name domains (rack, block); they match the cluster's level keys by their tail.
-    (placed,) = place(gang({"requiredLevel": "rack", "preferredLevel": "block"}), rack_cluster()).pod_groups
+    # Grove constraints name domains (rack, block); without the ClusterTopologyBinding that translates them
+    # they match the cluster's level keys by their tail.
+    constraint = {"requiredLevel": "rack", "preferredLevel": "block", "domains": True}
+    (placed,) = place(gang(constraint), rack_cluster()).pod_groups
     assert (placed.required_level, placed.preferred_level) == (RACK, BLOCK)
+
+
+def test_kai_levels_are_keys_not_tails():
+    # KAI reads a level as a Topology nodeLabel (or alias) and nothing else (KAI pkg/scheduler/plugins/topology/
+    # job_filtering_test.go TestTopologyPlugin_calculateRelevantDomainLevels "required placement not found in
+    # topology"): "rack" is no level of a cluster whose rack key is cloud.provider.com/topology-rack.
+    (placed,) = place(gang({"topology": "t", "requiredLevel": "rack"}), rack_cluster(), policy="kai").pod_groups
+    assert (placed.required_level, placed.fits) == ("rack", False)
+    assert "'rack' (annotation) is not a level of topology" in placed.reason
+    # Kueue reads its own podset annotations, not KAI's PodGroup constraint: the gang is Kueue's to admit.
+    (placed,) = place(gang({"topology": "t", "requiredLevel": "rack"}), rack_cluster(), policy="kueue").pod_groups
+    assert placed.fits
 
 
 def test_subgroup_constraint_binds_the_subgroup():
@@ -62,5 +76,6 @@ def test_policy_helpers_without_constraint_keep_the_annotation_rules():
     workload = gang()
     assert annotation_required(workload, [], {}, root=True, constraint=TopologyConstraint()) is None
     assert constraint_preferred(None) is None
-    # a preferred level the cluster lacks cannot be preferred there: the narrowest fitting level is reported
-    assert constraint_preferred(TopologyConstraint(preferred_level="unknown-level"), [RACK]) is None
+    # a preferred level the cluster lacks stays as written: KAI refuses the job (job_filtering_test.go
+    # TestTopologyPlugin_calculateRelevantDomainLevels "preferred placement not found in topology")
+    assert constraint_preferred(TopologyConstraint(preferred_level="unknown-level"), [RACK]) == "unknown-level"

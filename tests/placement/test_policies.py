@@ -479,21 +479,25 @@ def test_lws_groups_under_kai_place_subgroups_in_the_chosen_domain():
 
 
 def test_inorder_jobset_gangs_are_placed_together_in_order():
-    """An InOrder JobSet: one PodGroup per replicatedJob (KAI), one Workload of two PodSets (Kueue)."""
+    """An InOrder JobSet: one PodGroup gated by a replicatedJob with a SubGroup per replicatedJob (KAI v0.16+
+    jobset_grouper_test.go TestStartupPolicyInOrderRootMinSubGroup), one Workload of two PodSets (Kueue)."""
     from workloadmap.topology import load_cluster as load
 
-    workload = inspect(yaml.safe_load((FIXTURES_DIR / "jobset-inorder.yaml").read_text()))
+    obj = yaml.safe_load((FIXTURES_DIR / "jobset-inorder.yaml").read_text())
+    # parallelism 2 = completions: KAI's leaves (minMember parallelism) can form (with 4 they never would)
+    obj["spec"]["replicatedJobs"][1]["template"]["spec"]["parallelism"] = 2
+    workload = inspect(obj)
     cluster = load("preset:small-16")
     for policy in ("kueue", "kai"):
         report = place(workload, cluster, policy=policy)
-        driver, workers = report.pod_groups
-        assert report.fits and driver.assignment.pods == 1 and workers.assignment.pods == 4, policy
-    # Kueue puts the driver (it prefers a host) first; the workers' 4 pods of 2 GPUs fit one host
-    # too, and every host holds 4 of them (GPU-bound), so the path decides: the driver's host
-    report = place(workload, cluster)
-    driver, workers = report.pod_groups
-    assert assigned(driver) == {"node-001-01": 1} and workers.preferred_level == HOST
-    assert assigned(workers) == {"node-001-01": 4}
+        (group,) = report.pod_groups
+        assert report.fits and group.assignment.pods == 5, policy
+    report = place(workload, cluster, policy="kai")
+    subs = {sub.name: sub for sub in report.pod_groups[0].sub_groups}
+    assert subs["driver"].assignment.pods == 1 and subs["workers"].assignment.pods == 4
+    # Kueue: the workers' 4 pods of 2 GPUs fit one host (every host holds 4 of them, GPU-bound) beside the driver
+    (group,) = place(workload, cluster).pod_groups
+    assert sum(node.pods for node in group.assignment.nodes) == 5
 
 
 def test_a_podset_group_wmap_cannot_write_consistently_is_not_written():

@@ -329,6 +329,14 @@ def labelled(*label_sets):
             ],
             ["eks", "eks-ultraserver"],
         ),
+        # Topograph docs/reference/node-labels.md "Without Topograph": on EKS P6e-GB200 the Capacity Block
+        # ID labels the NVLink domain (NVIDIA/topograph pkg/providers/aws/instance_topology.go derives
+        # accelerator.topograph.run/domain from the same CapacityBlockId).
+        (
+            {"topology.k8s.aws/network-node-layer-1": "nn-1", "topology.k8s.aws/capacity-block-id": "cr-0a1b"},
+            ["topology.k8s.aws/network-node-layer-1", "topology.k8s.aws/capacity-block-id"],
+            ["eks", "eks-capacity-block"],
+        ),
         (
             {"oci.oraclecloud.com/host.rack_id": "r", "oci.oraclecloud.com/host.network_block_id": "nb"},
             ["oci.oraclecloud.com/host.network_block_id", "oci.oraclecloud.com/host.rack_id"],

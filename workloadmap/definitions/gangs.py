@@ -16,6 +16,11 @@ class TopologyRule(_Compiled, runtime.TopologyRule):
     topology: str | None = Field(default=None, description="Expression for the topology name.")
     required: str | None = Field(default=None, description="Expression for the required level.")
     preferred: str | None = Field(default=None, description="Expression for the preferred level.")
+    domains: bool = Field(
+        default=False,
+        description="The levels may be Grove domain names (rack, host ...) that Grove translates to node-label "
+        "keys through a ClusterTopologyBinding; otherwise they are node-label keys or KAI Topology aliases.",
+    )
 
 
 class GangWarning(_Compiled, runtime.GangWarning):
@@ -44,8 +49,10 @@ class SubGroupRule(_Compiled, runtime.SubGroupRule):
     min_member: Count | None = Field(
         default=None,
         alias="minMember",
-        description="Expression or constant; `remainder` means the PodGroup's minMember minus the other subgroups'. "
-        "Default: the component's pods at minimum scale within the group.",
+        description="Expression (on the component's instance element, like `when`; root() is the resource) or "
+        "constant; `remainder` means the PodGroup's minMember minus the other subgroups'. Default: the component's "
+        "pods at minimum scale within the group. A subgroup with child subgroups is gated by minSubGroup instead "
+        "(every child, as KAI's plugins set it) and its minMember is the fewest pods that satisfy them.",
     )
     parent: str | None = None
     segment_size: Count | None = Field(
@@ -96,6 +103,13 @@ class PodGroupRule(_Compiled, runtime.PodGroupRule):
         description="Expression or constant; null result falls back to the members' pods at minimum scale.",
     )
     sub_groups: list[SubGroupRule] = Field(default_factory=list, alias="subGroups")
+    min_sub_group: Count | None = Field(
+        default=None,
+        alias="minSubGroup",
+        description="Expression or constant: how many top-level SubGroups must be satisfied (KAI's spec.minSubGroup, "
+        "which then stands instead of minMember: a JobSet since KAI v0.16). Default: none, the PodGroup is gated "
+        "by minMember.",
+    )
     topology_constraint: TopologyRule | None = Field(
         default=None, alias="topologyConstraint", description="Default: KAI's topology annotations on the workload."
     )

@@ -55,6 +55,10 @@ class Reference(_Compiled, runtime.Reference):
         "(in order, each missing one warned about).",
     )
     description: str = ""
+    optional: bool = Field(
+        default=False,
+        description="The object's absence is an answer, not a gap (KAI's legacy PodGroup of a JobSet): no warning.",
+    )
 
 
 class ExportsDefinition(_Strict, runtime.ExportsDefinition):

@@ -91,12 +91,26 @@ def _constraint(group: GroupPlacement, topology: str, *, always: bool) -> dict[s
     return constraint if always or len(constraint) > 1 else None
 
 
-def _subgroups(group: GroupPlacement, topology: str) -> list[dict[str, Any]]:
+def _subgroups(group: GroupPlacement, topology: str, tree_group: PodGroup | None) -> list[dict[str, Any]]:
+    """The SubGroups: a parent gated by ``minSubGroup``, a leaf by ``minMember`` (0 included), never both.
+
+    KAI v0.17's PodGroup webhook (``podgroup_webhook.go``) refuses a SubGroup with both, a leaf
+    without ``minMember`` and a parent with ``minMember``; the CRD takes a leaf's ``minMember: 0``.
+    """
+    gates = {sub.name: sub.min_sub_group for sub in tree_group.sub_groups} if tree_group is not None else {}
+    children: dict[str, int] = {}
+    for sub in group.sub_groups:
+        if sub.parent is not None and sub.parent != sub.name:
+            children[sub.parent] = children.get(sub.parent, 0) + 1
     entries = []
     for sub in group.sub_groups:
         entry: dict[str, Any] = {"name": sub.name}
-        if sub.min_member >= 1:
-            entry["minMember"] = sub.min_member
+        # A parent read from a tree without gates needs every child, as KAI before v0.15 required them.
+        gate = gates.get(sub.name) or children.get(sub.name)
+        if gate is not None:
+            entry["minSubGroup"] = gate
+        else:
+            entry["minMember"] = max(sub.min_member, 0)
         if sub.parent:
             entry["parent"] = sub.parent
         constraint = _constraint(sub, topology, always=False)
@@ -122,7 +136,8 @@ def kai_podgroups(
 ) -> list[dict[str, Any]]:
     """KAI ``PodGroup`` objects (``scheduling.run.ai/v2alpha2``), one per gang of the report.
 
-    ``spec.minMember`` is the gang's minMember (at least 1), ``spec.topologyConstraint`` carries the
+    ``spec.minMember`` is the gang's minMember (at least 1), or ``spec.minSubGroup`` where KAI gates
+    the PodGroup by its SubGroups, ``spec.topologyConstraint`` carries the
     required and preferred levels, ``spec.subGroups`` the SubGroups with their own constraints;
     queue, priority class and preemptibility are the tree's (the caller's queue wins). Such a
     PodGroup takes effect only for an ownerless pod that names it (annotation ``pod-group-name``);
@@ -133,10 +148,15 @@ def kai_podgroups(
     for group in report.pod_groups:
         if not group.gang:
             continue
-        spec: dict[str, Any] = {"minMember": max(group.min_member, 1)}
-        _kai_metadata(spec, by_name.get(group.name), queue)
+        tree_group = by_name.get(group.name)
+        gate = tree_group.min_sub_group if tree_group is not None else None
+        # spec.minMember and spec.minSubGroup are mutually exclusive and at least 1 (v0.17 CRD and webhook).
+        spec: dict[str, Any] = (
+            {"minSubGroup": max(gate, 1)} if gate is not None else {"minMember": max(group.min_member, 1)}
+        )
+        _kai_metadata(spec, tree_group, queue)
         spec["topologyConstraint"] = _constraint(group, topology, always=True)
-        subgroups = _subgroups(group, topology)
+        subgroups = _subgroups(group, topology, tree_group)
         if subgroups:
             spec["subGroups"] = subgroups
         objects.append(

@@ -33,6 +33,7 @@ from ..values import name_problem
 from .checks import check_values
 from .context import EvaluationContext
 from .expand import ExpandedComponent, Expander
+from .external import skips_podgrouper, user_pod_groups
 from .gangs import form_pod_groups
 from .merge import merge_bases
 from .native import NATIVE_POLICY, native_gangs
@@ -394,7 +395,10 @@ def _gangs(
 ) -> tuple[list[PodGroup], str]:
     """The PodGroups and whose policy they follow: the definition's, or the native ones the pods join."""
     definition = context.definition
-    pod_groups = form_pod_groups(context, workload.name, nodes, at_peak)
+    if skips_podgrouper(context.resource, nodes):  # the user's PodGroups, not the grouper's (KAI #1552)
+        pod_groups = user_pod_groups(nodes, related, workload.namespace, warnings)
+    else:
+        pod_groups = form_pod_groups(context, workload.name, nodes, at_peak)
     gang_policy = definition.gang.policy or ("none" if not definition.gang.pod_groups else "")
     native = native_gangs(nodes, related, workload.namespace, context.resource, pod_groups, gang_policy)
     if native is None:

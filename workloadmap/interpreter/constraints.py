@@ -77,5 +77,6 @@ def evaluate_constraint(
         topology=_text(rule, "topology", scope, context),
         required_level=_text(rule, "required", scope, context),
         preferred_level=_text(rule, "preferred", scope, context),
+        domains=rule.domains,
     )
     return constraint if constraint or not need_level else TopologyConstraint()

@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 from ..budgets import check as check_budget
 from ..runtime_definitions import PodGroupRule, SubGroupRule
-from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint
+from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint, fewest_pods, gate_parents
 from ..values import truthy
 from .constraints import annotation_constraint, evaluate_constraint
 from .context import EvaluationContext
@@ -243,8 +243,10 @@ class _GroupContext:
     min_member: int
     scaled: bool = False
 
-    def count(self, rule: SubGroupRule, field_name: str, what: str) -> int | None:
-        return evaluate_count(rule, field_name, self.scope_value, self.context, what=what)
+    def count(self, rule: SubGroupRule, field_name: str, what: str, *, scope: Any = None) -> int | None:
+        """A count of the rule on ``scope`` (a member's element), else on the PodGroup's scope value."""
+        value = self.scope_value if scope is None else scope
+        return evaluate_count(rule, field_name, value, self.context, what=what)
 
 
 def _fill_remainders(built: list[SubGroup], remainders: list[SubGroup], group_min: int) -> None:
@@ -301,7 +303,7 @@ def _subgroups(rules: Sequence[SubGroupRule], scope: _Scope, group: _GroupContex
             if rule.min_member == "remainder":
                 remainders.append(subgroup)
             else:
-                explicit = group.count(rule, "min_member", f"subgroup {name} minMember")
+                explicit = group.count(rule, "min_member", f"subgroup {name} minMember", scope=member_scope)
                 default = sum(counting.gang_pods(node) for node in members)
                 subgroup.min_member = default if explicit is None else explicit
             built.append(subgroup)
@@ -310,6 +312,7 @@ def _subgroups(rules: Sequence[SubGroupRule], scope: _Scope, group: _GroupContex
     _drop_missing_parents(built)
     _fill_remainders(built, remainders, group.min_member)
     if not segmented:
+        gate_parents(built)
         return built
     result: list[SubGroup] = []
     for subgroup in built:
@@ -326,6 +329,7 @@ def _subgroups(rules: Sequence[SubGroupRule], scope: _Scope, group: _GroupContex
         _check_segments(subgroup, rule, size, counting)
         constraint = evaluate_constraint(rule.segment_topology_constraint, member_scope, group.context, need_level=True)
         result.extend(_segments(subgroup, rule, size, counting, constraint))
+    gate_parents(result)
     return result
 
 
@@ -367,6 +371,9 @@ def _segments(
         total = own_pods + leader_pods
         counts = [size] * (total // size) + ([total % size] if total % size else [])
     shapes = subgroup.pod_sets
+    # An elastic subgroup (minMember below its pods) needs only its first segments: KAI v0.17 gives
+    # the rest minMember 0 (pytorch_grouper.go mandatorySegments, #1971).
+    mandatory = -(-(subgroup.min_member + leader_pods) // size) if subgroup.min_member < own_pods else len(counts)
     segments: list[SubGroup] = []
     for index, count in enumerate(counts):
         name = _render_name(rule.segment_name, {"name": subgroup.name, "index": str(index)})
@@ -398,7 +405,8 @@ def _segments(
                     )
                 )
             continue
-        segments.append(SubGroup(name=name, min_member=count, parent=parent, pods=count, pod_sets=pod_sets))
+        need = count if index < mandatory else 0
+        segments.append(SubGroup(name=name, min_member=need, parent=parent, pods=count, pod_sets=pod_sets))
     for segment in segments:
         if segment.parent == parent:  # the segments themselves, not the leader/rest split of segment 0
             segment.topology_constraint = constraint.copy()
@@ -449,13 +457,19 @@ def _pod_group(
     else:
         constraint = annotation_constraint(context.resource) if annotated is None else annotated.copy()
     group = _GroupContext(name, scope_value, context, min_member, scaled=scaled is not None)
+    sub_groups = _subgroups(rule.sub_groups, scope, group)
+    # KAI's spec.minSubGroup (a JobSet since v0.16): the gang is its top-level SubGroups, minMember unset.
+    gate = evaluate_count(rule, "min_sub_group", scope_value, context, what=f"PodGroup {name} minSubGroup")
+    if gate is not None:
+        min_member = fewest_pods(sub_groups, gate, None)
     return PodGroup(
         name=name,
         min_member=min_member,
         pods=pods,
-        sub_groups=_subgroups(rule.sub_groups, scope, group),
+        sub_groups=sub_groups,
         pod_sets=pod_sets,
         topology_constraint=constraint,
+        min_sub_group=gate,
     )
 
 

@@ -252,6 +252,9 @@ def _pod_group_format(
         pods = sum(node.pods for node in nodes)
         group.sub_groups.append(SubGroup(name=sub.component_name, min_member=minimum, pods=pods))
     if group.sub_groups:
+        # KAI plugins/karta/grouper.go: with SubGroups the root is gated by minSubGroup = their number
+        # (grouper_test.go TestGetPodGroupMetadata_PodGroupV2: minSubGroup 2, MinAvailable 0).
+        group.min_sub_group = len(group.sub_groups)
         group.min_member = sum(sub.min_member for sub in group.sub_groups)
     else:
         group.min_member = subtree_scale(karta, roots, karta.root.name)

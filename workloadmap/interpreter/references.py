@@ -150,12 +150,17 @@ def resolve_references(
         candidates = [k for k in reference.kinds if kind in (None, k.kind)] or reference.kinds[:1]
         if isinstance(name, list):  # several objects (the Tasks of a Pipeline's taskRefs): the list of those found
             names = list(dict.fromkeys(item for item in name if isinstance(item, str) and item))
-            found_all = [_find(reference.name, candidates, item, related, namespace, warnings) for item in names]
+            found_all = [
+                _find(reference.name, candidates, item, related, namespace, warnings, optional=reference.optional)
+                for item in names
+            ]
             refs[reference.name] = [obj for obj in found_all if obj is not None]
             continue
         if not isinstance(name, str) or not name:
             continue
-        refs[reference.name] = _find(reference.name, candidates, name, related, namespace, warnings)
+        refs[reference.name] = _find(
+            reference.name, candidates, name, related, namespace, warnings, optional=reference.optional
+        )
     return refs
 
 
@@ -166,12 +171,16 @@ def _find(
     related: RelatedObjects,
     namespace: str | None,
     warnings: list[str],
+    *,
+    optional: bool = False,
 ) -> Mapping[str, Any] | None:
-    """The object of the first candidate kind that has it; a warning when none does."""
+    """The object of the first candidate kind that has it; a warning when none does (unless ``optional``)."""
     for candidate in candidates:
         found = related.find(candidate.kind, name, namespace, candidate.namespaced)
         if found is not None:
             return found
+    if optional:
+        return None
     warnings.append(
         f"{label} {candidates[0].kind}/{name} is not in the input; pass it with --related FILE|DIR "
         "for the pods it defines (expanded what the workload itself declares)"

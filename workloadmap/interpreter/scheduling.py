@@ -133,7 +133,8 @@ def apply_kai_metadata(
             priority = _priority(owner, pods, specs, default_priority, gang)
             everyone = [owner, *pods]
             known[key] = (_queue(everyone, pods), priority, _preemptibility(everyone, priority))
-        group.queue, group.priority_class, group.preemptibility = known[key]
+        queue, group.priority_class, group.preemptibility = known[key]
+        group.queue = group.queue or queue  # a PodGroup the user made keeps its spec.queue (KAI: authoritative)
 
 
 def grouping(definition: Definition, groups: Sequence[PodGroup], pods: int) -> tuple[Grouping, int]:

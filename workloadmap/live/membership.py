@@ -192,9 +192,18 @@ def assign_gangs(
             if size:
                 segmented.setdefault((group, name, index), (rule, size, []))[2].append(pod)
             elif name in {sub.name for sub in gangs.groups[group].sub_groups}:
-                pod.sub_groups.extend(_parents(gangs.groups[group], name))
+                _join(pod, _parents(gangs.groups[group], name))
     for (group, name, _), (rule, _size, members) in segmented.items():
         _segments(gangs.groups[group], name, rule, members, attribution)
+
+
+def _join(pod: AttributedPod, chain: list[str]) -> None:
+    """Add a SubGroup chain (innermost first): a leaf under a SubGroup the pod is already in goes ahead of it."""
+    known = pod.sub_groups
+    if known and chain[-len(known) :] == known:
+        pod.sub_groups[:0] = chain[: -len(known)]
+    else:
+        pod.sub_groups.extend(name for name in chain if name not in known)
 
 
 def _segment_list(group: PodGroup, name: str, rule: SubGroupRule) -> list[SubGroup]:

@@ -162,7 +162,14 @@ class Analysis:
         if gang.annotated is not None:
             return gang.annotated, "annotation"
         annotated = annotation_required(
-            self.tree, gang.pod_sets, self.paths, root=gang.root, constraint=gang.constraint, levels=self.levels
+            self.tree,
+            gang.pod_sets,
+            self.paths,
+            root=gang.root,
+            constraint=gang.constraint,
+            levels=self.levels,
+            aliases=self.cluster.aliases,
+            topology=self.cluster.topology,
         )
         if annotated is not None:
             return annotated, "annotation"
@@ -201,8 +208,11 @@ class Analysis:
         option = self.request.lookup(self.request.preferred, gang.name, root=gang.root)
         if option:
             return self.resolve(option, "preferred"), "option"
-        annotated = constraint_preferred(gang.constraint, self.levels) or annotation_preferred(
-            self.tree, gang.pod_sets, self.paths, root=gang.root
+        cluster = self.cluster
+        annotated = constraint_preferred(
+            gang.constraint, self.levels, cluster.aliases, cluster.topology
+        ) or annotation_preferred(
+            self.tree, gang.pod_sets, self.paths, root=gang.root, levels=self.levels, aliases=cluster.aliases
         )
         if annotated is not None:
             return annotated, "annotation"
@@ -272,7 +282,9 @@ class Analysis:
             (measured.preferred, "preferred", measured.preferred_source),
         ):
             if level is not None and level not in self.levels:
-                return f"{what} level {level!r} ({origin}) is not a level of topology {self.cluster.name!r}"
+                # KAI: "the topology tree '<name>' does not contain a level with this name" (job_filtering.go)
+                topology = self.cluster.topology or self.cluster.name
+                return f"{what} level {level!r} ({origin}) is not a level of topology {topology!r}"
         return None
 
     def verdict(

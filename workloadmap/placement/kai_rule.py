@@ -112,11 +112,14 @@ def _kai_group(group: PodGroup, fit: GangFit, paths: Mapping[str, Component]) ->
     fits = {sub.name: sub for sub in fit.sub_groups}
     names = {sub.name for sub in group.sub_groups}
     members: dict[str, KaiGroup] = {}
+    # A SubGroup with children is a SubGroupSet: its pods are its leaves' (subgroup_info/factory.go), none its own.
+    parents = {sub.parent for sub in group.sub_groups if sub.parent is not None and sub.parent != sub.name}
     for sub in group.sub_groups:
         own = fits.get(sub.name)
         required = own.required_level if own else None
         preferred = own.preferred_level if own else None
-        members[sub.name] = KaiGroup(sub.name, required, preferred, _tasks(sub.pod_sets, paths))
+        tasks = [] if sub.name in parents else _tasks(sub.pod_sets, paths)
+        members[sub.name] = KaiGroup(sub.name, required, preferred, tasks)
     root = KaiGroup(fit.name, fit.required_level, fit.preferred_level)
     for sub in group.sub_groups:
         parent = members.get(sub.parent) if sub.parent in names and sub.parent != sub.name else None

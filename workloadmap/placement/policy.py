@@ -34,6 +34,7 @@ __all__ = [
     "annotation_required",
     "annotation_preferred",
     "constraint_preferred",
+    "constraint_level",
     "describe_shapes",
 ]
 
@@ -91,20 +92,55 @@ def group_pod_sets(group: PodGroup) -> list[PodSet]:
     return collected
 
 
-def _constraint_level(level: str, levels: Sequence[str]) -> str:
-    """A constraint's level as a level of the cluster (Grove's ``rack`` finds ``…/topology-rack``), else as written."""
-    try:
-        return resolve_level(level, levels)
-    except PlacementError:
+def constraint_level(
+    level: str,
+    levels: Sequence[str],
+    aliases: Mapping[str, str] | None = None,
+    *,
+    domains: bool = False,
+) -> str:
+    """A constraint's level as a level of the cluster, else as written (which then is no level of it).
+
+    KAI reads a level as a node-label key of the named ``Topology`` or one of its level aliases
+    (``topology_info.go`` ``ResolveAliases``, KAI v0.17 #1788), and refuses any other name
+    (``job_filtering.go`` ``calculateRelevantDomainLevels``: "the topology tree ... does not contain
+    a level with this name"), so ``rack`` is not ``accelerator.nvidia.com/rack`` unless an alias
+    says so. Grove's domain names (``domains``) are translated through its ClusterTopologyBinding:
+    the cluster's aliases when it was given one, else the one level whose key ends in the name
+    (``rack`` finds ``…/topology-rack``).
+    """
+    if level in levels:
         return level
+    if aliases and level in aliases:
+        return aliases[level]
+    if domains:
+        try:
+            return resolve_level(level, levels)
+        except PlacementError:
+            return level
+    return level
 
 
-def constraint_preferred(constraint: TopologyConstraint | None, levels: Sequence[str] = ()) -> str | None:
-    """The preferred level of a gang's own ``topologyConstraint``, if it names a level of ``levels``."""
+def _aliases_for(
+    constraint: TopologyConstraint | None, topology: str | None, aliases: Mapping[str, str]
+) -> Mapping[str, str]:
+    """The cluster's aliases, unless the constraint names another topology (KAI resolves per topology)."""
+    if constraint is not None and constraint.topology and topology and constraint.topology != topology:
+        return {}
+    return aliases
+
+
+def constraint_preferred(
+    constraint: TopologyConstraint | None,
+    levels: Sequence[str] = (),
+    aliases: Mapping[str, str] | None = None,
+    topology: str | None = None,
+) -> str | None:
+    """The preferred level of a gang's own ``topologyConstraint`` as a level of ``levels`` (else as written)."""
     if constraint is None or not constraint.preferred_level:
         return None
-    level = _constraint_level(constraint.preferred_level, levels)
-    return level if level in levels else None
+    known = _aliases_for(constraint, topology, aliases or {})
+    return constraint_level(constraint.preferred_level, levels, known, domains=constraint.domains)
 
 
 def annotation_required(
@@ -115,12 +151,15 @@ def annotation_required(
     root: bool,
     constraint: TopologyConstraint | None = None,
     levels: Sequence[str] = (),
+    aliases: Mapping[str, str] | None = None,
+    topology: str | None = None,
 ) -> str | None:
     """A requirement already written on the workload for these pods.
 
     The gang's own ``topologyConstraint`` (what KAI's pod-grouper puts on the PodGroup or SubGroup:
     the workload's annotations, Grove's fields, a Ray template's or a segment's annotations) comes
-    first; its level is matched to ``levels`` where it names one by its tail.
+    first; its level is matched to ``levels`` by :func:`constraint_level` (a key, a KAI alias, a
+    Grove domain).
     KAI reads ``topology-required-placement`` from the top owner, so on the workload's own
     annotations it applies to PodGroups (roots); on a pod template (Ray groups, segments) it
     applies to the SubGroup made of that template's pods. Kueue's ``podset-required-topology`` constrains
@@ -128,7 +167,8 @@ def annotation_required(
     that template, or from templates that share one ``podset-group-name`` and the same level.
     """
     if constraint is not None and constraint.required_level:
-        return _constraint_level(constraint.required_level, levels)
+        known = _aliases_for(constraint, topology, aliases or {})
+        return constraint_level(constraint.required_level, levels, known, domains=constraint.domains)
     keys: list[str] = []
     for pod_set in pod_sets:
         key = find_path(paths, pod_set.component)
@@ -138,15 +178,22 @@ def annotation_required(
     if root:
         workload_level = tree.topology_annotations
         if workload_level.get(KAI_TOPOLOGY_REQUIRED):
-            return workload_level[KAI_TOPOLOGY_REQUIRED]
+            return constraint_level(workload_level[KAI_TOPOLOGY_REQUIRED], levels, aliases)
     elif len(components) == 1 and components[0].topology_annotations.get(KAI_TOPOLOGY_REQUIRED):
         # Per-template KAI constraints (Ray groups, segments) apply to that template's subgroup.
-        return components[0].topology_annotations[KAI_TOPOLOGY_REQUIRED]
+        return constraint_level(components[0].topology_annotations[KAI_TOPOLOGY_REQUIRED], levels, aliases)
+    # Kueue reads a level as the node-label key of a Topology level, nothing else.
     return _kueue_level(components, KUEUE_REQUIRED)
 
 
 def annotation_preferred(
-    tree: WorkloadTree, pod_sets: Sequence[PodSet], paths: Mapping[str, Component], *, root: bool
+    tree: WorkloadTree,
+    pod_sets: Sequence[PodSet],
+    paths: Mapping[str, Component],
+    *,
+    root: bool,
+    levels: Sequence[str] = (),
+    aliases: Mapping[str, str] | None = None,
 ) -> str | None:
     """A preferred level already written on the workload for these pods.
 
@@ -157,9 +204,9 @@ def annotation_preferred(
     """
     components = _components_of(pod_sets, paths)
     if root and tree.topology_annotations.get(KAI_TOPOLOGY_PREFERRED):
-        return tree.topology_annotations[KAI_TOPOLOGY_PREFERRED]
+        return constraint_level(tree.topology_annotations[KAI_TOPOLOGY_PREFERRED], levels, aliases)
     if not root and len(components) == 1 and components[0].topology_annotations.get(KAI_TOPOLOGY_PREFERRED):
-        return components[0].topology_annotations[KAI_TOPOLOGY_PREFERRED]
+        return constraint_level(components[0].topology_annotations[KAI_TOPOLOGY_PREFERRED], levels, aliases)
     return _kueue_level(components, KUEUE_PREFERRED)
 
 

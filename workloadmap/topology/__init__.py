@@ -8,7 +8,15 @@ detection and the accelerator (NVLink) rule; the readers build clusters from Kub
 """
 
 from .hostlist import MAX_HOSTLIST_NAMES, expand_hostlist
-from .kubernetes import apply_pods, cluster_from_objects, nodes_from_documents, set_levels, topology_object_levels
+from .kubernetes import (
+    StatedTopology,
+    apply_pods,
+    cluster_from_objects,
+    nodes_from_documents,
+    set_levels,
+    stated_topology,
+    topology_object_levels,
+)
 from .levels import (
     ACCELERATOR_SCHEMES,
     FABRIC_SCHEMES,
@@ -28,6 +36,7 @@ from .load import (
     SourcePrefix,
     detect_format,
     load_cluster,
+    read_stated_topology,
     read_topology_documents,
     read_topology_object,
     source_forms,
@@ -80,6 +89,9 @@ __all__ = [
     "detect_format",
     "read_topology_documents",
     "read_topology_object",
+    "read_stated_topology",
+    "StatedTopology",
+    "stated_topology",
     "SourceFormat",
     "SourcePrefix",
     "FILE_FORMATS",

@@ -8,12 +8,13 @@ placement consumes. Reading files is :mod:`.load`'s job.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
 from ..budgets import check as check_budget
 from ..errors import BudgetError, InputError, QuantityError, TopologyError
-from ..labels import HOSTNAME, TOPOLOGY_OBJECT_API_VERSIONS
+from ..labels import GROVE_TOPOLOGY_API_VERSION, GROVE_TOPOLOGY_KIND, HOSTNAME, TOPOLOGY_OBJECT_API_VERSIONS
 from ..quantities import parse_quantity
 from ..resources import pod_demand
 from ..scheduling import parse_taints
@@ -26,6 +27,8 @@ __all__ = [
     "nodes_from_documents",
     "apply_pods",
     "topology_object_levels",
+    "StatedTopology",
+    "stated_topology",
     "cluster_from_objects",
     "set_levels",
     "mapping_field",
@@ -303,27 +306,60 @@ def apply_pods(cluster: Cluster, documents: Sequence[Any], *, file: str = "-") -
     return counted
 
 
+@dataclass(frozen=True)
+class StatedTopology:
+    """The levels one topology object states: its name, node-label keys widest first, and aliases.
+
+    Attributes:
+        aliases: alias -> node-label key: a KAI ``Topology``'s ``levels[].alias`` (KAI v0.17, #1788),
+            or a Grove ClusterTopologyBinding's ``levels[].domain``.
+    """
+
+    name: str | None
+    levels: list[str]
+    aliases: dict[str, str] = field(default_factory=dict)
+
+
 def topology_object_levels(documents: Sequence[Any], *, file: str = "-") -> list[str]:
     """The ``spec.levels[].nodeLabel`` list of the one KAI or Kueue ``Topology`` in the documents.
 
     Raises:
-        TopologyError: no Topology object, several of them, an unsupported apiVersion, or levels
-            that break the KAI/Kueue rules (1-16, unique, hostname only last).
+        TopologyError: as :func:`stated_topology`.
     """
-    found = [
-        (number, document)
-        for number, document in enumerate(documents, start=1)
-        if isinstance(document, dict) and document.get("kind") == "Topology"
-    ]
+    return stated_topology(documents, file=file).levels
+
+
+def _is_topology_object(document: Any) -> bool:
+    if not isinstance(document, dict):
+        return False
+    kind = document.get("kind")
+    return kind == "Topology" or (
+        kind == GROVE_TOPOLOGY_KIND and document.get("apiVersion") == GROVE_TOPOLOGY_API_VERSION
+    )
+
+
+def stated_topology(documents: Sequence[Any], *, file: str = "-") -> StatedTopology:
+    """The levels and aliases of the one KAI or Kueue ``Topology`` (or Grove ClusterTopologyBinding) in the documents.
+
+    A KAI level may carry an ``alias`` that constraints use in its place; aliases are unique and
+    none equals a level's nodeLabel (KAI's topology webhook, ``topology_validator.go``
+    ``validateAliases``). A Grove binding's levels are ``{domain, key}``: the domain is the alias.
+
+    Raises:
+        TopologyError: no such object, several of them, an unsupported apiVersion, levels that
+            break the KAI/Kueue rules (1-16, unique, hostname only last), or aliases KAI refuses.
+    """
+    found = [(number, document) for number, document in enumerate(documents, start=1) if _is_topology_object(document)]
     if not found:
         raise TopologyError("no Topology object (kind: Topology) found", file=file)
     if len(found) > 1:
         raise TopologyError(f"{len(found)} Topology objects found; give a file with exactly one", file=file)
     number, document = found[0]
     name = (document.get("metadata") or {}).get("name") if isinstance(document.get("metadata"), dict) else None
-    label = f"Topology/{name}" if name else f"#{number}"
+    grove = document.get("kind") == GROVE_TOPOLOGY_KIND
+    label = f"{document.get('kind')}/{name}" if name else f"#{number}"
     api_version = document.get("apiVersion")
-    if api_version not in TOPOLOGY_OBJECT_API_VERSIONS:
+    if not grove and api_version not in TOPOLOGY_OBJECT_API_VERSIONS:
         raise TopologyError(
             f"unsupported apiVersion {api_version!r}; expected one of {', '.join(TOPOLOGY_OBJECT_API_VERSIONS)}",
             file=file,
@@ -331,21 +367,62 @@ def topology_object_levels(documents: Sequence[Any], *, file: str = "-") -> list
             field="apiVersion",
         )
     spec = mapping_field(document.get("spec"), file, label, "spec")
+    key_field, alias_field = ("key", "domain") if grove else ("nodeLabel", "alias")
     raw_levels = spec.get("levels")
     if not isinstance(raw_levels, list):
-        raise TopologyError("expected a list of {nodeLabel: ...}", file=file, document=label, field="spec.levels")
-    levels = []
+        raise TopologyError(f"expected a list of {{{key_field}: ...}}", file=file, document=label, field="spec.levels")
+    levels: list[str] = []
+    aliases: dict[str, str] = {}
+    duplicated: list[str] = []
+    named: list[str] = []  # every alias given, in level order
     for index, level in enumerate(raw_levels):
-        if not isinstance(level, dict) or "nodeLabel" not in level:
+        if not isinstance(level, dict) or key_field not in level:
             raise TopologyError(
-                "expected {nodeLabel: <label key>}", file=file, document=label, field=f"spec.levels[{index}]"
+                f"expected {{{key_field}: <label key>}}", file=file, document=label, field=f"spec.levels[{index}]"
             )
-        levels.append(level["nodeLabel"])
-    return validate_levels(levels, file=file, document=label, field_name="spec.levels")
+        levels.append(level[key_field])
+        alias = level.get(alias_field)
+        if alias is None:
+            continue
+        if not isinstance(alias, str) or not alias:
+            raise TopologyError(
+                f"{alias_field} must be a non-empty string, got {alias!r}",
+                file=file,
+                document=label,
+                field=f"spec.levels[{index}].{alias_field}",
+            )
+        if alias in aliases:
+            duplicated.append(alias)
+        aliases[alias] = level[key_field]
+        named.append(alias)
+    levels = validate_levels(levels, file=file, document=label, field_name="spec.levels")
+    problem = _alias_problem(duplicated, [alias for alias in named if alias in levels], grove=grove)
+    if problem:
+        raise TopologyError(problem, file=file, document=label, field="spec.levels")
+    return StatedTopology(name if isinstance(name, str) else None, levels, aliases)
 
 
-def set_levels(cluster: Cluster, levels: list[str], stated_in: str | None = None) -> None:
+def _alias_problem(duplicated: list[str], collisions: list[str], *, grove: bool) -> str | None:
+    """KAI's words for aliases it refuses (``topology_validator.go`` ``validateAliases``), Grove's for domains.
+
+    As KAI lists them: every repeat of an alias, and every alias equal to a nodeLabel, each sorted.
+    """
+    if grove:
+        return f"domain {duplicated[0]!r} is listed twice" if duplicated else None
+    problems = []
+    if duplicated:
+        problems.append(f"aliases must be unique within the topology; duplicated: [{' '.join(sorted(duplicated))}]")
+    if collisions:
+        problems.append(f"an alias must not equal a nodeLabel; conflicting: [{' '.join(sorted(collisions))}]")
+    return f"invalid topology aliases: {'; '.join(problems)}" if problems else None
+
+
+def set_levels(
+    cluster: Cluster, levels: list[str], stated_in: str | None = None, *, stated: StatedTopology | None = None
+) -> None:
     """Use stated levels, refusing one that no node carries (a typo would otherwise match nothing).
+
+    ``stated`` (the object the levels come from) gives the cluster its topology name and aliases.
 
     Raises:
         TopologyError: a level no node of the cluster has.
@@ -359,6 +436,9 @@ def set_levels(cluster: Cluster, levels: list[str], stated_in: str | None = None
                 field=f"spec.levels[{index}]" if stated_in else f"levels[{index}]",
             )
     cluster.levels = list(levels)
+    if stated is not None:
+        cluster.topology = stated.name
+        cluster.aliases = dict(stated.aliases)
 
 
 def cluster_from_objects(
@@ -391,7 +471,8 @@ def cluster_from_objects(
     if pod_objects is not None:
         apply_pods(cluster, list(pod_objects), file=source)
     if topology_objects is not None:
-        set_levels(cluster, topology_object_levels(list(topology_objects), file=source), stated_in=source)
+        stated = stated_topology(list(topology_objects), file=source)
+        set_levels(cluster, stated.levels, stated_in=source, stated=stated)
     elif levels is not None:
         set_levels(cluster, validate_levels(list(levels)))
     return cluster

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ..errors import PlacementError
 from ..labels import (
+    EKS_CAPACITY_BLOCK,
     EKS_NETWORK_LAYERS,
     EKS_ULTRASERVER,
     GKE_BLOCK,
@@ -99,6 +100,14 @@ ACCELERATOR_SCHEMES: tuple[LevelScheme, ...] = (
         "EKS HyperPod topology.k8s.aws/ultraserver-id",
         nvlink_domain=EKS_ULTRASERVER,
     ),
+    # Topograph's node-labels reference: on P6e-GB200 the Capacity Block "aligns with the NVL Domain",
+    # and Topograph's AWS provider derives accelerator.topograph.run/domain from the same CapacityBlockId.
+    LevelScheme(
+        "eks-capacity-block",
+        (EKS_CAPACITY_BLOCK,),
+        "EKS topology.k8s.aws/capacity-block-id (the NVLink domain on P6e-GB200 without Topograph)",
+        nvlink_domain=EKS_CAPACITY_BLOCK,
+    ),
     LevelScheme("gpu-clique", (GPU_CLIQUE,), "NVIDIA GPU Operator nvidia.com/gpu.clique", nvlink_domain=GPU_CLIQUE),
 )
 """Accelerator (NVLink) domains; every one found is used, after the switch tiers."""
@@ -148,7 +157,7 @@ def detect_levels(nodes: Iterable[Node]) -> list[str]:
     :data:`FABRIC_SCHEMES` order (Topograph v1 ``tier-N`` highest N first, legacy Topograph
     core/spine/leaf, GKE block/subblock/host, EKS layer-1..4, OCI network block/rack); then every
     accelerator scheme found (Topograph ``domain``, ``sub-domain``, legacy ``accelerator``, EKS
-    ``ultraserver-id``, ``nvidia.com/gpu.clique``); then ``kubernetes.io/hostname``, always.
+    ``ultraserver-id`` and ``capacity-block-id``, ``nvidia.com/gpu.clique``); then ``kubernetes.io/hostname``, always.
 
     Accelerator (NVLink) domains come after the switch tiers although Topograph models them as
     an orthogonal axis: a level list must be a single hierarchy, and an NVLink domain that spans

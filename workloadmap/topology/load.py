@@ -27,7 +27,14 @@ from ..errors import BudgetError, InputError, TopologyError
 from ..labels import CLUSTER_NAME
 from ..loader import TOPOLOGY_LIMITS, paused_gc
 from ..numa import TopologyManager
-from .kubernetes import apply_pods, cluster_from_objects, nodes_from_documents, set_levels, topology_object_levels
+from .kubernetes import (
+    StatedTopology,
+    apply_pods,
+    cluster_from_objects,
+    nodes_from_documents,
+    set_levels,
+    stated_topology,
+)
 from .levels import detect_levels
 from .model import Cluster, NodeCapacity, validate_levels
 from .noderesourcetopology import (
@@ -52,6 +59,7 @@ __all__ = [
     "source_forms",
     "read_topology_documents",
     "read_topology_object",
+    "read_stated_topology",
     "detect_format",
     "load_cluster",
 ]
@@ -114,7 +122,12 @@ def read_topology_documents(source: str | Path) -> list[Any]:
 
 def read_topology_object(source: str | Path) -> list[str]:
     """Read a KAI/Kueue ``Topology`` object file and return its levels."""
-    return topology_object_levels(read_topology_documents(source), file=_display_name(source))
+    return read_stated_topology(source).levels
+
+
+def read_stated_topology(source: str | Path) -> StatedTopology:
+    """Read a KAI/Kueue ``Topology`` (or Grove ClusterTopologyBinding) file: its name, levels and aliases."""
+    return stated_topology(read_topology_documents(source), file=_display_name(source))
 
 
 @dataclass
@@ -454,7 +467,8 @@ def load_cluster(
         if pods_file is not None:
             apply_pods(cluster, read_topology_documents(pods_file), file=_display_name(pods_file))
     if topology_object is not None:
-        set_levels(cluster, read_topology_object(topology_object), stated_in=_display_name(topology_object))
+        stated = read_stated_topology(topology_object)
+        set_levels(cluster, stated.levels, stated_in=_display_name(topology_object), stated=stated)
     elif levels is not None:
         set_levels(cluster, validate_levels(list(levels)))
     if node_topology is not None:

@@ -113,6 +113,10 @@ class Cluster:
         source: where the data came from (for messages).
         notes: what reading the source assumed or left out that a reader should know (a
             capacity the source does not state, pods bound to nodes the cluster lacks).
+        topology: the name of the KAI ``Topology`` (or Grove ClusterTopologyBinding) that stated
+            the levels, if one did.
+        aliases: names that stand for levels (alias -> node-label key): a KAI ``Topology``'s
+            ``levels[].alias`` (KAI v0.17, #1788), a Grove ClusterTopologyBinding's ``domain``s.
     """
 
     name: str
@@ -120,6 +124,8 @@ class Cluster:
     levels: list[str] = field(default_factory=list)
     source: str | None = None
     notes: list[str] = field(default_factory=list)
+    topology: str | None = None
+    aliases: dict[str, str] = field(default_factory=dict)
 
     def node(self, name: str) -> Node | None:
         """The node called ``name``, or ``None``."""
