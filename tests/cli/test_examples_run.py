@@ -47,9 +47,16 @@ def _needs_cluster(words: list[str]) -> bool:
     return any(word.startswith("cluster:") for word in words) or words[0] == "cluster"
 
 
+LONG_RUNNING = {"serve"}
+"""Commands that run until stopped: tests/cli/test_serve_cli.py runs their examples as whole processes
+and stops each once it serves (in process here, one would hold its port for its whole --timeout)."""
+
+
 def _runnable() -> list[tuple[str, str]]:
     found = []
     for path, lines in EXAMPLES.items():
+        if path in LONG_RUNNING:
+            continue
         for line in lines:
             if not line.startswith("wmap ") or "|" in line or ">" in line or "<(" in line:
                 continue
