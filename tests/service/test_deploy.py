@@ -78,7 +78,10 @@ def test_the_shipped_cluster_role_is_what_print_rbac_prints():
     printed = CliRunner().invoke(app, ["serve", "--print-rbac"], env={"WMAP_CATALOG": ""})
     assert printed.exit_code == 0, printed.stderr
     assert (DEPLOY / "clusterrole.yaml").read_text() == printed.stdout, "regenerate: wmap serve --print-rbac"
-    assert yaml.safe_load(printed.stdout) == cluster_role(Catalog.load(use_env=False))
+    from workloadmap.budgets import reference_kinds
+
+    expected = cluster_role(Catalog.load(use_env=False), reference_kinds=sorted(reference_kinds()))
+    assert yaml.safe_load(printed.stdout) == expected
 
 
 def test_the_cluster_role_reads_only_and_never_secrets_or_configmaps():
@@ -92,7 +95,10 @@ def test_the_cluster_role_reads_only_and_never_secrets_or_configmaps():
             granted.setdefault(group, set()).update(rule["resources"])
     assert granted[""] == {"pods", "nodes", "events"}
     assert granted["events.k8s.io"] == {"events"} and granted["run.ai"] == {"kartas"}
-    assert set(granted) == catalog_groups | {"events.k8s.io", "run.ai"}
+    from workloadmap.budgets import reference_kinds
+
+    referenced = {group for group, _ in reference_kinds() if group}  # objects definitions may reference (GET)
+    assert set(granted) == catalog_groups | referenced | {"events.k8s.io", "run.ai"}
     assert all(resources == {"*"} for group, resources in granted.items() if group in catalog_groups - {""})
 
 
