@@ -211,8 +211,24 @@ def test_search_interprets_first_then_compiles_and_keeps_the_limits(monkeypatch)
         spent.search({"a": [{"a": [1] * 1000}] * 400})
 
 
+def _restoring(undo, limit):
+    import sys
+
+    def restore():
+        sys.setrecursionlimit(limit)
+        undo()
+
+    return restore
+
+
 def test_a_tree_the_generator_does_not_write_is_interpreted(monkeypatch):
+    import sys
+
     monkeypatch.setattr(expressions, "COMPILE_AFTER", 0)
+    # Python's default recursion limit, as a process runs (a library loaded by an earlier test may raise it)
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    monkeypatch.undo = _restoring(monkeypatch.undo, limit)  # restored with the monkeypatches
     source = "|".join(["a"] * 600)  # a left-deep pipe: deeper than the generator writes
     with pytest.raises(ValueError, match="deeper"):
         compile_tree(jmespath.compile(source).parsed, MAX_VALUE_SIZE, _WmapFunctions)

@@ -27,6 +27,11 @@ def reflected(value: Any) -> Any:
             if how == "omit":
                 continue
             item = getattr(value, field.name)
+            if how == "optional" and (item is None or item is False):
+                continue  # written only when set (minSubGroup, a constraint's domains)
+            unless = field.metadata.get("unless")
+            if unless is not None and getattr(value, unless) is not None:
+                continue  # written only when the other is not (minMember beside minSubGroup)
             data[camel_case(field.name)] = format_resources(item) if how == "quantities" else reflected(item)
         return data
     if isinstance(value, Enum):
