@@ -17,6 +17,7 @@ import ast
 import gc
 import json
 import re
+import sys
 
 import jmespath
 import jmespath.functions
@@ -211,24 +212,19 @@ def test_search_interprets_first_then_compiles_and_keeps_the_limits(monkeypatch)
         spent.search({"a": [{"a": [1] * 1000}] * 400})
 
 
-def _restoring(undo, limit):
-    import sys
-
-    def restore():
-        sys.setrecursionlimit(limit)
-        undo()
-
-    return restore
-
-
-def test_a_tree_the_generator_does_not_write_is_interpreted(monkeypatch):
-    import sys
-
-    monkeypatch.setattr(expressions, "COMPILE_AFTER", 0)
-    # Python's default recursion limit, as a process runs (a library loaded by an earlier test may raise it)
+@pytest.fixture
+def default_recursion_limit():
+    """Python's default recursion limit while the test runs, as a process has it (a library loaded by an
+    earlier test may have raised it); restored after."""
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(1000)
-    monkeypatch.undo = _restoring(monkeypatch.undo, limit)  # restored with the monkeypatches
+    yield
+    sys.setrecursionlimit(limit)
+
+
+@pytest.mark.usefixtures("default_recursion_limit")
+def test_a_tree_the_generator_does_not_write_is_interpreted(monkeypatch):
+    monkeypatch.setattr(expressions, "COMPILE_AFTER", 0)
     source = "|".join(["a"] * 600)  # a left-deep pipe: deeper than the generator writes
     with pytest.raises(ValueError, match="deeper"):
         compile_tree(jmespath.compile(source).parsed, MAX_VALUE_SIZE, _WmapFunctions)

@@ -21,7 +21,7 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any
 
-from .placement import GroupPlacement, PlacementReport, Verdict, place
+from .placement import GroupPlacement, PlacementReport, Verdict, component_paths, place
 from .topology import Cluster
 from .tree import Component, PodGroup, SubGroup, TopologyConstraint, WorkloadRef, WorkloadTree
 from .values import OMIT, JsonForm
@@ -217,20 +217,6 @@ def _status(old: Any, new: Any, changes: Sequence[Any]) -> Status:
 # -- components -------------------------------------------------------------------------------------
 
 
-def _component_paths(tree: WorkloadTree) -> dict[str, Component]:
-    paths: dict[str, Component] = {}
-
-    def visit(component: Component, prefix: str) -> None:
-        path = f"{prefix}/{component.name}" if prefix else component.name
-        paths[path] = component
-        for child in component.components:
-            visit(child, path)
-
-    for component in tree.components:
-        visit(component, "")
-    return paths
-
-
 def _component_changes(old: Component | None, new: Component | None, gpus: Sequence[str]) -> list[Change]:
     changes: list[Change] = []
     if old is None or new is None:
@@ -272,8 +258,8 @@ def _value(value: Any) -> Any:
 
 def _components(old: WorkloadTree | None, new: WorkloadTree | None) -> list[ComponentDiff]:
     gpus = _gpu_names(old, new)
-    before = _component_paths(old) if old is not None else {}
-    after = _component_paths(new) if new is not None else {}
+    before = component_paths(old) if old is not None else {}
+    after = component_paths(new) if new is not None else {}
     found = []
     for path, was, now in _paired(before.items(), after.items(), lambda item: item[0]):
         one, two = (was[1] if was else None), (now[1] if now else None)

@@ -564,10 +564,7 @@ class _Stream:
         """Read the rest of the input ahead and decide every document's note (once)."""
         for document in self._rest:
             self._read(document)
-            if isinstance(document, Document) and not self._referable(document.body):
-                self._ahead.append(_Marshalled.of(document))
-            else:
-                self._ahead.append(document)
+            self._wait(document)
         identities, self._identities = self._identities or [], None
         assert self._fold is not None
         self._notes = controlled_notes(identities, self._fold)
@@ -591,15 +588,24 @@ class _Stream:
         kept, self._kept = self._kept or [], None
         yield from kept
         for document in self._rest:
-            if self._identities is not None:
-                self._identities.append(_identity_of(document))
-            if not isinstance(document, Document):
-                self._ahead.append(document)
-            elif self._referable(document.body):
-                self._ahead.append(document)
+            self._read(document)  # its identity, for folding (nothing is kept aside any more)
+            if self._wait(document):
+                assert isinstance(document, Document)
                 yield document.body
-            else:  # the index passes it by: kept small until its turn
-                self._ahead.append(_Marshalled.of(document))
+
+    def _wait(self, document: Document | WorkloadMapError) -> bool:
+        """Hold a document read ahead until its turn; whether its body is referable (held as it is).
+
+        A body the index passes by waits as ``marshal`` bytes, small until its turn.
+        """
+        if not isinstance(document, Document):
+            self._ahead.append(document)
+            return False
+        if self._referable(document.body):
+            self._ahead.append(document)
+            return True
+        self._ahead.append(_Marshalled.of(document))
+        return False
 
 
 def _folded(document: Document | WorkloadMapError) -> bool:
