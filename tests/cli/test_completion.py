@@ -156,6 +156,8 @@ def test_bash_script_completes_in_a_real_bash():
 def test_other_shells_parse_their_script(shell, tmp_path):
     binary = shutil.which(shell)
     if binary is None:
+        if os.environ.get("WMAP_REQUIRE_SHELLS"):  # CI installs them: there a missing shell is a failure
+            pytest.fail(f"{shell} is not installed but WMAP_REQUIRE_SHELLS is set")
         pytest.skip(f"{shell} is not installed")
     path = tmp_path / f"wmap.{shell}"
     path.write_text(script(shell))
