@@ -529,7 +529,7 @@ class _Stream:
         self._ahead: deque[Document | WorkloadMapError | _Marshalled] = deque()
         self._kept: list[Any] | None = []  # None once the index has read everything
         self._fold = fold
-        self._identities: list[Document | None] | None = [] if fold is not None else None  # None once decided
+        self._identities: list[_Identity | None] | None = [] if fold is not None else None  # None once decided
         self._notes: dict[int, str] = {}
         self._replaced: dict[int, WorkloadMapError] = {}
         self._position = 0
@@ -565,7 +565,8 @@ class _Stream:
         for document in self._rest:
             self._read(document)
             self._wait(document)
-        identities, self._identities = self._identities or [], None
+        identities = [identity.document() if identity is not None else None for identity in self._identities or []]
+        self._identities = None
         assert self._fold is not None
         self._notes = controlled_notes(identities, self._fold)
         for nodes in node_lists(identities):
@@ -622,23 +623,41 @@ def _folded(document: Document | WorkloadMapError) -> bool:
     return metadata.__class__ is dict and bool(metadata.get("ownerReferences"))
 
 
+class _Identity(NamedTuple):
+    """What folding reads of a document, held for each until the first that may fold: a tuple, small.
+
+    Its kind and apiVersion and the metadata an owner reference names (``metadata`` None for a
+    body that is no mapping), made a light :class:`Document` again when the notes are decided.
+    """
+
+    file: str
+    number: int
+    item: int | None
+    api_version: Any
+    kind: Any
+    metadata: dict[str, Any] | None
+
+    def document(self) -> Document:
+        if self.metadata is None:
+            return Document(None, self.file, self.number, self.item)
+        body = {"apiVersion": self.api_version, "kind": self.kind, "metadata": self.metadata}
+        return Document(body, self.file, self.number, self.item)
+
+
 _IDENTITY_FIELDS = ("name", "namespace", "uid", "ownerReferences")
 
 
-def _identity_of(document: Document | WorkloadMapError) -> Document | None:
-    """What folding reads of a document: its kind and apiVersion, and the metadata an owner reference names."""
+def _identity_of(document: Document | WorkloadMapError) -> _Identity | None:
+    """A document's :class:`_Identity` (None for an error in its place)."""
     if document.__class__ is not Document:
         return None
     assert isinstance(document, Document)
     body = document.body
     if body.__class__ is not dict:
-        return Document(None, document.file, document.index, document.item)
+        return _Identity(document.file, document.index, document.item, None, None, None)
     metadata = body.get("metadata")
-    kept = (
-        {key: metadata[key] for key in _IDENTITY_FIELDS if key in metadata} if metadata.__class__ is dict else metadata
-    )
-    light = {"apiVersion": body.get("apiVersion"), "kind": body.get("kind"), "metadata": kept}
-    return Document(light, document.file, document.index, document.item)
+    kept = {key: metadata[key] for key in _IDENTITY_FIELDS if key in metadata} if metadata.__class__ is dict else {}
+    return _Identity(document.file, document.index, document.item, body.get("apiVersion"), body.get("kind"), kept)
 
 
 class _Marshalled(NamedTuple):
