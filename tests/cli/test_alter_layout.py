@@ -218,6 +218,8 @@ def test_ruamel_loads_only_when_alter_prints_manifests():
     )
     loaded = {}
     for args in (["inspect", jobset], ["alter", jobset, "--queue", "q", "--patch"], ["alter", jobset, "--queue", "q"]):
-        done = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, check=False)
+        # -I: the installed package, not the source tree `python -c` would put first on the path
+        done = subprocess.run([sys.executable, "-I", "-c", probe, *args], capture_output=True, text=True, check=False)
+        assert "Traceback" not in done.stderr, done.stderr
         loaded[args[0] + (" --patch" if "--patch" in args else "")] = done.stderr.strip().endswith("RUAMEL")
     assert loaded == {"inspect": False, "alter --patch": False, "alter": True}
