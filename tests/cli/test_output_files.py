@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -70,7 +71,7 @@ def test_standard_input_is_an_input(inputs):
     with workload.open("rb") as stdin:
         run = subprocess.run(
             [sys.executable, "-c", ENTRY, "place", "-", "--html", str(workload)],
-            stdin=stdin, capture_output=True, text=True, check=False, timeout=120,
+            stdin=stdin, capture_output=True, text=True, check=False, timeout=120, cwd=tempfile.gettempdir(),
         )  # fmt: skip
     assert run.returncode == 2, run.stderr
     assert "the same file as standard input" in run.stderr

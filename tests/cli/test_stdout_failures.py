@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -24,9 +25,12 @@ COMMANDS = [
 
 
 def run(args: list[str], **kwargs) -> subprocess.CompletedProcess:
+    # Outside the clone: `python -c` puts the working directory first on sys.path, where the clone's
+    # workloadmap/ (without cli/, which the install maps in) would shadow the installed package.
     return subprocess.run(
-        [sys.executable, "-c", ENTRY, *args], stderr=subprocess.PIPE, text=True, timeout=120, check=False, **kwargs
-    )
+        [sys.executable, "-c", ENTRY, *args],
+        stderr=subprocess.PIPE, text=True, timeout=120, check=False, cwd=tempfile.gettempdir(), **kwargs,
+    )  # fmt: skip
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import tempfile
 from fractions import Fraction
 
 from workloadmap.dra.cel import STEP_BUDGET, Device, evaluate
@@ -61,5 +62,7 @@ def test_an_expensive_expression_stops_at_the_step_budget():
 
 def test_cel_is_imported_only_when_a_selector_is_evaluated():
     code = "import sys, workloadmap.dra, workloadmap.interpreter;print('celpy' in sys.modules)"
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tempfile.gettempdir()
+    )
     assert result.stdout.strip() == "False"

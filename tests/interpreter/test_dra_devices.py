@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tempfile
 
 from helpers import FIXTURES_DIR
 from workloadmap import inspect_file
@@ -89,7 +90,9 @@ def test_inspect_of_a_dra_manifest_without_device_classes_does_not_import_cel():
         f"inspect_file({str(DRA / 'gpu-test4.yaml')!r});"
         "print('celpy' in sys.modules)"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tempfile.gettempdir()
+    )
     assert result.stdout.strip() == "False"
 
 
