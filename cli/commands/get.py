@@ -82,6 +82,7 @@ def json_item(row: Any, now: datetime | None = None) -> dict[str, Any]:
     item: dict[str, Any] = row.tree.to_dict()
     item["metadata"] = row.metadata
     item["live"] = {"podsReady": row.pods_ready, "podsDesired": row.pods_desired, "age": age(row.created, now)}
+    item["live"].update(queue=row.queue, admitted=row.admitted)
     return item
 
 
@@ -267,8 +268,27 @@ class _Rows:
                 self.client.resolve("pods"), key, chunk_size=self.options["chunk_size"]
             )
             self.owners.add(pods)
-            self.live[key] = LiveObjects(pods=pods, owners=self.owners, chains=self.chains)
+            self.live[key] = LiveObjects(
+                pods=pods, owners=self.owners, chains=self.chains, kueue_workloads=self._kueue_workloads(key)
+            )
         return self.live[key]
+
+    def _kueue_workloads(self, namespace: Optional[str]) -> Any:
+        """Kueue's Workloads of ``namespace`` for the QUEUE and ADMITTED columns; None where Kueue is not served."""
+        from workloadmap.errors import ClusterApiError, UnknownResourceTypeError
+        from workloadmap.labels import KUEUE_WORKLOADS_RESOURCE
+
+        try:
+            resource = self.client.resolve(KUEUE_WORKLOADS_RESOURCE)
+            items, _ = self.client.list_with_version(resource, namespace, chunk_size=self.options["chunk_size"])
+        except UnknownResourceTypeError:
+            return None
+        except ClusterApiError as error:
+            if error.status_code != 403:
+                raise
+            output.warn(f"warning: Kueue Workloads not read: {error}")  # RBAC: the rows without QUEUE and ADMITTED
+            return None
+        return items
 
     def rows(self, objects: list[dict], *, pods: bool, collected: Collected) -> list[Any]:
         from workloadmap.live import describe, workload_row

@@ -375,7 +375,9 @@ def render_rows(
     header: bool = True,
     now: datetime | None = None,
 ) -> str:
-    """`wmap get` rows: [NAMESPACE] NAME PHASE PODS GPUS [other accelerators] AGE [DEFINITION GANGS].
+    """`wmap get` rows: [NAMESPACE] NAME PHASE PODS GPUS [other accelerators] [QUEUE ADMITTED] AGE [DEFINITION GANGS].
+
+    QUEUE and ADMITTED appear where Kueue's Workloads were read (Kueue is served, or the dumps hold some).
 
     ``namespaces`` (``-A``) puts NAMESPACE first, as kubectl does; ``typed`` names each row
     TYPE/NAME (several types listed); AGE counts from ``now`` (a dump's newest time), else today.
@@ -385,14 +387,18 @@ def render_rows(
     extra = accelerator_columns([tree.totals.resources for tree in trees], gpu_names)
     names = typed_names([row.workload for row in rows]) if typed else [row.workload.display_name for row in rows]
     headers = (["NAMESPACE"] if namespaces else []) + ["NAME", "PHASE", "PODS", "GPUS"]
-    headers += [title for _, title in extra] + ["AGE"] + (["DEFINITION", "GANGS"] if wide else [])
+    queued = any(getattr(row, "kueue_read", False) for row in rows)  # Kueue's Workloads read: it is served
+    headers += [title for _, title in extra] + (["QUEUE", "ADMITTED"] if queued else [])
+    headers += ["AGE"] + (["DEFINITION", "GANGS"] if wide else [])
     lines = []
     for row, name in zip(rows, names, strict=True):
         ready = "?" if row.pods_ready is None else row.pods_ready
         resources = row.tree.totals.resources if row.tree is not None else {}
         cells = ([row.workload.namespace or ""] if namespaces else []) + [name, row.phase.value]
         cells += [f"{ready}/{row.pods_desired}", count(row.gpus)]
-        cells += [count(resources.get(resource, 0)) for resource, _ in extra] + [age(row.created, now)]
+        cells += [count(resources.get(resource, 0)) for resource, _ in extra]
+        cells += [row.queue or "<none>", row.admitted or "<none>"] if queued else []
+        cells += [age(row.created, now)]
         lines.append(cells + ([row.definition, row.gangs] if wide else []))
     key = (0, 1) if namespaces else (0,)
     return table(headers, lines, key=key, free_text_last=wide, fit=not wide, header=header)
@@ -446,6 +452,26 @@ def _audit_line(gang: Any) -> str:
     return "  ".join(parts)
 
 
+def _kueue_lines(workload: Any) -> list[str]:
+    """A Kueue Workload: its state and queues, then each PodSet's flavors, assignment and audit."""
+    where = f" in {workload.cluster_queue}" if workload.cluster_queue else ""
+    queue = f" (queue {workload.queue})" if workload.queue else ""
+    evicted = ", evicted" if workload.evicted else ""
+    lines = [f"Kueue Workload {workload.name}: {workload.status}{where}{queue}{evicted}"]
+    for pod_set in workload.pod_sets:
+        parts = [f"PodSet {pod_set.name}", _plural(pod_set.count, "pod")]
+        if pod_set.flavors:
+            parts.append("flavors " + ",".join(f"{res}={flavor}" for res, flavor in sorted(pod_set.flavors.items())))
+        if pod_set.levels:
+            shown = [f"{'/'.join(d.values)} {d.scheduled}/{d.assigned}" for d in pod_set.domains[:6]]
+            more = f" +{len(pod_set.domains) - 6}" if len(pod_set.domains) > 6 else ""
+            parts.append(f"assigned ({' > '.join(pod_set.levels)}) {', '.join(shown)}{more}")
+        verdict = {True: "as assigned", False: "NOT AS ASSIGNED", None: "not judged"}[pod_set.matches]
+        parts.append(verdict + (f": {pod_set.reason}" if pod_set.reason else ""))
+        lines.append("  " + "  ".join(parts))
+    return lines
+
+
 def _describe_label(node: Any) -> str:
     if isinstance(node, str):
         return node
@@ -494,6 +520,8 @@ def render_describe(report: Any, *, now: datetime | None = None) -> str:
         lines.extend(f"  {_audit_line(gang)}" for gang in report.placement.pod_groups)
         if report.placement.unknown_nodes:
             lines.append(f"  pods on nodes not read: {', '.join(report.placement.unknown_nodes)}")
+    for workload in report.kueue or ():
+        lines.extend(_kueue_lines(workload))
     if report.events:
         lines.append("Events (newest first):")
         lines.extend(f"  {line}" for line in _events_table(report.events, now).splitlines())

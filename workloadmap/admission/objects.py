@@ -37,6 +37,9 @@ __all__ = [
     "PriorityValue",
     "Namespace",
     "QueuedPodSet",
+    "TopologyDomain",
+    "TopologyAssignment",
+    "AdmittedPodSet",
     "QueuedWorkload",
     "KaiResource",
     "KaiQueue",
@@ -245,6 +248,52 @@ class QueuedPodSet:
 
 
 @dataclass(frozen=True)
+class TopologyDomain:
+    """One domain of a topology assignment: its value at each level and how many pods it gets."""
+
+    values: tuple[str, ...]
+    count: int
+
+
+@dataclass(frozen=True)
+class TopologyAssignment:
+    """``podSetAssignments[].topologyAssignment`` decoded: the levels and the domains, in Kueue's order.
+
+    Both encodings read to this form: v1beta1's ``domains[] {values, count}`` and v1beta2's
+    ``slices[]`` (``pkg/util/tas/tas_assignment.go`` ``InternalSeqFrom``: slice by slice, each
+    level's value ``universal`` or ``prefix + roots[i] + suffix``, the count ``podCounts.universal``
+    or ``podCounts.individual[i]``).
+    """
+
+    levels: tuple[str, ...]
+    domains: tuple[TopologyDomain, ...]
+
+    @property
+    def pods(self) -> int:
+        """Pods assigned over every domain."""
+        return sum(domain.count for domain in self.domains)
+
+
+@dataclass(frozen=True)
+class AdmittedPodSet:
+    """One ``status.admission.podSetAssignments[]`` entry of a Workload.
+
+    Attributes:
+        flavors: the flavor of each resource.
+        count: pods admitted (``count``; absent: the PodSet's count).
+        topology: the topology assignment, None without one (not TAS, or not made yet).
+        delayed_topology: ``delayedTopologyRequest`` (``Pending`` until a ProvisioningRequest's
+            second pass assigns the topology, then ``Ready``).
+    """
+
+    name: str
+    count: int
+    flavors: dict[str, str] = field(default_factory=dict)
+    topology: TopologyAssignment | None = None
+    delayed_topology: str | None = None
+
+
+@dataclass(frozen=True)
 class QueuedWorkload:
     """A Workload of the dump: admitted ones use quota, pending ones wait their turn.
 
@@ -255,6 +304,12 @@ class QueuedWorkload:
         reserved_at: the QuotaReserved condition's ``lastTransitionTime`` (preemption order).
         owner: ``(kind, name)`` of the controlling owner (the job the Workload stands for).
         evicted: an ``Evicted`` condition is True (preempted ones are taken first).
+        status: Kueue's ``workload.Status`` (``pkg/workload/workload.go``): ``finished``, else
+            ``admitted`` (the Admitted condition), else ``quotaReserved``, else ``pending``.
+        admitted_condition: the Admitted condition is True (``workload.IsAdmitted``; a finished Workload keeps it).
+        reserved_in: ``status.admission.clusterQueue`` as written (kubectl's "Reserved in" column).
+        assignments: ``status.admission.podSetAssignments`` read whole (flavors, counts, topology).
+        owner_uids: the uid of every owner reference (a plain-pod group's Workload is owned by its pods).
     """
 
     namespace: str
@@ -271,6 +326,11 @@ class QueuedWorkload:
     pod_sets: tuple[QueuedPodSet, ...] = ()
     evicted: bool = False
     where: tuple[str, str] = ("", "")
+    status: str = "pending"
+    admitted_condition: bool = False
+    reserved_in: str | None = None
+    assignments: tuple[AdmittedPodSet, ...] = ()
+    owner_uids: tuple[str, ...] = ()
 
     @cached_property
     def key(self) -> str:

@@ -19,6 +19,7 @@ from ..scheduling import Requirement, pod_scheduling
 from .amounts import parse_amount, to_amount
 from .objects import (
     KAI_RESOURCES,
+    AdmittedPodSet,
     ClusterQueue,
     Cohort,
     FlavorQuotas,
@@ -33,9 +34,20 @@ from .objects import (
     QueuedWorkload,
     Quota,
     ResourceGroup,
+    TopologyAssignment,
+    TopologyDomain,
 )
 
-__all__ = ["Reader", "cluster_queue", "cohort", "local_queue", "queued_workload", "kai_queue"]
+__all__ = [
+    "Reader",
+    "cluster_queue",
+    "cohort",
+    "local_queue",
+    "queued_workload",
+    "kai_queue",
+    "topology_assignment",
+    "workload_status",
+]
 
 Path = tuple[str | int, ...]
 _STOP_POLICIES = ("None", "Hold", "HoldAndDrain")
@@ -289,6 +301,14 @@ def _owner(reader: Reader, metadata: Mapping[str, Any]) -> tuple[str, str] | Non
     return None
 
 
+def _owner_uids(reader: Reader, metadata: Mapping[str, Any]) -> tuple[str, ...]:
+    path: Path = ("metadata", "ownerReferences")
+    owners = [
+        reader.mapping(raw, (*path, i)) for i, raw in enumerate(reader.sequence(metadata.get("ownerReferences"), path))
+    ]
+    return tuple(str(owner["uid"]) for owner in owners if owner.get("uid"))
+
+
 def _pod_set(reader: Reader, raw: Any, path: Path, reclaimable: Mapping[str, int]) -> QueuedPodSet:
     entry = reader.mapping(raw, path)
     name = reader.text(entry.get("name"), (*path, "name")) or "main"
@@ -318,6 +338,118 @@ def _pod_set(reader: Reader, raw: Any, path: Path, reclaimable: Mapping[str, int
         str(level) if level else None,
         str(group) if group else None,
     )
+
+
+def _slice_values(reader: Reader, raw: Any, path: Path, count: int) -> list[str]:
+    """One level of a v1beta2 slice: ``universal``, or ``prefix + roots[i] + suffix`` for each domain."""
+    values = reader.mapping(raw, path)
+    if ("universal" in values) == ("individual" in values):
+        raise reader.fail("exactly one of the fields in [universal individual] must be set", path)
+    if "universal" in values:
+        return [reader.text(values["universal"], (*path, "universal"), required=True)] * count
+    individual = reader.mapping(values["individual"], (*path, "individual"))
+    prefix = reader.text(individual.get("prefix"), (*path, "individual", "prefix"))
+    suffix = reader.text(individual.get("suffix"), (*path, "individual", "suffix"))
+    roots = [reader.text(root, (*path, "individual", "roots", i)) for i, root in
+             enumerate(reader.sequence(individual.get("roots"), (*path, "individual", "roots")))]  # fmt: skip
+    if len(roots) != count:
+        raise reader.fail(
+            "valuesPerLevel.individual, if set, must have roots of length equal to domainCount of this "
+            f"TopologyAssignmentSlice ({len(roots)} roots, domainCount {count})",
+            (*path, "individual", "roots"),
+        )
+    return [prefix + root + suffix for root in roots]
+
+
+def _slice_counts(reader: Reader, raw: Any, path: Path, count: int) -> list[int]:
+    counts = reader.mapping(raw, path)
+    if ("universal" in counts) == ("individual" in counts):
+        raise reader.fail("exactly one of the fields in [universal individual] must be set", path)
+    if "universal" in counts:
+        return [reader.integer(counts["universal"], (*path, "universal"), required=True)] * count
+    found = [reader.integer(value, (*path, "individual", i), required=True) for i, value in
+             enumerate(reader.sequence(counts["individual"], (*path, "individual")))]  # fmt: skip
+    if len(found) != count:
+        raise reader.fail(
+            f"podCounts.individual must have length equal to domainCount ({len(found)} counts, domainCount {count})",
+            (*path, "individual"),
+        )
+    return found
+
+
+def topology_assignment(reader: Reader, raw: Any, path: Path) -> TopologyAssignment | None:
+    """A ``topologyAssignment`` in either encoding (v1beta1 ``domains``, v1beta2 ``slices``); None when absent.
+
+    The v1beta2 form is decoded as ``pkg/util/tas/tas_assignment.go`` ``InternalSeqFrom`` does, and its CEL
+    rules (``apis/kueue/v1beta2/workload_types.go``) are checked: a slice that breaks them is an error.
+    """
+    if raw is None:
+        return None
+    assignment = reader.mapping(raw, path)
+    levels = tuple(reader.text(level, (*path, "levels", i), required=True) for i, level in
+                   enumerate(reader.sequence(assignment.get("levels"), (*path, "levels"))))  # fmt: skip
+    domains: list[TopologyDomain] = []
+    if "slices" in assignment:
+        for index, item in enumerate(reader.sequence(assignment.get("slices"), (*path, "slices"))):
+            where: Path = (*path, "slices", index)
+            piece = reader.mapping(item, where)
+            count = reader.integer(piece.get("domainCount"), (*where, "domainCount"), required=True)
+            per_level = reader.sequence(piece.get("valuesPerLevel"), (*where, "valuesPerLevel"))
+            if len(per_level) != len(levels):
+                raise reader.fail(
+                    "valuesPerLevel must have the same length as the number of levels in this TopologyAssignment "
+                    f"({len(per_level)} values, {len(levels)} levels)",
+                    (*where, "valuesPerLevel"),
+                )
+            columns = [_slice_values(reader, v, (*where, "valuesPerLevel", i), count) for i, v in enumerate(per_level)]
+            counts = _slice_counts(reader, piece.get("podCounts"), (*where, "podCounts"), count)
+            domains.extend(TopologyDomain(tuple(column[i] for column in columns), counts[i]) for i in range(count))
+    else:
+        for index, item in enumerate(reader.sequence(assignment.get("domains"), (*path, "domains"))):
+            where = (*path, "domains", index)
+            domain = reader.mapping(item, where)
+            values = tuple(reader.text(value, (*where, "values", i), required=True) for i, value in
+                           enumerate(reader.sequence(domain.get("values"), (*where, "values"))))  # fmt: skip
+            if len(values) != len(levels):
+                raise reader.fail(f"{len(values)} values for {len(levels)} levels", (*where, "values"))
+            domains.append(
+                TopologyDomain(values, reader.integer(domain.get("count"), (*where, "count"), required=True))
+            )
+    return TopologyAssignment(levels, tuple(domains))
+
+
+def _assignments(reader: Reader, status: Mapping[str, Any], counts: Mapping[str, int]) -> tuple[AdmittedPodSet, ...]:
+    admission = reader.child(status, ("status", "admission"))
+    found = []
+    path: Path = ("status", "admission", "podSetAssignments")
+    for index, raw in enumerate(reader.sequence(admission.get("podSetAssignments"), path)):
+        entry = reader.mapping(raw, (*path, index))
+        name = reader.text(entry.get("name"), (*path, index, "name")) or "main"
+        flavors = reader.mapping(entry.get("flavors"), (*path, index, "flavors"))
+        delayed = entry.get("delayedTopologyRequest")
+        found.append(
+            AdmittedPodSet(
+                name=name,
+                count=reader.integer(entry.get("count"), (*path, index, "count"), default=counts.get(name, 1)),
+                flavors={str(k): str(v) for k, v in flavors.items()},
+                topology=topology_assignment(
+                    reader, entry.get("topologyAssignment"), (*path, index, "topologyAssignment")
+                ),
+                delayed_topology=str(delayed) if delayed else None,
+            )
+        )
+    return tuple(found)
+
+
+def workload_status(conditions: Mapping[str, tuple[bool, str]]) -> str:
+    """Kueue's ``workload.Status`` (``pkg/workload/workload.go``): finished, admitted, quotaReserved or pending."""
+    if conditions.get("Finished", (False, ""))[0]:
+        return "finished"
+    if conditions.get("Admitted", (False, ""))[0]:
+        return "admitted"
+    if conditions.get("QuotaReserved", (False, ""))[0]:
+        return "quotaReserved"
+    return "pending"
 
 
 def _usage(
@@ -381,6 +513,11 @@ def queued_workload(reader: Reader, body: Mapping[str, Any], name: str) -> Queue
         pod_sets=pod_sets if not finished and active else (),
         evicted=conditions.get("Evicted", (False, ""))[0],
         where=(reader.file, reader.document),
+        status=workload_status(conditions),
+        admitted_condition=conditions.get("Admitted", (False, ""))[0],
+        reserved_in=reader.text(admission.get("clusterQueue"), ("status", "admission", "clusterQueue")) or None,
+        assignments=_assignments(reader, status, counts),
+        owner_uids=_owner_uids(reader, metadata),
     )
 
 

@@ -32,6 +32,7 @@ from ..tree import Component, WorkloadTree
 from ..values import mapping_at
 from .attribution import AttributedPod, Attribution, attribute, workload_pods
 from .audit import ClusterAnalysis, audit_placement
+from .kueue import kueue_workloads
 from .membership import assign_gangs
 from .objects import PodView, event_view, format_time, natural_key
 from .owners import OwnerChains, OwnerLookup
@@ -57,6 +58,8 @@ class LiveObjects:
         chains: owner chains already walked (shared between several workloads).
         analysis: the nodes already read into a cluster and analysed once, for the audit instead
             of ``nodes`` (a service makes it once per change of the nodes, not once per workload).
+        kueue_workloads: Kueue's Workload objects of the namespace; None where Kueue is not
+            served (or none were dumped).
     """
 
     pods: Sequence[Mapping[str, Any]]
@@ -67,6 +70,7 @@ class LiveObjects:
     chains: OwnerChains | None = None
     warnings: list[str] = field(default_factory=list)
     analysis: ClusterAnalysis | None = None
+    kueue_workloads: Sequence[Mapping[str, Any]] | None = None
 
 
 def _pod_status(member: AttributedPod) -> PodStatus:
@@ -238,6 +242,10 @@ def describe(
     pods = [member.pod for member in [*attribution.attributed(), *attribution.unattributed]]
     report.events = _events(live, resource, pods, chains)
     report.events_api = live.events_api
+    if live.kueue_workloads is not None:
+        nodes = list(live.nodes) if live.nodes is not None else None
+        report.kueue, warnings = kueue_workloads(resource, live.kueue_workloads, pods, nodes)
+        report.warnings.extend(warnings)
     if live.nodes is not None or live.analysis is not None:
         try:
             if live.analysis is not None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from .. import labels
 from ..runtime_definitions import Phase
 from ..tree import WorkloadRef, WorkloadTree
 from ..values import OMIT, JsonForm, mapping_at
@@ -34,6 +35,11 @@ class WorkloadRow(JsonForm):
         created: the creation time (RFC 3339).
         gangs: the gang summary of ``-o wide``.
         metadata: the object's name, namespace, uid, labels and creationTimestamp, as the object has them.
+        kueue_read: Kueue's Workloads were read (Kueue is served, or the dump holds some): the
+            QUEUE and ADMITTED columns apply.
+        queue: the LocalQueue of its Kueue Workload (``spec.queueName``), else its
+            ``kueue.x-k8s.io/queue-name`` label; admitted: its Kueue Workload's Admitted condition,
+            ``True`` or ``False`` (``n/m`` admitted for several, an LWS's groups), None without one.
     """
 
     workload: WorkloadRef
@@ -46,6 +52,9 @@ class WorkloadRow(JsonForm):
     created: str | None = None
     gangs: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
+    kueue_read: bool = False
+    queue: str | None = None
+    admitted: str | None = None
     tree: WorkloadTree | None = field(default=None, metadata=OMIT)
 
 
@@ -79,6 +88,7 @@ def workload_row(obj: Mapping[str, Any], tree: WorkloadTree, report: DescribeRep
     ready = None
     if report is not None and report.pods_read:
         ready = sum(component.replicas.ready or 0 for component in report.components)
+    queue, admitted = _queue_columns(metadata, report)
     return WorkloadRow(
         workload=tree.workload,
         type_name=type_name(obj),
@@ -90,8 +100,24 @@ def workload_row(obj: Mapping[str, Any], tree: WorkloadTree, report: DescribeRep
         created=format_time(parse_time(metadata.get("creationTimestamp"))),
         gangs=gang_summary(tree),
         metadata={key: metadata[key] for key in _METADATA if key in metadata},
+        kueue_read=report is not None and report.kueue is not None,
+        queue=queue,
+        admitted=admitted,
         tree=tree,
     )
+
+
+def _queue_columns(metadata: Mapping[str, Any], report: DescribeReport | None) -> tuple[str | None, str | None]:
+    """QUEUE and ADMITTED as Kueue's own printer columns (``.spec.queueName``, the Admitted condition)."""
+    label = mapping_at(metadata, "labels").get(labels.KUEUE_QUEUE_NAME)
+    workloads = report.kueue if report is not None and report.kueue is not None else []
+    queues = sorted({workload.queue for workload in workloads if workload.queue})
+    queue = ",".join(queues) if queues else (str(label) if label else None)
+    if not workloads:
+        return queue, None
+    if len(workloads) == 1:
+        return queue, str(workloads[0].admitted)
+    return queue, f"{sum(1 for workload in workloads if workload.admitted)}/{len(workloads)}"
 
 
 def top_level(

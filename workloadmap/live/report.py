@@ -3,7 +3,8 @@
 ``DescribeReport.to_dict()`` is the ``-o json|yaml`` contract: every field of ``wmap inspect -o
 json`` (workload, definition, phase, phases, totals, podGroups ...), with ``components`` in their
 live form (``replicas {desired, current, ready}``, ``gpus``, ``nodes``, ``pods``, ``components``),
-plus ``unattributedPods``, ``events`` and ``placement``. Fields are only ever added.
+plus ``unattributedPods``, ``events``, ``placement`` and ``kueue`` (the workload's Kueue Workloads with their
+admission and its audit; null where Kueue's Workloads were not read). Fields are only ever added.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 from ..tree import WorkloadTree
 from ..values import JsonForm, to_json
 from .audit import PlacementAudit
+from .kueue import KueueWorkload
 
 __all__ = ["ReplicaCounts", "PodStatus", "ComponentStatus", "EventRecord", "DescribeReport"]
 
@@ -114,6 +116,7 @@ class DescribeReport:
         pods_read: whether live pods were read (False for ``describe -f`` without objects).
         events_api: the Events API the events came from (``events.k8s.io/v1`` or ``v1``).
         warnings: what could not be read (nodes, events), one line each.
+        kueue: the workload's Kueue Workloads (:mod:`.kueue`); None when Kueue's Workloads were not read.
     """
 
     tree: WorkloadTree
@@ -124,6 +127,7 @@ class DescribeReport:
     pods_read: bool = False
     events_api: str | None = None
     warnings: list[str] = field(default_factory=list)
+    kueue: list[KueueWorkload] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The ``-o json`` form (see the module docstring)."""
@@ -135,4 +139,5 @@ class DescribeReport:
         data["placement"] = self.placement.to_dict() if self.placement is not None else None
         data["podsRead"] = self.pods_read
         data["eventsApi"] = self.events_api
+        data["kueue"] = to_json(self.kueue) if self.kueue is not None else None
         return data

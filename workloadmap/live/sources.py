@@ -2,9 +2,10 @@
 
 :func:`from_cluster` lists the namespace's pods, looks owners up through a per-call
 :class:`~workloadmap.kube.OwnerCache`, lists the Events (``events.k8s.io/v1``, else ``v1``) and
-the nodes. What cannot be read (Events or nodes forbidden by RBAC) becomes a warning, not a
-failure. :func:`from_dumps` does the same from objects already loaded: pods, the intermediate
-owners (Jobs, StatefulSets, ReplicaSets ...), Events, and a NodeList.
+the nodes, and Kueue's Workloads where Kueue is served. What cannot be read (Events or nodes
+forbidden by RBAC) becomes a warning, not a failure. :func:`from_dumps` does the same from
+objects already loaded: pods, the intermediate owners (Jobs, StatefulSets, ReplicaSets ...),
+Events, Kueue Workloads, and a NodeList.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..errors import ClusterApiError
+from .. import labels
+from ..errors import ClusterApiError, UnknownResourceTypeError
 from ..kube import ClusterClient, OwnerCache, list_events
 from .describe import LiveObjects
+from .kueue import is_kueue_workload
 from .owners import ObjectsByUid, OwnerChains
 
 __all__ = ["from_cluster", "from_dumps"]
@@ -43,6 +46,13 @@ def from_cluster(
             live.events_api, live.events = api or None, items
             if not api:
                 live.warnings.append("events not read: neither events.k8s.io/v1 nor v1 Events can be listed")
+    try:
+        resource = client.resolve(labels.KUEUE_WORKLOADS_RESOURCE)
+        live.kueue_workloads, _ = client.list_with_version(resource, namespace, chunk_size=chunk_size)
+    except UnknownResourceTypeError:
+        pass  # Kueue not installed: no Kueue Workloads, no QUEUE column
+    except ClusterApiError as error:
+        live.warnings.append(f"Kueue Workloads not read: {error}")
     if nodes:
         try:
             live.nodes = client.nodes()["items"]
@@ -58,6 +68,7 @@ def from_dumps(objects: Iterable[Mapping[str, Any]], nodes: Iterable[Mapping[str
     events = [obj for obj in everything if obj.get("kind") == "Event"]
     apis = sorted({str(obj.get("apiVersion")) for obj in events})
     owners = ObjectsByUid(everything)
+    queued = [obj for obj in everything if is_kueue_workload(obj)]
     return LiveObjects(
         pods=pods,
         owners=owners,
@@ -65,4 +76,5 @@ def from_dumps(objects: Iterable[Mapping[str, Any]], nodes: Iterable[Mapping[str
         events_api=",".join(apis) or None,
         nodes=list(nodes) if nodes is not None else None,
         chains=OwnerChains(owners),
+        kueue_workloads=queued or None,
     )
