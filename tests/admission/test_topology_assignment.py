@@ -108,7 +108,8 @@ def _tas(levels: list[str], values: list[dict], count: int) -> dict:
     }
 
 
-ZONE_NODE = _tas(["zone", "kubernetes.io/hostname"], [{"universal": "zone-1"}, {"individual": {"roots": ["node-1"]}}], 1)
+HOST = "kubernetes.io/hostname"
+ZONE_NODE = _tas(["zone", HOST], [{"universal": "zone-1"}, {"individual": {"roots": ["node-1"]}}], 1)
 TWO_NODES = _tas(
     ["zone", "kubernetes.io/hostname"], [{"universal": "zone-1"}, {"individual": {"roots": ["node-1", "node-2"]}}], 2
 )

@@ -244,7 +244,7 @@ def describe(
     report.events_api = live.events_api
     if live.kueue_workloads is not None:
         nodes = list(live.nodes) if live.nodes is not None else None
-        report.kueue, warnings = kueue_workloads(resource, live.kueue_workloads, pods, nodes)
+        report.kueue, warnings = kueue_workloads(resource, live.kueue_workloads, pods, nodes, namespace_pods=live.pods)
         report.warnings.extend(warnings)
     if live.nodes is not None or live.analysis is not None:
         try:

@@ -7,8 +7,10 @@ only that is served): the PodSets its integration built and, once it reserved qu
 both encodings of the assignment included.
 
 A workload's Workloads are those owned by it (an integration's Workload has the job as its
-controller owner; a plain pod's and a pod group's are owned by the pods), else the ones its pods
-name in the ``kueue.x-k8s.io/workload`` annotation.
+controller owner; a plain pod's and a pod group's, ``kueue.x-k8s.io/pod-group-name``, are owned by
+the pods), else the ones its pods name in the ``kueue.x-k8s.io/workload`` annotation. A Workload's
+pods are the namespace's pods carrying that annotation with its name (Kueue's index of pods by
+Workload), so a pod group's audit counts every member, whichever pod is described.
 
 The audit follows Kueue's TopologyUngater (``pkg/controller/tas/topology_ungater.go``): the pods of a
 PodSet are the workload's pods labelled ``kueue.x-k8s.io/podset: <name>``, terminated ones left out
@@ -216,6 +218,7 @@ def kueue_workloads(
     pods: Sequence[PodView],
     nodes: Sequence[Mapping[str, Any]] | None,
     *,
+    namespace_pods: Sequence[Mapping[str, Any]] = (),
     source: str = "Kueue Workloads",
 ) -> tuple[list[KueueWorkload], list[str]]:
     """The Kueue Workloads of ``resource`` with their admission and audit, and warnings for ones that do not read.
@@ -226,6 +229,8 @@ def kueue_workloads(
         pods: the workload's pods (as attributed to it).
         nodes: the cluster's Node objects (None: not read; hostname-level assignments are still checked
             against the pods' node names).
+        namespace_pods: every pod of the namespace: those annotated with a Workload's name are its
+            pods, as Kueue lists them (a plain-pod group's other members included).
         source: where the Workloads came from, for the warnings.
     """
     metadata = mapping_at(resource, "metadata")
@@ -253,7 +258,13 @@ def kueue_workloads(
             continue
         if not _belongs(workload, uid, kind, name, pods):
             continue
-        found.append(_report(workload, str(body.get("apiVersion") or ""), pods, node_labels))
+        members = [
+            PodView.from_dict(pod)
+            for pod in namespace_pods
+            if mapping_at(mapping_at(pod, "metadata"), "annotations").get(labels.KUEUE_WORKLOAD) == wl_name
+            and str(mapping_at(pod, "metadata").get("namespace") or "default") == namespace
+        ]
+        found.append(_report(workload, str(body.get("apiVersion") or ""), members or pods, node_labels))
     found.sort(key=lambda item: natural_key(item.name))
     return found, warnings
 
