@@ -4,11 +4,12 @@
 covers that the server serves, top-level objects only). Rows: NAMESPACE (first, with ``-A``),
 NAME (TYPE/NAME when several types are listed), PHASE, PODS ready/desired, GPUS (and a column per
 other accelerator present), QUEUE and ADMITTED where Kueue's Workloads are read, AGE; ``-o wide``
-adds DEFINITION and GANGS; ``-o name`` prints ``kind.group/name``; ``-o json|yaml`` is always a ``List`` of inspect trees, each with the object's
-``metadata`` and the ``live`` columns (ready pods, age, queue, admitted); ``-o tree`` the inspect view. A summary
-line follows several rows (``--summary``: by namespace and kind). ``-w`` prints the rows, then a
-row whenever a workload's phase changes. ``--objects DUMP`` reads the same rows from ``kubectl get
--o yaml`` dumps instead of the cluster, AGE counted from the dump's newest time.
+adds DEFINITION and GANGS; ``-o name`` prints ``kind.group/name``; ``-o json|yaml`` is always a
+``List`` of inspect trees, each with the object's ``metadata`` and the ``live`` columns (ready pods,
+age, queue, admitted); ``-o tree`` the inspect view. A summary line follows several rows
+(``--summary``: by namespace and kind). ``-w`` prints the rows, then a row whenever a workload's
+phase changes. ``--objects DUMP`` reads the same rows from ``kubectl get -o yaml`` dumps instead
+of the cluster, AGE counted from the dump's newest time.
 """
 
 from __future__ import annotations
