@@ -261,6 +261,7 @@ class TopologyRule(CompiledPart):
     required: str | None
     preferred: str | None
     domains: bool
+    tiers: bool
     # end of the generated head of TopologyRule
 
 

@@ -232,19 +232,27 @@ class TopologyConstraint(JsonForm):
             translates to node-label keys through the ClusterTopologyBinding ``topology`` names;
             otherwise they are node-label keys or aliases of a KAI ``Topology``'s levels, as KAI
             reads them. In the JSON form only when true.
+        tiers: the levels are Volcano HyperNode tiers (``highestTierAllowed``, a number, 1 the
+            level just above hostname; or ``highestTierName``), read against the cluster's
+            levels as its HyperNodes number them. In the JSON form only when true.
     """
 
     topology: str | None = None
     required_level: str | None = None
     preferred_level: str | None = None
     domains: bool = field(default=False, metadata=OPTIONAL)
+    tiers: bool = field(default=False, metadata=OPTIONAL)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None) -> TopologyConstraint:
         """A constraint from its JSON form (absent: no constraint)."""
         data = data or {}
         return cls(
-            data.get("topology"), data.get("requiredLevel"), data.get("preferredLevel"), bool(data.get("domains"))
+            data.get("topology"),
+            data.get("requiredLevel"),
+            data.get("preferredLevel"),
+            bool(data.get("domains")),
+            bool(data.get("tiers")),
         )
 
     def __bool__(self) -> bool:
@@ -252,7 +260,7 @@ class TopologyConstraint(JsonForm):
 
     def copy(self) -> TopologyConstraint:
         """An equal constraint of its own (each gang holds its own)."""
-        return TopologyConstraint(self.topology, self.required_level, self.preferred_level, self.domains)
+        return TopologyConstraint(self.topology, self.required_level, self.preferred_level, self.domains, self.tiers)
 
 
 _BY_SUBGROUPS = {"unless": "min_sub_group"}

@@ -21,6 +21,11 @@ class TopologyRule(_Compiled, runtime.TopologyRule):
         description="The levels may be Grove domain names (rack, host ...) that Grove translates to node-label "
         "keys through a ClusterTopologyBinding; otherwise they are node-label keys or KAI Topology aliases.",
     )
+    tiers: bool = Field(
+        default=False,
+        description="The levels are Volcano HyperNode tiers: a tier number (highestTierAllowed; 1 is the level "
+        "just above hostname) or a tier name (highestTierName), matched to the cluster's levels.",
+    )
 
 
 class GangWarning(_Compiled, runtime.GangWarning):

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..labels import HOSTNAME, MANAGED_BY, VOLCANO_HYPERNODE_API_VERSION, VOLCANO_PODGROUP_API_VERSION
 from ..placement import GroupPlacement, PlacementReport
+from ..placement.policy import volcano_tier_name, volcano_tiers
 from ..topology import Cluster
 from .common import ExportRequest, applyable_copy, dns_name, object_metadata, report_levels, workload_levels
 from .registry import exporter
@@ -20,15 +21,6 @@ from .registry import exporter
 __all__ = ["volcano_tiers", "volcano_hypernodes", "volcano_network_topology", "export_volcano"]
 
 _MEMBER_STYLES = ("label", "exact")
-
-
-def volcano_tiers(levels: Sequence[str]) -> dict[str, int]:
-    """HyperNode tier per level: 1 for the level just above hostname, +1 per wider level.
-
-    Hostname itself has no HyperNode tier and is left out.
-    """
-    above = [level for level in levels if level != HOSTNAME]
-    return {level: len(above) - position for position, level in enumerate(above)}
 
 
 def _domains(
@@ -117,7 +109,7 @@ def volcano_hypernodes(cluster: Cluster, *, prefix: str | None = None, members: 
                 "apiVersion": VOLCANO_HYPERNODE_API_VERSION,
                 "kind": "HyperNode",
                 "metadata": {"name": names[path], "labels": {MANAGED_BY: "wmap"}},
-                "spec": {"tier": tier, "tierName": dns_name(level.split("/")[-1]), "members": member_list},
+                "spec": {"tier": tier, "tierName": dns_name(volcano_tier_name(level)), "members": member_list},
             }
         )
     return objects

@@ -78,5 +78,6 @@ def evaluate_constraint(
         required_level=_text(rule, "required", scope, context),
         preferred_level=_text(rule, "preferred", scope, context),
         domains=rule.domains,
+        tiers=rule.tiers,
     )
     return constraint if constraint or not need_level else TopologyConstraint()

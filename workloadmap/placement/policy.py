@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ..errors import PlacementError
 from ..labels import (
+    HOSTNAME,
     KAI_TOPOLOGY_PREFERRED,
     KAI_TOPOLOGY_REQUIRED,
     KUEUE_GROUP_NAME,
@@ -92,12 +93,47 @@ def group_pod_sets(group: PodGroup) -> list[PodSet]:
     return collected
 
 
+def volcano_tiers(levels: Sequence[str]) -> dict[str, int]:
+    """HyperNode tier per level: 1 for the level just above hostname, +1 per wider level.
+
+    Hostname itself has no HyperNode tier and is left out. Volcano's design ("Network Topology
+    Aware Scheduling.md"): "The smaller the value of the tier, the higher the bandwidth";
+    ``highestTierAllowed: 1`` keeps every pod in one leaf HyperNode.
+    """
+    above = [level for level in levels if level != HOSTNAME]
+    return {level: len(above) - position for position, level in enumerate(above)}
+
+
+def volcano_tier_name(level: str) -> str:
+    """The ``tierName`` wmap's HyperNodes give a level: the key's last segment (``tier-0``, ``topology-rack``)."""
+    return level.split("/")[-1]
+
+
+def tier_level(tier: str, levels: Sequence[str]) -> str:
+    """A Volcano tier (``highestTierAllowed`` as a number, or a ``highestTierName``) as a level of ``levels``.
+
+    A number is the HyperNode tier (:func:`volcano_tiers`); a name is a level key or the ``tierName``
+    of its HyperNodes (the scheduler's session maps ``highestTierName`` to a tier through the
+    HyperNodes' ``tierName``, ``pkg/scheduler/framework/session.go`` ``adjustNetworkTopologySpec``).
+    Anything else comes back as written, which is no level of the cluster (the gang is refused).
+    """
+    tiers = volcano_tiers(levels)
+    if tier.isdigit():
+        found = [level for level, number in tiers.items() if number == int(tier)]
+        return found[0] if found else tier
+    for level in tiers:
+        if tier in (level, volcano_tier_name(level)):
+            return level
+    return tier
+
+
 def constraint_level(
     level: str,
     levels: Sequence[str],
     aliases: Mapping[str, str] | None = None,
     *,
     domains: bool = False,
+    tiers: bool = False,
 ) -> str:
     """A constraint's level as a level of the cluster, else as written (which then is no level of it).
 
@@ -109,6 +145,8 @@ def constraint_level(
     the cluster's aliases when it was given one, else the one level whose key ends in the name
     (``rack`` finds ``…/topology-rack``).
     """
+    if tiers:
+        return tier_level(level, levels)
     if level in levels:
         return level
     if aliases and level in aliases:
@@ -140,7 +178,9 @@ def constraint_preferred(
     if constraint is None or not constraint.preferred_level:
         return None
     known = _aliases_for(constraint, topology, aliases or {})
-    return constraint_level(constraint.preferred_level, levels, known, domains=constraint.domains)
+    return constraint_level(
+        constraint.preferred_level, levels, known, domains=constraint.domains, tiers=constraint.tiers
+    )
 
 
 def annotation_required(
@@ -168,7 +208,9 @@ def annotation_required(
     """
     if constraint is not None and constraint.required_level:
         known = _aliases_for(constraint, topology, aliases or {})
-        return constraint_level(constraint.required_level, levels, known, domains=constraint.domains)
+        return constraint_level(
+            constraint.required_level, levels, known, domains=constraint.domains, tiers=constraint.tiers
+        )
     keys: list[str] = []
     for pod_set in pod_sets:
         key = find_path(paths, pod_set.component)
