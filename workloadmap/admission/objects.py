@@ -309,7 +309,6 @@ class QueuedWorkload:
         admitted_condition: the Admitted condition is True (``workload.IsAdmitted``; a finished Workload keeps it).
         reserved_in: ``status.admission.clusterQueue`` as written (kubectl's "Reserved in" column).
         assignments: ``status.admission.podSetAssignments`` read whole (flavors, counts, topology).
-        owner_uids: the uid of every owner reference (a plain-pod group's Workload is owned by its pods).
     """
 
     namespace: str
@@ -330,7 +329,6 @@ class QueuedWorkload:
     admitted_condition: bool = False
     reserved_in: str | None = None
     assignments: tuple[AdmittedPodSet, ...] = ()
-    owner_uids: tuple[str, ...] = ()
 
     @cached_property
     def key(self) -> str:

@@ -301,14 +301,6 @@ def _owner(reader: Reader, metadata: Mapping[str, Any]) -> tuple[str, str] | Non
     return None
 
 
-def _owner_uids(reader: Reader, metadata: Mapping[str, Any]) -> tuple[str, ...]:
-    path: Path = ("metadata", "ownerReferences")
-    owners = [
-        reader.mapping(raw, (*path, i)) for i, raw in enumerate(reader.sequence(metadata.get("ownerReferences"), path))
-    ]
-    return tuple(str(owner["uid"]) for owner in owners if owner.get("uid"))
-
-
 def _pod_set(reader: Reader, raw: Any, path: Path, reclaimable: Mapping[str, int]) -> QueuedPodSet:
     entry = reader.mapping(raw, path)
     name = reader.text(entry.get("name"), (*path, "name")) or "main"
@@ -517,7 +509,6 @@ def queued_workload(reader: Reader, body: Mapping[str, Any], name: str) -> Queue
         admitted_condition=conditions.get("Admitted", (False, ""))[0],
         reserved_in=reader.text(admission.get("clusterQueue"), ("status", "admission", "clusterQueue")) or None,
         assignments=_assignments(reader, status, counts),
-        owner_uids=_owner_uids(reader, metadata),
     )
 
 

@@ -204,12 +204,21 @@ def _pods(count: int) -> str:
     return f"{count} pod" + ("" if count == 1 else "s")
 
 
-def _belongs(workload: QueuedWorkload, uid: str, kind: str, name: str, pods: Sequence[PodView]) -> bool:
-    if uid and uid in workload.owner_uids:
+def _belongs(body: Mapping[str, Any], uid: str, kind: str, name: str, named: set[str]) -> bool:
+    """Whether a Workload object is the described workload's: owned by it, else named by its pods.
+
+    Decided on the raw object, so only the workload's own Workloads are read whole (``get`` asks
+    this for every row against every Workload of the namespace).
+    """
+    metadata = mapping_at(body, "metadata")
+    owners = [owner for owner in metadata.get("ownerReferences") or () if isinstance(owner, Mapping)]
+    if uid and any(owner.get("uid") == uid for owner in owners):
         return True
-    if not workload.owner_uids and workload.owner == (kind, name):
+    if not any(owner.get("uid") for owner in owners) and any(
+        (owner.get("kind"), owner.get("name")) == (kind, name) for owner in owners
+    ):
         return True  # a dump without uids
-    return any(pod.annotations.get(labels.KUEUE_WORKLOAD) == workload.name for pod in pods)
+    return str(metadata.get("name") or "") in named
 
 
 def kueue_workloads(
@@ -246,17 +255,16 @@ def kueue_workloads(
         }
     found: list[KueueWorkload] = []
     warnings: list[str] = []
+    named = {pod.annotations[labels.KUEUE_WORKLOAD] for pod in pods if labels.KUEUE_WORKLOAD in pod.annotations}
     for index, body in enumerate(workloads, 1):
         wl_metadata = mapping_at(body, "metadata")
         wl_name = str(wl_metadata.get("name") or "")
-        if str(wl_metadata.get("namespace") or "default") != namespace:
+        if str(wl_metadata.get("namespace") or "default") != namespace or not _belongs(body, uid, kind, name, named):
             continue
         try:
             workload = queued_workload(Reader(source, f"{index} (Workload {wl_name})"), body, wl_name)
         except InputError as error:
             warnings.append(f"Kueue Workload {wl_name} not read: {error}")
-            continue
-        if not _belongs(workload, uid, kind, name, pods):
             continue
         members = [
             PodView.from_dict(pod)
