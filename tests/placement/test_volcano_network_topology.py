@@ -69,3 +69,42 @@ def test_a_tier_the_cluster_lacks_is_never_a_fit(network_topology):
 def test_no_network_topology_no_constraint():
     (group,) = inspect(_job(None)).pod_groups
     assert not group.topology_constraint
+
+
+def _partitioned(partition_topology: dict | None, partitions: int = 2, size: int = 4) -> dict:
+    """The design document's example Job: minAvailable 4, networkTopology {hard, 2}, task t0 of 8 replicas
+    in partitions of 4 with networkTopology {hard, 1} (docs/design/Network Topology Aware Scheduling.md)."""
+    job = _job({"mode": "hard", "highestTierAllowed": 2})
+    task = job["spec"]["tasks"][0]
+    task["replicas"] = partitions * size
+    task["partitionPolicy"] = {"totalPartitions": partitions, "partitionSize": size}
+    if partition_topology is not None:
+        task["partitionPolicy"]["networkTopology"] = partition_topology
+    return job
+
+
+def test_partitions_are_subgroups_of_partition_size_with_their_topology():
+    """job_controller_actions_test.go TestGetSubGroupPolicy: a partitioned task's policy has subGroupSize =
+    partitionSize; the pods of partition i carry volcano.sh/partition-id i (index / partitionSize), one subjob each."""
+    tree = inspect(_partitioned({"mode": "hard", "highestTierAllowed": 1}))
+    (group,) = tree.pod_groups
+    assert group.min_member == 4
+    shapes = [(s.name, s.parent, s.pods, s.min_member) for s in group.sub_groups]
+    assert shapes == [("t0", None, 8, 8), ("t0-0", "t0", 4, 4), ("t0-1", "t0", 4, 4)]
+    report = place(tree, rack_cluster(), policy="kai")
+    assert report.fits
+    (placed,) = report.pod_groups
+    assert placed.required_level == BLOCK
+    assert [(s.name, s.required_level) for s in placed.sub_groups][1:] == [("t0-0", RACK), ("t0-1", RACK)]
+
+
+def test_soft_partitions_prefer_their_tier():
+    tree = inspect(_partitioned({"mode": "soft", "highestTierAllowed": 1}))
+    report = place(tree, rack_cluster(), policy="kai")
+    partitions = [s for s in report.pod_groups[0].sub_groups if s.name != "t0"]
+    assert [(s.required_level, s.preferred_level) for s in partitions] == [(None, RACK), (None, RACK)]
+
+
+def test_partitions_without_topology_have_no_constraint():
+    (group,) = inspect(_partitioned(None)).pod_groups
+    assert [bool(s.topology_constraint) for s in group.sub_groups] == [False, False, False]

@@ -63,8 +63,9 @@ class SubGroupRule(_Compiled, runtime.SubGroupRule):
     segment_size: Count | None = Field(
         default=None,
         alias="segmentSize",
-        description="Split the subgroup into segments of this many pods (KAI segment-size; the last segment "
-        "holds the rest). Null or below 1 means no segments.",
+        description="Split the subgroup into segments of this many pods (KAI segment-size, a Volcano task's "
+        "partitionSize; the last segment holds the rest). Evaluated like minMember, on the component's instance "
+        "element (root() is the resource). Null or below 1 means no segments.",
     )
     segment_name: str = Field(
         default="{name}-{index}",

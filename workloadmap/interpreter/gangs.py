@@ -320,7 +320,7 @@ def _subgroups(rules: Sequence[SubGroupRule], scope: _Scope, group: _GroupContex
             result.append(subgroup)
             continue
         rule, counting, member_scope = segmented[id(subgroup)]
-        size = group.count(rule, "segment_size", f"subgroup {subgroup.name} segmentSize")
+        size = group.count(rule, "segment_size", f"subgroup {subgroup.name} segmentSize", scope=member_scope)
         if not size:
             result.append(subgroup)
             continue
