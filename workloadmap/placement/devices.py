@@ -1,10 +1,11 @@
 """DRA devices in placement: ResourceSlices as node capacity, pods' device claims as requests.
 
-A cluster given ResourceSlices (:func:`with_devices`) holds, on each node, the free devices of each
-DeviceClass under the class's KEP-5004 quota name (``<class>.deviceclass.resource.k8s.io/devices``);
-a workload's pods then request the devices of their own claims under the same names
-(:func:`device_demand`), and every rule checks them as any other resource. Without slices, a gang
-whose pods ask for DRA devices is never reported as fitting: its fit is unknown (not checked).
+A cluster given ResourceSlices (:func:`~workloadmap.topology.with_devices`, re-exported here)
+holds, on each node, the free devices of each DeviceClass under the class's KEP-5004 quota name
+(``<class>.deviceclass.resource.k8s.io/devices``); a workload's pods then request the devices of
+their own claims under the same names (:func:`device_demand`), and every rule checks them as any
+other resource. Without slices, a gang whose pods ask for DRA devices is never reported as
+fitting: its fit is unknown (not checked).
 
 Named claims shared by several pods are allocated once, on the node of the first pod, and pin the
 others there (KAI's "2 pods requesting node-bound device, can't schedule on same node"): their
@@ -14,32 +15,17 @@ devices are not requested per pod, and a note says they are not checked.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..dra.classes import DeviceKind, classify
-from ..dra.slices import NodeDevices, device_resource
+from ..dra.slices import device_resource
 from ..labels import DRA_DEVICES_RESOURCE_SUFFIX
-from ..topology import Cluster
+from ..topology import Cluster, with_devices
 from ..tree import Component, WorkloadTree
 from .policy import component_paths, group_pod_sets
 
 __all__ = ["with_devices", "DeviceDemand", "device_demand", "checks_devices", "holds_compute_domain"]
-
-
-def with_devices(cluster: Cluster, devices: NodeDevices) -> Cluster:
-    """A copy of ``cluster`` whose nodes hold their free DRA devices (every class, 0 included) as allocatable."""
-    zero = {device_resource(name): Fraction(0) for name in devices.classes}
-    nodes = [
-        replace(node, allocatable={**node.allocatable, **zero, **devices.capacity.get(node.name, {})})
-        for node in cluster.nodes
-    ]
-    missing = sorted(set(devices.capacity) - {node.name for node in cluster.nodes})
-    notes = list(devices.notes)
-    if missing:
-        shown = ", ".join(missing[:5])
-        notes.append(f"ResourceSlices of {len(missing)} node(s) the cluster lacks are ignored: {shown}")
-    return replace(cluster, nodes=nodes, notes=[*cluster.notes, *notes])
 
 
 def holds_compute_domain(component: Component, gpu_resources: tuple[str, ...]) -> bool:

@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..documents import iter_documents
+from ..documents import Document, iter_documents, load_objects
 from ..errors import BudgetError, InputError, TopologyError
 from ..labels import CLUSTER_NAME
 from ..loader import TOPOLOGY_LIMITS, paused_gc
 from ..numa import TopologyManager
+from .devices import read_located_devices, split_device_objects, with_devices
 from .kubernetes import (
     StatedTopology,
     apply_pods,
@@ -139,6 +140,7 @@ class _Source:
     text: str | None
     capacity: NodeCapacity | None = None
     slurm_topology: str | None = None
+    devices: list[Document] = field(default_factory=list)
     _documents: list[Any] | None = field(default=None, repr=False)
 
     @classmethod
@@ -210,6 +212,9 @@ def _read_model(source: _Source) -> Cluster:
 
 def _read_nodelist(source: _Source) -> Cluster:
     documents, topologies = split_topology_objects(source.documents)
+    # `kubectl get nodes,resourceslices,deviceclasses,resourceclaims -o yaml`: the DRA objects are
+    # kept for the loader, which reads them with any --resource-slices files, once.
+    documents, source.devices = split_device_objects(documents, source.name)
     nodes = nodes_from_documents(documents, file=source.name)
     # A generated cluster keeps the name it was given (`topology generate --name`) on its nodes.
     names = {node.labels.get(CLUSTER_NAME) for node in nodes}
@@ -382,7 +387,10 @@ class CapacityOptions:
         return capacity
 
 
-def _read_source(source: str | Path, options: CapacityOptions, slurm_topology: str | None, with_pods: bool) -> Cluster:
+def _read_source(
+    source: str | Path, options: CapacityOptions, slurm_topology: str | None, with_pods: bool
+) -> tuple[Cluster, list[Document]]:
+    """The cluster, and the DRA objects (ResourceSlices ...) its file carried beside the nodes."""
     name = _display_name(source)
     for prefix, reader in PREFIX_READERS.items():
         if name.startswith(prefix):
@@ -392,7 +400,7 @@ def _read_source(source: str | Path, options: CapacityOptions, slurm_topology: s
                 )
             if slurm_topology is not None:
                 raise TopologyError("a Slurm topology name only applies to Slurm topology files", file=name)
-            return reader.read(name[len(prefix) :], with_pods)
+            return reader.read(name[len(prefix) :], with_pods), []
     file = _Source.read(source, slurm_topology=slurm_topology)
     chosen = _format_of(file)
     if slurm_topology is not None and not chosen.slurm:
@@ -414,7 +422,18 @@ def _read_source(source: str | Path, options: CapacityOptions, slurm_topology: s
             f"the source states no node capacity: each node is taken to have {default.gpus} GPUs, "
             f"{default.cpu} cpu and {default.memory} memory (give --gpus-per-node and friends)"
         )
-    return cluster
+    return cluster, file.devices
+
+
+def _device_documents(paths: Sequence[str | Path]) -> list[Document]:
+    """Every object of the ResourceSlice files or directories (other kinds are ignored when read)."""
+    found = []
+    for path in paths:
+        for document in load_objects(str(path), recursive=True):
+            if isinstance(document, InputError):
+                raise document
+            found.append(document)
+    return found
 
 
 def load_cluster(
@@ -431,6 +450,7 @@ def load_cluster(
     slurm_topology: str | None = None,
     node_topology: str | Path | None = None,
     topology_manager: TopologyManager | None = None,
+    resource_slices: Sequence[str | Path] | None = None,
 ) -> Cluster:
     """Read a cluster from a topology source (format detected from the content).
 
@@ -453,6 +473,10 @@ def load_cluster(
             (a NodeList file or a live cluster may carry them too).
         topology_manager: the kubelet's topology manager settings for nodes whose objects do not
             state them (default: policy ``none``, scope ``container``), and its policy options.
+        resource_slices: files or directories of DRA ResourceSlices (with DeviceClasses and
+            allocated ResourceClaims): each node's free devices become capacity
+            (:func:`~workloadmap.topology.devices.with_devices`). A NodeList file that carries
+            such objects beside its Nodes is read the same way, together with these, once.
 
     Raises:
         ValueError: both ``levels`` and ``topology_object`` given.
@@ -463,7 +487,7 @@ def load_cluster(
         raise ValueError("give either explicit levels or a Topology object, not both")
     options = CapacityOptions(gpus_per_node, cpus_per_node, memory_per_node, pods_per_node, gpu_resource)
     with paused_gc():  # a cluster is a tree of new objects without cycles; see loader.paused_gc
-        cluster = _read_source(source, options, slurm_topology, with_pods=pods_file is None)
+        cluster, devices = _read_source(source, options, slurm_topology, with_pods=pods_file is None)
         if pods_file is not None:
             apply_pods(cluster, read_topology_documents(pods_file), file=_display_name(pods_file))
     if topology_object is not None:
@@ -479,4 +503,7 @@ def load_cluster(
         if unknown and len(unknown) == len({*unknown}) and not any(node.numa for node in cluster.nodes):
             raise TopologyError(f"names no node of the cluster (first: {unknown[0]!r})", file=name)
     apply_topology_manager(cluster, topology_manager or TopologyManager())
+    if devices or resource_slices is not None:
+        devices += _device_documents(resource_slices or ())
+        cluster = with_devices(cluster, read_located_devices(devices))
     return cluster
