@@ -22,7 +22,7 @@ from ..dra.classes import DeviceKind, classify
 from ..dra.slices import device_resource
 from ..labels import DRA_DEVICES_RESOURCE_SUFFIX
 from ..topology import Cluster, with_devices
-from ..tree import Component, WorkloadTree
+from ..tree import Component, SharedClaim, WorkloadTree
 from .policy import component_paths, group_pod_sets
 
 __all__ = ["with_devices", "DeviceDemand", "device_demand", "checks_devices", "holds_compute_domain"]
@@ -52,6 +52,12 @@ class DeviceDemand:
     notes: list[str] = field(default_factory=list)
 
 
+def _claim_label(claim: SharedClaim) -> str:
+    if claim.pod_group is not None:
+        return f"PodGroup/{claim.pod_group}'s claim {claim.name} (ResourceClaimTemplate/{claim.template})"
+    return f"shared ResourceClaim/{claim.name}"
+
+
 def _with_requests(component: Component) -> None:
     extra = {device_resource(name): Fraction(count) for name, count in component.devices_per_pod.items()}
     component.pod_resources = {**component.pod_resources, **extra}
@@ -66,7 +72,7 @@ def device_demand(tree: WorkloadTree, cluster: Cluster) -> DeviceDemand:
     paths = component_paths(tree)
     asking = {path for path, component in paths.items() if component.devices_per_pod}
     notes = [
-        f"shared ResourceClaim/{claim.name}: allocated once for its {claim.pods} pods, which run where it is "
+        f"{_claim_label(claim)}: allocated once for its {claim.pods} pods, which run where it is "
         "allocated; its devices are not checked per node"
         for claim in tree.shared_claims
         if claim.devices
