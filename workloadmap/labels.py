@@ -70,6 +70,9 @@ WMAP_EXPORTED_FROM_LABEL = "wmap.dev/exported-from"
 """On an exported Karta: the wmap definition it was written from."""
 WMAP_EXPORT_LOSSES_ANNOTATION = "wmap.dev/karta-export-losses"
 """On an exported Karta: what the wmap definition says that the Karta cannot."""
+WMAP_CLIQUE_GROUP = "wmap.dev/clique-group"
+"""The pod label `wmap alter --clique-affinity` writes: the workload's pods, which its required
+podAffinity selects (topologyKey ``nvidia.com/gpu.clique``) so they land in one NVLink clique."""
 WMAP_INSTANCE_LABEL = "wmap.dev/instance"
 """The pod label an exported Karta's instance selector names (no operator sets it: listed as a loss)."""
 

@@ -15,6 +15,7 @@ devices are not requested per pod, and a note says they are not checked.
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -22,10 +23,17 @@ from ..dra.classes import DeviceKind, classify
 from ..dra.slices import device_resource
 from ..labels import DRA_DEVICES_RESOURCE_SUFFIX
 from ..topology import Cluster, with_devices
-from ..tree import Component, SharedClaim, WorkloadTree
-from .policy import component_paths, group_pod_sets
+from ..tree import Component, PodSet, SharedClaim, WorkloadTree
+from .policy import component_paths, find_path, group_pod_sets
 
-__all__ = ["with_devices", "DeviceDemand", "device_demand", "checks_devices", "holds_compute_domain"]
+__all__ = [
+    "with_devices",
+    "DeviceDemand",
+    "device_demand",
+    "checks_devices",
+    "holds_compute_domain",
+    "pod_sets_hold_compute_domain",
+]
 
 
 def holds_compute_domain(component: Component, gpu_resources: tuple[str, ...]) -> bool:
@@ -36,6 +44,17 @@ def holds_compute_domain(component: Component, gpu_resources: tuple[str, ...]) -
     placement requires the gang to stay in one accelerator domain.
     """
     return any(classify(name, {}, gpu_resources) is DeviceKind.CHANNEL for name in component.devices_per_pod)
+
+
+def pod_sets_hold_compute_domain(
+    paths: Mapping[str, Component], pod_sets: Iterable[PodSet], gpu_resources: tuple[str, ...]
+) -> bool:
+    """Whether some pod of ``pod_sets`` (a gang's) holds a ComputeDomain channel: its IMEX domain needs one clique."""
+    for pod_set in pod_sets:
+        key = find_path(paths, pod_set.component)
+        if key is not None and holds_compute_domain(paths[key], gpu_resources):
+            return True
+    return False
 
 
 def checks_devices(cluster: Cluster) -> bool:
