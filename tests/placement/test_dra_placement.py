@@ -228,3 +228,33 @@ def test_network_attached_gpus_are_capacity_of_every_node_they_select():
     assert [node.allocatable[device_resource("gpu.nvidia.com")] for node in cluster.nodes] == [2, 2]
     assert any("upper bound" in note for note in cluster.notes)
     assert place(_tree("gpu-test8.yaml"), cluster).fits
+
+
+def test_a_live_cluster_gives_its_resource_slices(tmp_path, monkeypatch):
+    # `-t cluster:` reads the ResourceSlices, DeviceClasses and ResourceClaims with the nodes (GET
+    # only): the same capacity as nodes.yaml with --resource-slices slices.yaml
+    import yaml
+
+    from helpers.apiserver import DEFAULT_RESOURCES, FakeApiServer, FakeResource
+
+    for variable in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    slices = FakeResource("resource.k8s.io", "v1", "resourceslices", "resourceslice", "ResourceSlice", namespaced=False)
+    nodes = yaml.safe_load((DRA / "nodes.yaml").read_text())["items"]
+    objects = yaml.safe_load((DRA / "slices.yaml").read_text())["items"]
+    for obj in objects:  # the API server serves every stored version as v1: v1beta1's `basic` is flattened
+        obj["apiVersion"] = "resource.k8s.io/v1"
+        if obj["kind"] == "ResourceSlice":
+            obj["spec"]["devices"] = [{"name": d["name"], **d.get("basic", d)} for d in obj["spec"]["devices"]]
+    with FakeApiServer([*DEFAULT_RESOURCES, slices]) as server:
+        server.add_all([*nodes, *objects])
+        monkeypatch.setenv("KUBECONFIG", str(server.write_kubeconfig(tmp_path / "kubeconfig")))
+        cluster = load_cluster("cluster:")
+        assert {method for method, _ in server.requests} == {"GET"}
+    assert [node.allocatable[device_resource("gpu.nvidia.com")] for node in cluster.nodes] == [2, 1]
+    assert place(_tree("gpu-test8.yaml"), cluster).fits
+    with FakeApiServer() as server:  # no ResourceSlice type served: no device capacity, DRA unchecked
+        server.add_all(nodes)
+        monkeypatch.setenv("KUBECONFIG", str(server.write_kubeconfig(tmp_path / "kubeconfig2")))
+        assert not checks_devices(load_cluster("cluster:"))

@@ -3,7 +3,7 @@
 Sources, as :func:`load_cluster` accepts them:
 
 * ``preset:NAME``, a named example cluster (:mod:`.simulation`), and ``cluster:[CONTEXT]``, the
-  nodes and running pods of a live cluster (read-only, :mod:`workloadmap.kube`): chosen by prefix
+  nodes, running pods and DRA ResourceSlices of a live cluster (read-only, :mod:`workloadmap.kube`): chosen by prefix
   from :data:`PREFIX_READERS`;
 * a file (``-`` for standard input), whose format is recognised by content from
   :data:`FILE_FORMATS`, in order: a Slurm ``topology.conf`` (tree or block plugin), a Slurm
@@ -308,12 +308,12 @@ def detect_format(source: str | Path) -> str:
     return _format_of(_Source.read(name)).name
 
 
-def _read_preset(name: str, with_pods: bool) -> Cluster:
-    return example_cluster(name)
+def _read_preset(name: str, with_pods: bool) -> tuple[Cluster, list[Document]]:
+    return example_cluster(name), []
 
 
-def _read_live(context: str, with_pods: bool) -> Cluster:
-    """Nodes (and the pods using them) read from a live API server, with GET requests only."""
+def _read_live(context: str, with_pods: bool) -> tuple[Cluster, list[Document]]:
+    """Nodes (and the pods using them, their DRA ResourceSlices) read from a live API server, with GET only."""
     from ..kube import ClusterClient  # the kubernetes client is imported on live paths only
 
     source = f"{LIVE_PREFIX}{context}"
@@ -321,11 +321,12 @@ def _read_live(context: str, with_pods: bool) -> Cluster:
         nodes = client.nodes()
         pods = client.pods() if with_pods else None
         topologies = client.node_topologies()
+        devices = client.dra_objects()
         name = client.context or "cluster"
     cluster = cluster_from_objects([nodes], [pods] if pods is not None else None, name=name, source=source)
     if topologies is not None:
         attach_node_topologies(cluster, read_node_topologies([topologies], file=source))
-    return cluster
+    return cluster, [Document(obj, source, number) for number, obj in enumerate(devices, start=1)]
 
 
 @dataclass(frozen=True)
@@ -336,13 +337,14 @@ class SourcePrefix:
         what: what such a source is called in messages (``a preset``).
         form: how it is written (``preset:NAME``).
         described: what it is, in words, for help.
-        read: the reader: it gets the rest of the name and whether to read the pods that use capacity too.
+        read: the reader: it gets the rest of the name and whether to read the pods that use capacity too,
+            and gives the cluster and the DRA objects (ResourceSlices ...) read with it.
     """
 
     what: str
     form: str
     described: str
-    read: Callable[[str, bool], Cluster]
+    read: Callable[[str, bool], tuple[Cluster, list[Document]]]
 
 
 PREFIX_READERS: dict[str, SourcePrefix] = {
@@ -400,7 +402,7 @@ def _read_source(
                 )
             if slurm_topology is not None:
                 raise TopologyError("a Slurm topology name only applies to Slurm topology files", file=name)
-            return reader.read(name[len(prefix) :], with_pods), []
+            return reader.read(name[len(prefix) :], with_pods)
     file = _Source.read(source, slurm_topology=slurm_topology)
     chosen = _format_of(file)
     if slurm_topology is not None and not chosen.slurm:
