@@ -20,6 +20,7 @@ the capacity of one class is exact, that of several classes together an upper bo
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -149,30 +150,66 @@ class NodeDevices:
     classes: tuple[str, ...] = ()
     notes: list[str] = field(default_factory=list)
     shared: tuple[SharedDevices, ...] = ()
+    _by_label: dict[tuple[str, str], list[SharedDevices]] = field(default_factory=dict, init=False, repr=False)
+    _others: list[SharedDevices] = field(default_factory=list, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # A selector of one `key In [values]` (a rack's, a zone's) is looked up by the node's label
+        # value; the others (allNodes, several terms or expressions) are asked node by node.
+        for group in self.shared:
+            terms = group.availability.terms
+            single = terms[0].expressions if terms is not None and len(terms) == 1 and not terms[0].fields else ()
+            if len(single) == 1 and single[0].operator == "In" and single[0].valid:
+                for value in single[0].values:
+                    self._by_label.setdefault((single[0].key, value), []).append(group)
+            else:
+                self._others.append(group)
 
     def for_node(self, name: str, node_labels: Mapping[str, str]) -> dict[str, Fraction]:
         """The free devices per resource name the node can use: its own and the network-attached it is given."""
         found = dict(self.capacity.get(name, {}))
-        for group in self.shared:
-            if group.availability.includes(name, node_labels):
-                for resource, count in group.counts.items():
-                    found[resource] = found.get(resource, Fraction(0)) + count
+        groups = [group for group in self._others if group.availability.includes(name, node_labels)]
+        if self._by_label:
+            for key, value in node_labels.items():
+                groups += self._by_label.get((key, value), ())
+        for group in groups:
+            for resource, count in group.counts.items():
+                found[resource] = found.get(resource, Fraction(0)) + count
         return found
 
 
+def _is_mapping(value: Any) -> bool:
+    # dict first: parsed documents are dicts, and the Mapping check costs several times more
+    return value.__class__ is dict or isinstance(value, Mapping)
+
+
 def _attribute(raw: Any) -> int | bool | str | None:
-    if not isinstance(raw, Mapping):
+    if not _is_mapping(raw):
         return None
     for key in ("int", "bool", "string", "version"):
         if key in raw:
             value = raw[key]
-            return value if isinstance(value, (int, bool, str)) else None
+            return value if value.__class__ in (int, bool, str) or isinstance(value, (int, bool, str)) else None
     return None
+
+
+_AMOUNTS: dict[Any, Fraction] = {}
+"""Capacity amounts read, by their text: a cluster's devices repeat a few (``80Gi``)."""
+
+
+def _amount(raw: Any) -> Fraction:
+    key = (raw.__class__, raw) if raw.__class__ in (str, int) else None
+    if key is not None and key in _AMOUNTS:
+        return _AMOUNTS[key]
+    amount = parse_quantity(raw)
+    if key is not None and len(_AMOUNTS) < 4096:
+        _AMOUNTS[key] = amount
+    return amount
 
 
 def _device(body: Mapping[str, Any], driver: str, pool: str, where: str) -> SliceDevice:
     basic = body.get("basic")
-    shape = basic if isinstance(basic, Mapping) else body  # v1beta1 nests the device under `basic`
+    shape = basic if basic is not None and _is_mapping(basic) else body  # v1beta1 nests the device under `basic`
     attributes = []
     for name, raw in mapping_at(shape, "attributes").items():
         value = _attribute(raw)
@@ -180,9 +217,9 @@ def _device(body: Mapping[str, Any], driver: str, pool: str, where: str) -> Slic
             attributes.append((str(name), value))
     capacity = []
     for name, raw in mapping_at(shape, "capacity").items():
-        amount = raw.get("value") if isinstance(raw, Mapping) else raw
+        amount = raw.get("value") if _is_mapping(raw) else raw
         try:
-            capacity.append((str(name), parse_quantity(amount)))
+            capacity.append((str(name), _amount(amount)))
         except InputError as error:
             raise error.located(field=f"{where}.capacity.{name}") from None
     device_name = body.get("name")
@@ -291,14 +328,15 @@ def read_node_devices(objects: Iterable[Mapping[str, Any]]) -> NodeDevices:
     unknown: dict[str, str] = {}
 
     def counted(devices: list[SliceDevice]) -> dict[str, Fraction]:
-        free = [device for device in devices if device.key not in taken]
+        # Devices alike (most of a cluster's are) are judged once: selectors see attributes and capacity only.
+        free = Counter(device.device for device in devices if device.key not in taken)
         counts: dict[str, Fraction] = {}
         for device_class in classes.values():
             matching = 0
-            for device in free:
-                verdicts = [evaluate(selector, device.device) for selector in device_class.selectors]
+            for device, alike in free.items():
+                verdicts = [evaluate(selector, device) for selector in device_class.selectors]
                 if all(verdict.matches for verdict in verdicts):
-                    matching += 1
+                    matching += alike
                 elif any(verdict.matches is None for verdict in verdicts) and not any(
                     verdict.matches is False for verdict in verdicts
                 ):
