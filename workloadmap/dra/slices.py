@@ -207,7 +207,10 @@ def _amount(raw: Any) -> Fraction:
     return amount
 
 
-def _device(body: Mapping[str, Any], driver: str, pool: str, where: str) -> SliceDevice:
+def _device(
+    body: Mapping[str, Any], driver: str, pool: str, where: str, alike: dict[Device, Device] | None = None
+) -> SliceDevice:
+    """One device of a slice; ``alike`` interns equal devices, so that they are one object (compared by identity)."""
     basic = body.get("basic")
     shape = basic if basic is not None and _is_mapping(basic) else body  # v1beta1 nests the device under `basic`
     attributes = []
@@ -225,7 +228,10 @@ def _device(body: Mapping[str, Any], driver: str, pool: str, where: str) -> Slic
     device_name = body.get("name")
     if not isinstance(device_name, str) or not device_name:
         raise InputError("a device needs a name", field=f"{where}.name")
-    return SliceDevice(pool, device_name, Device(driver, tuple(attributes), tuple(capacity)))
+    device = Device(driver, tuple(attributes), tuple(capacity))
+    if alike is not None:
+        device = alike.setdefault(device, device)
+    return SliceDevice(pool, device_name, device)
 
 
 def _availability(shape: Mapping[str, Any], where: str) -> Availability | None:
@@ -257,6 +263,7 @@ def _pools(slices: list[Mapping[str, Any]], notes: list[str]) -> dict[Availabili
         elif generation == held[0]:
             held[2].append(obj)
     found: dict[Availability, list[SliceDevice]] = {}
+    alike: dict[Device, Device] = {}
     for (driver, pool), (_, count, members) in sorted(newest.items()):
         if len(members) < count:
             notes.append(
@@ -286,7 +293,7 @@ def _pools(slices: list[Mapping[str, Any]], notes: list[str]) -> dict[Availabili
                     if available is None:
                         notes.append(f"{label}: device {raw.get('name')!r} names no node; it is left out")
                         continue
-                found.setdefault(available, []).append(_device(raw, driver, pool, where))
+                found.setdefault(available, []).append(_device(raw, driver, pool, where, alike))
     return found
 
 
@@ -327,9 +334,17 @@ def read_node_devices(objects: Iterable[Mapping[str, Any]]) -> NodeDevices:
     taken = _taken(claims)
     unknown: dict[str, str] = {}
 
+    judged: dict[frozenset[tuple[int, int]], dict[str, Fraction]] = {}
+
     def counted(devices: list[SliceDevice]) -> dict[str, Fraction]:
-        # Devices alike (most of a cluster's are) are judged once: selectors see attributes and capacity only.
-        free = Counter(device.device for device in devices if device.key not in taken)
+        # Devices alike (most of a cluster's are) are one interned object, judged once: selectors
+        # see attributes and capacity only; nodes with the same free devices share the answer.
+        by_id = {id(device.device): device.device for device in devices}
+        free_ids = Counter(id(device.device) for device in devices if device.key not in taken)
+        signature = frozenset(free_ids.items())
+        if signature in judged:
+            return dict(judged[signature])
+        free = {by_id[key]: alike for key, alike in free_ids.items()}
         counts: dict[str, Fraction] = {}
         for device_class in classes.values():
             matching = 0
@@ -343,7 +358,8 @@ def read_node_devices(objects: Iterable[Mapping[str, Any]]) -> NodeDevices:
                     reason = next(verdict.reason for verdict in verdicts if verdict.matches is None)
                     unknown.setdefault(device_class.name, reason)
             counts[device_resource(device_class.name)] = Fraction(matching)
-        return counts
+        judged[signature] = counts
+        return dict(counts)
 
     capacity: dict[str, dict[str, Fraction]] = {}
     shared: list[SharedDevices] = []
