@@ -308,6 +308,45 @@ def _taken(claims: Iterable[Mapping[str, Any]]) -> set[tuple[str, str, str]]:
     return taken
 
 
+class _Counter:
+    """Free devices per class of a set of devices, judged by the classes' selectors.
+
+    Devices alike (most of a cluster's are) are one interned object, judged once: selectors see
+    attributes and capacity only; sets with the same free devices share the answer.
+    """
+
+    def __init__(self, classes: Mapping[str, DeviceClassInfo], taken: set[tuple[str, str, str]]) -> None:
+        self.classes = classes
+        self.taken = taken
+        self.unknown: dict[str, str] = {}
+        self._judged: dict[frozenset[tuple[int, int]], dict[str, Fraction]] = {}
+
+    def __call__(self, devices: list[SliceDevice]) -> dict[str, Fraction]:
+        by_id = {id(device.device): device.device for device in devices}
+        free_ids = Counter(id(device.device) for device in devices if device.key not in self.taken)
+        signature = frozenset(free_ids.items())
+        if signature not in self._judged:
+            free = {by_id[key]: alike for key, alike in free_ids.items()}
+            self._judged[signature] = {
+                device_resource(device_class.name): Fraction(self._matching(device_class, free))
+                for device_class in self.classes.values()
+            }
+        return dict(self._judged[signature])
+
+    def _matching(self, device_class: DeviceClassInfo, free: Mapping[Device, int]) -> int:
+        matching = 0
+        for device, alike in free.items():
+            verdicts = [evaluate(selector, device) for selector in device_class.selectors]
+            if all(verdict.matches for verdict in verdicts):
+                matching += alike
+            elif any(verdict.matches is None for verdict in verdicts) and not any(
+                verdict.matches is False for verdict in verdicts
+            ):
+                reason = next(verdict.reason for verdict in verdicts if verdict.matches is None)
+                self.unknown.setdefault(device_class.name, reason)
+        return matching
+
+
 def read_node_devices(objects: Iterable[Mapping[str, Any]]) -> NodeDevices:
     """Free devices per node and class from ResourceSlices, DeviceClasses and ResourceClaims among ``objects``.
 
@@ -331,36 +370,7 @@ def read_node_devices(objects: Iterable[Mapping[str, Any]]) -> NodeDevices:
         classes.setdefault(chart.name, chart)
     notes: list[str] = []
     pools = _pools(slices, notes)
-    taken = _taken(claims)
-    unknown: dict[str, str] = {}
-
-    judged: dict[frozenset[tuple[int, int]], dict[str, Fraction]] = {}
-
-    def counted(devices: list[SliceDevice]) -> dict[str, Fraction]:
-        # Devices alike (most of a cluster's are) are one interned object, judged once: selectors
-        # see attributes and capacity only; nodes with the same free devices share the answer.
-        by_id = {id(device.device): device.device for device in devices}
-        free_ids = Counter(id(device.device) for device in devices if device.key not in taken)
-        signature = frozenset(free_ids.items())
-        if signature in judged:
-            return dict(judged[signature])
-        free = {by_id[key]: alike for key, alike in free_ids.items()}
-        counts: dict[str, Fraction] = {}
-        for device_class in classes.values():
-            matching = 0
-            for device, alike in free.items():
-                verdicts = [evaluate(selector, device) for selector in device_class.selectors]
-                if all(verdict.matches for verdict in verdicts):
-                    matching += alike
-                elif any(verdict.matches is None for verdict in verdicts) and not any(
-                    verdict.matches is False for verdict in verdicts
-                ):
-                    reason = next(verdict.reason for verdict in verdicts if verdict.matches is None)
-                    unknown.setdefault(device_class.name, reason)
-            counts[device_resource(device_class.name)] = Fraction(matching)
-        judged[signature] = counts
-        return dict(counts)
-
+    counted = _Counter(classes, _taken(claims))
     capacity: dict[str, dict[str, Fraction]] = {}
     shared: list[SharedDevices] = []
     for available, devices in pools.items():
@@ -375,6 +385,6 @@ def read_node_devices(objects: Iterable[Mapping[str, Any]]) -> NodeDevices:
             f"(pools {'; '.join(group.source for group in shared)}) count on every node they are available to: "
             "nodes that share them compete for them, so their capacity together is an upper bound"
         )
-    for name, reason in unknown.items():
+    for name, reason in counted.unknown.items():
         notes.append(f"DeviceClass/{name}: some devices were counted for no class: {reason}")
     return NodeDevices(capacity, tuple(classes), notes, tuple(shared))
