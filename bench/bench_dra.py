@@ -5,7 +5,7 @@ Run: python bench/bench_dra.py [--sizes 1000,10000] [--gpus 8]
 For each size a Topograph-labelled NodeList is generated (``generate_nodelist``) without
 device-plugin GPUs, and each node gets one ResourceSlice of ``--gpus`` devices in NVIDIA's shape
 (driver ``gpu.nvidia.com``, attribute ``type: gpu``; one in eight slices is network-attached,
-selected by its rack label). Both files are written as JSON; the pair is two whole processes,
+selected by its leaf switch label, two racks). Both files are written as JSON; the pair is two whole processes,
 run alternately, best of 3: ``wmap place gpu-test8.yaml -t WITH-SLICES -o json`` (the slices read
 from the topology file, node capacity per DeviceClass by CEL) and the same on the NodeList alone
 (the floor: reading and placing without devices; the workload's fit is then unknown). Children
@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from workloadmap.topology import SimulationSpec, generate_nodelist  # noqa: E402
 
 WORKLOAD = ROOT / "fixtures" / "dra" / "gpu-test8.yaml"
-RACK = "fabric.topograph.run/tier-0"
+RACK = "fabric.topograph.run/tier-0"  # the leaf switch: two racks of a generated NodeList
 
 
 def _slices(nodes: list[dict], gpus: int) -> list[dict]:
