@@ -69,6 +69,8 @@ CASES = [
     ("jvm_mib(mem)", {"mem": 4096}),
     ("words(d)", {"d": "a-1 && (b.Succeeded || !c_2)"}),
     ("words(d)", {}),
+    ("lower(n)", {"n": "VllmDecodeWorker"}),
+    ("lower(n)", {}),
     ("pick(tasks, 'metadata.name', names)", {"tasks": [{"metadata": {"name": "a"}}, {"n": 1}], "names": ["a"]}),
     ("omit(tasks, 'metadata.name', names)", {"tasks": [{"metadata": {"name": "a"}}, {"n": 1}], "names": ["a"]}),
     ("pick(cliques, 'name', names)", {"cliques": [{"name": "a"}, {"name": "b"}], "names": ["b"]}),

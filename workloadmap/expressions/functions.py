@@ -30,6 +30,10 @@ Replica counts need arithmetic and instance scopes need the whole resource:
     ``[major, minor, patch]`` of a version, read as tolerantly as Go's blang/semver
     ``ParseTolerant`` (a ``v`` prefix, missing parts as 0); null when it is not one.
 
+``lower(text)``
+    ``text`` in lower case, as Go's ``strings.ToLower`` writes it (the Dynamo operator names a component's
+    scaling adapter ``<graph>-<lowercased component>``); null for null.
+
 ``words(text)``
     The runs of letters, digits, ``-`` and ``_`` in ``text``, in order: the
     task names an Argo ``depends`` expression (``A && (B.Succeeded || !C)``) mentions, with its
@@ -214,6 +218,10 @@ class WmapFunctions(jmespath.functions.Functions):
         if not 1 <= len(parts) <= 3 or not all(part.isdigit() for part in parts):
             return None
         return [int(part) for part in parts] + [0] * (3 - len(parts))
+
+    @jmespath.functions.signature({"types": ["string", "null"]})
+    def _func_lower(self, text: str | None) -> str | None:
+        return None if text is None else text.lower()
 
     @jmespath.functions.signature({"types": ["string", "null"]})
     def _func_words(self, text: str | None) -> list[str] | None:
