@@ -448,6 +448,41 @@ def test_dynamo_autoscaling_is_ignored_and_said_so(inspect_builtin):
     assert any("autoscaling is deprecated and ignored" in warning for warning in tree.warnings)
 
 
+def test_dynamo_scaling_adapters_set_the_replicas_of_the_components_that_opt_in(inspect_builtin):
+    # deploy/operator/internal/controller/dynamographdeploymentscalingadapter_controller_test.go
+    # TestDynamoGraphDeploymentScalingAdapterReconciler_Reconcile: the adapter's spec.replicas become the service's
+    # ("updates DGD replicas when DGDSA spec differs": Frontend 2 -> 5; "uses default replicas (1) when DGD service
+    # has no replicas set": worker -> 4). The controller at 0fddc01b skips a component whose scalingAdapter is unset
+    # (v1alpha1 common.go ScalingAdapter: enabled defaults to false, "a bare scalingAdapter: {} is disabled"): the
+    # Planner keeps its 1 replica despite an adapter of 7.
+    tree = _trees(FIXTURES_DIR / "dynamo" / "dgd-scaling-adapters.yaml")["test-dgd"]
+    replicas = {c.name: c.pods for c in tree.walk() if c.has_pod_template}
+    assert replicas == {"Frontend": 5, "worker": 4, "Planner": 1}
+    assert (tree.totals.pods, tree.totals.gpus) == (10, 4)
+    # The adapters are looked up as the DGD controller names them, <dgd>-<lowercased component>
+    # (dgd_scaling_adapters_reconciler.go generateAdapterName); absent, the DGD's replicas stand (the adapter keeps
+    # them equal to its own), without a warning.
+    [dgd] = list(yaml.safe_load_all((FIXTURES_DIR / "dynamo" / "dgd-scaling-adapters.yaml").read_text()))[:1]
+    results = inspect_builtin(dgd)
+    alone = {c.name: c.pods for c in results.walk() if c.has_pod_template}
+    assert alone == {"Frontend": 2, "worker": 1, "Planner": 1}
+    assert not [warning for warning in results.warnings if "ScalingAdapter" in warning]
+
+
+def test_dynamo_v1beta1_scaling_adapter_is_opted_into_by_presence_and_targets_by_component_name(inspect_builtin):
+    # api/v1beta1 common_types.go ScalingAdapter (presence opts in, "even as an empty object"); the adapter controller
+    # (0fddc01b) finds the component by dgdRef.componentName (DynamoGraphDeployment.GetComponentByName, an exact
+    # match) and writes spec.replicas into it: decode 1 -> 3 pods of 2 GPUs; prefill 2 x 1 GPU; frontend 1.
+    tree = _trees(FIXTURES_DIR / "dynamo" / "dgd-v1beta1-scaling-adapter.yaml")["vllm-disagg"]
+    replicas = {c.name: c.pods for c in tree.walk() if c.has_pod_template}
+    assert replicas == {"Frontend": 1, "VllmDecodeWorker": 3, "VllmPrefillWorker": 2}
+    assert (tree.totals.pods, tree.totals.gpus) == (6, 8)
+    # The same adapter given with --related, the DGD alone in its file.
+    documents = list(yaml.safe_load_all((FIXTURES_DIR / "dynamo" / "dgd-v1beta1-scaling-adapter.yaml").read_text()))
+    related = ObjectIndex(documents[1:])
+    assert inspect_builtin(documents[0], related=related).totals.pods == 6
+
+
 def test_dynamo_v1beta1_initializing_state(inspect_builtin):
     # api/v1beta1 common_types.go: state enum initializing|pending|successful|failed, default initializing.
     resource = {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment", "metadata": {"name": "g"}}
