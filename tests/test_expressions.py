@@ -356,11 +356,17 @@ def test_a_jsonpath_expression_has_origins_only_as_a_plain_chain_of_fields():
 # fmt.Sprintf("%s-%s", dgdName, strings.ToLower(componentName)).
 @pytest.mark.parametrize(
     ("text", "lowered"),
-    [("VllmDecodeWorker", "vllmdecodeworker"), ("Frontend", "frontend"), ("already-lower", "already-lower"), (None, None)],
+    [
+        ("VllmDecodeWorker", "vllmdecodeworker"),
+        ("Frontend", "frontend"),
+        ("already-lower", "already-lower"),
+        (None, None),
+    ],
 )
 def test_lower_writes_go_strings_tolower(text, lowered):
     assert compile_expression("lower(text)").search({"text": text}) == lowered
-    assert compile_expression("join('-', ['vllm-agg', lower(text)])").search({"text": "Frontend"}) == "vllm-agg-frontend"
+    named = compile_expression("join('-', ['vllm-agg', lower(text)])")
+    assert named.search({"text": "Frontend"}) == "vllm-agg-frontend"
 
 
 def test_lower_of_a_number_is_a_type_error():

@@ -123,7 +123,8 @@ REFERENCE_KINDS: frozenset[tuple[str, str]] = frozenset(
     }
 )
 """(group, kind) a definition's ``references`` may name: the runtime templates workloads are built from,
-the scaling adapters that own a component's replicas, and the native Workload API's objects a pod template joins (``spec.schedulingGroup``, ``spec.workloadRef``).
+the scaling adapters that own a component's replicas, and the native Workload API's objects a pod template
+joins (``spec.schedulingGroup``, ``spec.workloadRef``).
 KAI's PodGroup too (whether KAI already grouped a JobSet the legacy way).
 
 Anything else (Secrets and ConfigMaps above all) only with ``--allow-reference-kind``: a definition

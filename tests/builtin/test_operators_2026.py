@@ -632,3 +632,33 @@ def test_rolebasedgroup_patterns():
     custom = trees["custom-components-demo"]
     assert custom.totals.pods == 3 * 4 + 1
     assert custom.totals.resources == {"cpu": 3 * (2 + 2 * 4), "memory": 3 * (4 + 2 * 8) * GIB}
+
+
+def test_rolebasedgroup_template_patches_are_strategic_merge_patches_of_the_pods():
+    # sgl-project/rbg api/workloads/v1alpha2/helper.go GetResolvedTemplate: templateRef -> the roleTemplate with
+    # templateRef.patch applied by strategicpatch.StrategicMergePatch; pkg/reconciler/roleinstanceset_reconciler.go
+    # constructRoleInstanceTemplateByLeaderWorkerPattern: the leader's template = base + leaderTemplatePatch, the
+    # workers' = base + workerTemplatePatch (doc/features/patterns.md "Patch applied only to leader pod").
+    # prefill: base-template (cpu 4, 16Gi, 1 GPU) with the GPU limit patched to 2, 2 replicas -> 4 GPUs; decode
+    # (size 4): the leader adds a router container (cpu 1, 1Gi) beside sglang (cpu 2, 1 GPU); 3 workers of 4 GPUs.
+    tree = _trees(FIXTURES_DIR / "apps" / "rolebasedgroup-patches.yaml")["pd-patched"]
+    pods = {(c.name, c.pods): c.pod_resources for c in tree.walk() if c.has_pod_template}
+    assert pods == {
+        ("standalone", 2): {"cpu": 4, "memory": 16 * GIB, "nvidia.com/gpu": 2},
+        ("leader", 1): {"cpu": 3, "memory": 1 * GIB, "nvidia.com/gpu": 1},
+        ("worker", 3): {"cpu": 2, "nvidia.com/gpu": 4},
+    }
+    assert (tree.totals.pods, tree.totals.gpus) == (6, 4 + 1 + 12)
+    assert tree.totals.resources == {"cpu": 8 + 3 + 6, "memory": 33 * GIB, "nvidia.com/gpu": 17}
+
+
+def test_jobflow_patch_is_not_applied_by_volcano_s_controller(inspect_builtin):
+    # volcano-sh/volcano master (ed72c7c8, 2026-08-20) pkg/controllers/jobflow/jobflow_controller_action.go
+    # loadJobTemplateAndSetJob: Spec: jobTemplate.Spec, flows[].patch unread (applying it is pull request #4491,
+    # not merged): a patch doubling a flow's replicas leaves its Job as the template made it.
+    flow = yaml.safe_load((FIXTURES_DIR / "volcano" / "jobflow.yaml").read_text())
+    flow["spec"]["flows"][0]["patch"] = {"jobSpec": {"tasks": [{"name": "default-a", "replicas": 2}]}}
+    related = ObjectIndex.from_paths([str(FIXTURES_DIR / "volcano" / "jobtemplates.yaml")])
+    with_patch = inspect_builtin(flow, related=related)
+    assert with_patch.over_run.pods == 5
+    assert with_patch.totals.pods == 2

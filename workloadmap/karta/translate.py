@@ -243,7 +243,7 @@ _FUNCTIONS: dict[str, Callable[[list[str]], str]] = {
     # jq's ascii_downcase lowers ASCII letters only; Go's strings.ToLower (and lower()) every cased letter
     "lower": lambda a: _bind(
         a,
-        'if $a0 == null then null elif ($a0 | explode | all(.[]; . < 128)) then ($a0 | ascii_downcase) '
+        "if $a0 == null then null elif ($a0 | explode | all(.[]; . < 128)) then ($a0 | ascii_downcase) "
         'else error("lower() of non-ASCII text has no jq equivalent") end',
     ),
     "words": lambda a: _bind(a, 'if $a0 == null then null else [$a0 | scan("[A-Za-z0-9_-]+")] end'),
