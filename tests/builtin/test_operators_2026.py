@@ -662,3 +662,21 @@ def test_jobflow_patch_is_not_applied_by_volcano_s_controller(inspect_builtin):
     with_patch = inspect_builtin(flow, related=related)
     assert with_patch.over_run.pods == 5
     assert with_patch.totals.pods == 2
+
+
+def test_rolebasedgroup_json_patch_is_a_located_error_with_the_accepted_form(wmap, tmp_path):
+    # pkg/reconciler/pod_reconciler.go applyStrategicMergePatch: strategicpatch.StrategicMergePatch takes a JSON
+    # object; a JSON patch (a list of operations) fails and the role is not reconciled. The error names the field
+    # and the accepted form, never a JMESPath function error.
+    resource = yaml.safe_load((FIXTURES_DIR / "apps" / "rolebasedgroup-patches.yaml").read_text())
+    resource["spec"]["roles"][1]["leaderWorkerPattern"]["leaderTemplatePatch"] = [
+        {"op": "add", "path": "/spec/hostNetwork", "value": True}
+    ]
+    path = tmp_path / "rbg-json-patch.yaml"
+    path.write_text(yaml.safe_dump(resource))
+    result = wmap("inspect", str(path))
+    assert result.exit_code == 1
+    [error] = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert "document #1 (RoleBasedGroup/pd-patched), field spec.roles:" in error
+    assert "strategic merge patches of a pod template, each an object" in error
+    assert "invalid type" not in error and "patch_pod_template" not in error and "Traceback" not in result.output
