@@ -134,7 +134,7 @@ def _domain_html(view: DomainView, depth: int, plan: _Plan, colours: dict[str, s
     title = f"{view.level or 'cluster'}={_label(view)}: {plural(view.nodes, 'node')} ({view.ready_nodes} ready)"
     title += f", {_gpus(view)}"
     opened = "" if view.id in plan.folded else " open"
-    css = "domain" if view.children or view.node_views else "domain aggregate"
+    css = "domain" if view.children else "domain nodes" if view.node_views else "domain aggregate"
     out.append(
         f'<details class="{css}" id="{plan.anchors[view.id]}" data-id="{_attr(view.id)}" '
         f'data-level="{_attr(view.level or "")}" style="background:{SHADES[min(depth, 3)]}"{opened}>'
@@ -263,12 +263,11 @@ def _summary_table(picture: PlacementMap, plan: _Plan) -> str:
     for view in plan.summary:
         gangs = sum(1 for gang in picture.gangs if gang.chosen and _within(gang.chosen, view))
         folded = " folded" if view.id in plan.folded else ""
-        placed = f' <span class="gangs">{plural(gangs, "gang")}</span>' if gangs else ""
+        placed = f' <span class="gangs">{plural(gangs, "gang")},</span>' if gangs else ""
         cells.append(
             f'<li class="summary{folded}" data-id="{_attr(view.id)}"><a href="#{plan.anchors[view.id]}">'
-            f"{_attr(_label(view))}</a> {_usage_bar(view)} <span>{plural(view.nodes, 'node')}"
-            f"{f' ({view.ready_nodes} ready)' if view.ready_nodes != view.nodes else ''}, {_gpus(view)}</span>"
-            f"{placed}</li>"
+            f"{_attr(_label(view))}</a> {_usage_bar(view)}{placed} <span>{plural(view.nodes, 'node')}"
+            f"{f' ({view.ready_nodes} ready)' if view.ready_nodes != view.nodes else ''}, {_gpus(view)}</span></li>"
         )
     level = _attr(plan.summary[0].level or "")
     return (
@@ -284,7 +283,9 @@ def _section(
     if picture.gangs:
         head = "".join(f"<th>{name}</th>" for name in _HEADERS)
         rows = _gang_rows(picture.gangs, colours)
-        table = f'<table class="gangs"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+        table = (
+            f'<div class="wide"><table class="gangs"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>'
+        )
     drawing, plan = _picture(picture, colours, candidates, prefix)
     root = picture.root
     summary = _summary_table(picture, plan) if root.nodes > SUMMARY_NODES and plan.summary else ""
@@ -311,9 +312,11 @@ h1{font-size:20px;margin:0 0 4px} h2{font-size:17px;margin:24px 0 4px} small{col
 .domain{position:relative;box-sizing:border-box;max-width:100%;border:1px solid #9aa5b1;border-radius:4px;
 padding:0 8px 8px}
 .domain:not([open]){padding-bottom:0}
+.domain.nodes{width:min-content}
 .domain>summary{cursor:pointer;padding:3px 0 4px}
 .domain>summary .count{display:inline-block;color:#546e7a;margin-left:6px;white-space:nowrap}
-.domain.aggregate{padding-bottom:0} .domain.aggregate>summary{cursor:default;list-style:none;white-space:nowrap}
+.domain.aggregate{padding-bottom:0;width:10.5em} .domain.aggregate>summary{cursor:default;list-style:none}
+.domain.aggregate .count{margin:0} .domain.aggregate .bar{display:block;width:auto;margin:2px 0 0}
 .children{display:flex;flex-wrap:wrap;gap:4px;align-items:flex-start}
 .tiles{display:flex;flex-wrap:wrap;gap:4px;max-width:100%}
 .bar{display:inline-block;vertical-align:middle;width:72px;height:8px;margin-left:6px;background:#c8e6c9;
@@ -328,7 +331,7 @@ background:#fff}
 .node i.pods{left:0;right:0;color:#fff;font-weight:bold;font-size:11px;line-height:18px;text-align:center}
 .chosen,.candidate{position:absolute;border:3px solid;border-radius:4px;pointer-events:none}
 .candidate{border-width:1.5px;border-style:dashed}
-table.gangs{border-collapse:collapse;margin-top:8px}
+div.wide{overflow-x:auto;max-width:100%} table.gangs{border-collapse:collapse;margin-top:8px}
 .gangs td,.gangs th{border:1px solid #cfd8dc;padding:3px 8px;vertical-align:top;text-align:left}
 .gangs th{background:#eceff1} .gangs td.reason{min-width:240px}
 ul.summary{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:2px 16px;list-style:none;

@@ -62,8 +62,8 @@ def test_the_page_is_self_contained_and_holds_every_domain_node_and_gang(wmap, t
     assert "<script" not in text and not re.search(r"(src|href)=\"https?:", text) and "@import" not in text
     elements = _Elements()
     elements.feed(text)
-    assert len(elements.having("g", "domain")) == 1 + 2 + 4 + 1  # cluster, 2 blocks, 4 racks, the unlabelled rack
-    assert len(elements.having("g", "node")) == 20
+    assert len(elements.having("details", "domain")) == 1 + 2 + 4 + 1  # cluster, 2 blocks, 4 racks, the unlabelled rack
+    assert len(elements.having("span", "node")) == 20
     rows = elements.having("tr", "gang")
     assert [row["data-gang"] for row in rows] == [f"{r['workload']['kind']}/{r['workload']['name']} {g['name']}"
                                                   for r in reports["items"] for g in r["podGroups"]]  # fmt: skip
@@ -71,7 +71,7 @@ def test_the_page_is_self_contained_and_holds_every_domain_node_and_gang(wmap, t
     # the reason as the report words it (Kueue's "allows to fit only 4 out of 6 pod(s)" in words)
     assert len(unfit) == 1 and "only 4 of its 6 job pods find room" in text
     # a ring only for each gang's chosen domain; the gangs' legend because there are gangs
-    assert not elements.having("rect", "candidate") and elements.having("rect", "chosen")
+    assert not elements.having("span", "candidate") and elements.having("span", "chosen")
     assert "solid outline: a gang's chosen domain" in text and "dashed: its other candidate" not in text
 
 
@@ -81,7 +81,7 @@ def test_candidates_are_outlined_when_asked(wmap, tmp_path):
     assert wmap("place", JOBSET, "--html", str(target), "--html-candidates").exit_code == 0
     elements = _Elements()
     elements.feed(target.read_text())
-    dashed = [rect["data-domain"] for rect in elements.having("rect", "candidate")]
+    dashed = [rect["data-domain"] for rect in elements.having("span", "candidate")]
     assert [domain.rpartition("/")[2] for domain in dashed] == ["nvl-002", "nvl-003", "nvl-004"]
     assert "dashed: its other candidate" in target.read_text()
 
@@ -99,8 +99,8 @@ def test_topology_show_draws_the_cluster_alone(wmap, tmp_path):
     assert wmap("topology", "show", "preset:nvl72-4rack", "--html", str(target)).exit_code == 0
     elements = _Elements()
     elements.feed(target.read_text())
-    assert len(elements.having("g", "domain")) == 1 + 1 + 2 + 4 and len(elements.having("g", "node")) == 72
-    assert not elements.having("rect", "chosen") and not elements.having("tr", "gang")
+    assert len(elements.having("details", "domain")) == 1 + 1 + 2 + 4 and len(elements.having("span", "node")) == 72
+    assert not elements.having("span", "chosen") and not elements.having("tr", "gang")
     assert "chosen domain" not in target.read_text()  # no gang: no gang legend
 
 
@@ -138,8 +138,10 @@ def test_chromium_lays_out_gangs_inside_their_domains(wmap, tmp_path, case):
     for row in seen["rows"]:
         if not row["fits"]:
             assert "DOES NOT FIT" in row["text"]
-    svg = seen["svg"][0]
-    assert svg["width"] > 300 and all(row["box"]["y"] >= svg["y"] + svg["height"] for row in seen["rows"])
+    picture = seen["pictures"][0]
+    # the verdicts come first, the picture under them spans the window (less the page's margins)
+    assert all(row["box"]["y"] + row["box"]["height"] <= picture["y"] for row in seen["rows"])
+    assert picture["width"] >= seen["window"]["width"] - 2 * 24 - 1
 
 
 def test_chromium_screenshot_is_not_blank_where_domains_are(wmap, tmp_path):
@@ -159,8 +161,8 @@ def test_chromium_screenshot_is_not_blank_where_domains_are(wmap, tmp_path):
         if node["pods"] and y < height:
             red, green, blue = pixels[y][x]
             assert blue > red, node["name"]  # the gang's colour (blue) fills a tile it put pods on
-    right = int(seen["svg"][0]["x"] + seen["svg"][0]["width"] + 20)
-    assert right < width and pixels[int(seen["svg"][0]["y"]) + 10][right] == white  # the page around it is blank
+    right = int(seen["pictures"][0]["x"] + seen["pictures"][0]["width"] + 10)
+    assert right < width and pixels[int(seen["pictures"][0]["y"]) + 10][right] == white  # the margin is blank
 
 
 README_PICTURE = REPO_ROOT / "docs" / "images" / "placement.png"
