@@ -157,7 +157,7 @@ def _domain_html(view: DomainView, depth: int, plan: _Plan, colours: dict[str, s
             _tile_html(node, colours, out)
         out.append("</div>")
     for mark, (key, chosen) in enumerate(plan.outlines.get(view.id, [])):
-        inset = 1.5 + 3.5 * mark
+        inset = 3.5 * mark  # the first ring on the edge, the next ones inside it
         kind = "chosen" if chosen else "candidate"
         out.append(
             f'<span class="{kind}" data-gang="{_attr(key)}" data-domain="{_attr(view.id)}" '
@@ -313,7 +313,7 @@ h1{font-size:20px;margin:0 0 4px} h2{font-size:17px;margin:24px 0 4px} small{col
 padding:0 8px 8px}
 .domain:not([open]){padding-bottom:0}
 .domain.nodes{width:min-content}
-.domain>summary{cursor:pointer;padding:3px 0 4px}
+.domain>summary{cursor:pointer;padding:5px 0 4px}
 .domain>summary .count{display:inline-block;color:#546e7a;margin-left:6px;white-space:nowrap}
 .domain.aggregate{padding-bottom:0;width:10.5em} .domain.aggregate>summary{cursor:default;list-style:none}
 .domain.aggregate .count{margin:0} .domain.aggregate .bar{display:block;width:auto;margin:2px 0 0}
@@ -333,7 +333,7 @@ background:#fff}
 .candidate{border-width:1.5px;border-style:dashed}
 div.wide{overflow-x:auto;max-width:100%} table.gangs{border-collapse:collapse;margin-top:8px}
 .gangs td,.gangs th{border:1px solid #cfd8dc;padding:3px 8px;vertical-align:top;text-align:left}
-.gangs th{background:#eceff1} .gangs td.reason{min-width:240px}
+.gangs th{background:#eceff1}
 ul.summary{display:grid;grid-template-columns:repeat(auto-fill,minmax(340px,1fr));gap:2px 16px;list-style:none;
 margin:4px 0;padding:0;font-size:12px} ul.summary li{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 ul.summary .bar{margin:0 4px} ul.summary .gangs{font-weight:bold}

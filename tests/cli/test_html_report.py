@@ -187,3 +187,88 @@ def test_the_readme_picture_is_what_the_code_draws(wmap, tmp_path):
     assert (len(shown[0]), len(shown)) == README_WINDOW
     differing = sum(a != b for row, other in zip(pixels, shown, strict=True) for a, b in zip(row, other, strict=True))
     assert differing <= 0.01 * README_WINDOW[0] * README_WINDOW[1], f"{differing} pixels differ from a fresh drawing"
+
+
+# Large clusters, generated as a user would (`wmap topology generate`): 16 nodes a rack (an NVLink
+# domain), 4 racks a leaf switch, 8 leaves a spine, one core switch. The expected counts follow
+# from those numbers: 2,000 nodes are 125 racks under 32 leaves; 20,000 nodes are 1,250 racks,
+# 313 leaves, 40 spines.
+SHAPE = ("--nodes-per-rack", "16", "--racks-per-block", "4", "--blocks-per-spine", "8")
+WINDOWS = (800, 1280, 1920)
+
+
+@pytest.fixture(scope="module")
+def large_pages(tmp_path_factory) -> dict[int, tuple[Path, dict]]:
+    """``wmap place JOBSET -t NODES --html`` on 2,000 and 20,000 generated nodes: the page and the report."""
+    from typer.testing import CliRunner
+
+    from workloadmap.cli.main import app
+
+    directory = tmp_path_factory.mktemp("large")
+    pages = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("WMAP_CATALOG", raising=False)
+        runner = CliRunner()
+        for nodes in (2_000, 20_000):
+            topology, page = directory / f"nodes-{nodes}.json", directory / f"nodes-{nodes}.html"
+            racks = str(nodes // 16)
+            generated = runner.invoke(app, ["topology", "generate", "--racks", racks, *SHAPE, "-o", "json",
+                                            "--file", str(topology)])  # fmt: skip
+            assert generated.exit_code == 0, generated.stderr
+            placed = runner.invoke(app, ["place", JOBSET, "-t", str(topology), "--html", str(page), "-o", "json"])
+            assert placed.exit_code == 0, placed.stderr
+            pages[nodes] = page, json.loads(placed.stdout)
+    return pages
+
+
+def _first_row(domains: list[dict], slashes: int) -> int:
+    """How many boxes of one depth (ids with this many ``/``) sit in the first row of that depth."""
+    boxes = [domain["box"] for domain in domains if domain["id"].count("/") == slashes]
+    return sum(1 for box in boxes if abs(box["y"] - boxes[0]["y"]) < 1)
+
+
+def test_2000_nodes_draw_a_tile_each_in_rows_as_wide_as_the_window(large_pages):
+    page, report = large_pages[2_000]
+    racks_per_row = []
+    for width in WINDOWS:
+        seen = layout(page, window=(width, 1000))
+        assert seen["window"]["width"] == width
+        assert seen["page"]["width"] == width, "nothing is wider than the window: no sideways scrolling"
+        assert seen["pictures"][0]["width"] >= width - 2 * 24 - 1, "the picture spans the window"
+        assert len(seen["nodes"]) == 2_000 and seen["elements"] < 2 * 2_000
+        # 125 racks: 124 under full leaves; the last leaf holds one rack, drawn as one box with it
+        racks = [domain["box"] for domain in seen["domains"] if domain["id"].count("/") == 3]
+        assert len(racks) == 124
+        racks += [domain["box"] for domain in seen["domains"] if domain["id"].endswith("/leaf-032")]
+        assert all(domain["open"] for domain in seen["domains"])
+        assert all(any(_inside(node["box"], rack) for rack in racks) for node in seen["nodes"])
+        assert len(seen["summary"]) == 32, "the summary: one cell per leaf switch"
+        racks_per_row.append(_first_row(seen["domains"], 3))
+    assert racks_per_row == sorted(set(racks_per_row)), f"a wider window holds more racks a row: {racks_per_row}"
+    (group,) = report["podGroups"]
+    (outline,) = seen["chosen"]
+    assert outline["domain"] == group["assignment"]["domain"] or outline["domain"].endswith(
+        "/" + group["assignment"]["domain"]
+    )
+
+
+def test_20000_nodes_fold_into_a_summary_of_their_spines(large_pages):
+    page, report = large_pages[20_000]
+    text = page.read_text()
+    assert len(text.encode()) < 1_000_000, "a page of less than a megabyte"
+    seen = layout(page, window=(1280, 1000))
+    assert not seen["nodes"], "above 2,000 nodes the racks are drawn, not their nodes"
+    assert len([domain for domain in seen["domains"] if domain["id"].count("/") == 3]) == 1_250
+    assert seen["elements"] < 20_000 and seen["page"]["width"] == 1280
+    assert len(seen["summary"]) == 40, "the summary: one cell per spine"
+    spines = {domain["id"]: domain["open"] for domain in seen["domains"] if domain["id"].count("/") == 1}
+    (group,) = report["podGroups"]
+    (outline,) = seen["chosen"]
+    assert outline["domain"].endswith("/" + group["assignment"]["domain"])
+    holding = "/".join(outline["domain"].split("/")[:2])
+    assert spines.pop(holding) and len(spines) == 39 and not any(spines.values()), "only the gang's spine is open"
+    assert seen["page"]["height"] <= 2.5 * seen["window"]["height"], "the whole cluster within a few screens"
+    # every summary cell links to its own domain's box
+    anchors = dict(re.findall(r'<details class="[^"]*" id="([^"]+)" data-id="([^"]*)"', text))
+    links = re.findall(r'<li class="summary[^"]*" data-id="([^"]*)"><a href="#([^"]+)"', text)
+    assert len(links) == 40 and all(anchors[anchor] == domain for domain, anchor in links)
