@@ -1,6 +1,6 @@
 """``wmap serve``'s pages: the live topology map with every workload's gangs, the workloads table, describe views.
 
-Drawn here, beside ``place --html`` (whose SVG they reuse), from what the service publishes:
+Drawn here, beside ``place --html`` (whose picture they reuse), from what the service publishes:
 the snapshot's workload states and :func:`workloadmap.service.live_picture`. Every value from the
 cluster is escaped twice over: control characters made visible (as in every human output), then
 HTML-escaped. The pages are self-contained (inline style, no script, nothing fetched) and refresh
