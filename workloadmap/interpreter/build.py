@@ -35,6 +35,7 @@ from .context import EvaluationContext
 from .expand import ExpandedComponent, Expander
 from .external import skips_podgrouper, user_pod_groups
 from .gangs import form_pod_groups
+from .job_controller import job_controller_gangs
 from .merge import merge_bases
 from .native import NATIVE_POLICY, native_gangs
 from .owned import controlled_notes, node_lists
@@ -401,6 +402,13 @@ def _gangs(
         pod_groups = form_pod_groups(context, workload.name, nodes, at_peak)
     gang_policy = definition.gang.policy or ("none" if not definition.gang.pod_groups else "")
     native = native_gangs(nodes, related, workload.namespace, context.resource, pod_groups, gang_policy)
+    if native is None and workload.kind == labels.JOB_KIND and workload.api_version.split("/")[0] == labels.BATCH_GROUP:
+        native, gang_policy = job_controller_gangs(
+            context.resource, nodes, related, workload.namespace, pod_groups, gang_policy
+        ) or (None, gang_policy)
+        if native is not None and native.pod_groups:
+            warnings.extend(native.warnings)
+            return native.pod_groups, gang_policy
     if native is None:
         return pod_groups, gang_policy
     warnings.extend(native.warnings)
