@@ -148,7 +148,7 @@ def user_pod_groups(
         return []
     groups = []
     for name, members in named.items():
-        obj = related.find("PodGroup", name, namespace, True)
+        obj = related.find(f"PodGroup.{KAI_PODGROUP_API_VERSION.split('/')[0]}", name, namespace, True)
         if obj is None or obj.get("apiVersion") != KAI_PODGROUP_API_VERSION:
             warnings.append(
                 f"{KAI_SKIP_PODGROUPER}: the pods join the PodGroup {name} their {KAI_POD_GROUP_NAME} annotation "

@@ -232,7 +232,7 @@ def _join(
     found = None
     if isinstance(uid, str) and uid:
         join.name = pod_group_name(workload_name(job, uid), template)
-        found = related.find(NATIVE_POD_GROUP_KIND, join.name, namespace, True)
+        found = related.find(f"{NATIVE_POD_GROUP_KIND}.{SCHEDULING_GROUP}", join.name, namespace, True)
         if found is not None and str(found.get("apiVersion", "")).split("/")[0] != SCHEDULING_GROUP:
             found = None
     if found is not None:

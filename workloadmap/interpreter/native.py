@@ -182,11 +182,12 @@ def native_gangs(
         join = found.get(label)
         if join is None:
             join = found[label] = NativeJoin(label)
-            obj = _native(related.find(kind, name, namespace, True))
+            obj = _native(related.find(f"{kind}.{GROUP}", name, namespace, True))
             if obj is None or (pod_group is not None and not _read_workload_group(join, obj, pod_group.split("/")[0])):
                 missing.append(f"{kind} {name}" + (f" (pod group {pod_group.split('/')[0]})" if pod_group else ""))
                 del found[label]
                 continue
+            join.source = _object_source(obj, kind, name)
             if pod_group is None:
                 read_pod_group(join, obj)
         join.members.append(leaf)
@@ -256,7 +257,7 @@ def _nest(
         else:
             by_parent.setdefault(parent, []).append(group)
     for parent, children in by_parent.items():
-        obj = _native(related.find(NATIVE_COMPOSITE_KIND, parent, namespace, True))
+        obj = _native(related.find(f"{NATIVE_COMPOSITE_KIND}.{GROUP}", parent, namespace, True))
         spec = _mapping(_mapping(obj).get("spec"))
         gang = _mapping(_mapping(spec.get("schedulingPolicy")).get("gang"))
         wanted = gang.get("minGroupCount")
