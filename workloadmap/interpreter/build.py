@@ -38,6 +38,7 @@ from .gangs import form_pod_groups
 from .job_controller import job_controller_gangs
 from .merge import merge_bases
 from .native import NATIVE_POLICY, native_gangs
+from .native_validation import validate_native
 from .owned import controlled_notes, node_lists
 from .phases import evaluate_phase
 from .references import ChainedObjects, ObjectIndex, RelatedObjects, resolve_references
@@ -320,7 +321,7 @@ def inspect(
     if merged is not resource:  # root() is the merged resource from here on
         resource = merged
         context = EvaluationContext(definition, resource, refs)
-    check_values(definition, resource, refs)  # before any expression reads a value the operator refuses
+    _refused(definition, resource, refs, workload)  # before any expression reads a refused value
     expander = Expander(context, catalog=catalog)
     nodes = expander.expand()
     warnings.extend(expander.warnings)
@@ -381,6 +382,15 @@ def _devices(
     counted = count_devices(counter, leaves, totals)
     warnings.extend(counted.warnings)
     return counter, counted.totals, counted.shared_claims
+
+
+def _refused(
+    definition: Definition, resource: Mapping[str, Any], refs: Mapping[str, Any], workload: WorkloadRef
+) -> None:
+    """Raise for a value the operator refuses, or a Workload API object the API server refuses."""
+    if workload.api_version.split("/")[0] == labels.SCHEDULING_GROUP:
+        validate_native(resource)
+    check_values(definition, resource, refs)
 
 
 _PER_NODE_WARNING = "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
