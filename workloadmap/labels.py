@@ -84,6 +84,7 @@ KSERVE_GROUP = "serving.kserve.io"
 ARGO_GROUP = "argoproj.io"
 TEKTON_GROUP = "tekton.dev"
 VOLCANO_FLOW_GROUP = "flow.volcano.sh"
+DYNAMO_GROUP = "nvidia.com"
 
 # -- Kubernetes' own workload-aware scheduling (KEP-4671 Workload API, KEP-5732 topology, KEP-6012) --
 SCHEDULING_GROUP = "scheduling.k8s.io"
@@ -131,12 +132,15 @@ REFERENCE_KINDS: frozenset[tuple[str, str]] = frozenset(
         (TEKTON_GROUP, "Task"),
         (TEKTON_GROUP, "ClusterTask"),
         (VOLCANO_FLOW_GROUP, "JobTemplate"),
+        # Dynamo's scaling adapter: a component's replica count (spec.replicas, spec.dgdRef), no secrets.
+        (DYNAMO_GROUP, "DynamoGraphDeploymentScalingAdapter"),
         # KAI's own PodGroup: scheduling state, no secrets; KAI's jobset grouper reads it to pick a shape.
         ("scheduling.run.ai", "PodGroup"),
     }
 )
 """(group, kind) a definition's ``references`` may name: the runtime templates workloads are built from,
-and the native Workload API's objects a pod template joins (``spec.schedulingGroup``, ``spec.workloadRef``).
+the scaling adapters that own a component's replicas, and the native Workload API's objects a pod template
+joins (``spec.schedulingGroup``, ``spec.workloadRef``).
 KAI's PodGroup too (whether KAI already grouped a JobSet the legacy way).
 
 Anything else (Secrets and ConfigMaps above all) only with ``--allow-reference-kind``: a definition

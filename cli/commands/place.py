@@ -268,7 +268,7 @@ def place(
     ),
     emit: Optional[List[str]] = typer.Option(None, "--emit", metavar="TARGET", help=EMIT_HELP, callback=_check_targets),
     html: Optional[Path] = typer.Option(
-        None, "--html", metavar="FILE", help="Also write the placement as a picture: self-contained HTML with SVG."
+        None, "--html", metavar="FILE", help="Also write the placement as a picture: self-contained HTML, no script."
     ),
     html_candidates: bool = typer.Option(
         False, "--html-candidates", help="In the --html picture, outline each gang's other candidate domains too."
