@@ -72,3 +72,15 @@ def test_an_unreadable_precompiled_catalog_is_ignored(tmp_path):
     assert read_precompiled(directory, files) is None
     (directory / PRECOMPILED_NAME).unlink()
     assert read_precompiled(directory, files) is None
+
+
+def test_the_precompiled_catalog_holds_no_path_of_where_it_was_built(tmp_path):
+    # The definitions' sources are set where the catalog is read (read_precompiled), never stored.
+    directory = tmp_path / "a clone" / "catalog"
+    shutil.copytree(builtin_catalog_dir(), directory)
+    files = list(definition_files(directory))
+    built = write_precompiled(directory, files, [load_definition(path) for path in files]).read_bytes()
+    assert str(tmp_path).encode() not in built
+    shipped = (builtin_catalog_dir() / PRECOMPILED_NAME).read_bytes()
+    assert str(builtin_catalog_dir().parent).encode() not in shipped and b"/catalog/" not in shipped
+    assert [definition.source for definition in read_precompiled(directory, files) or []] == [str(f) for f in files]

@@ -70,6 +70,9 @@ WMAP_EXPORTED_FROM_LABEL = "wmap.dev/exported-from"
 """On an exported Karta: the wmap definition it was written from."""
 WMAP_EXPORT_LOSSES_ANNOTATION = "wmap.dev/karta-export-losses"
 """On an exported Karta: what the wmap definition says that the Karta cannot."""
+WMAP_CLIQUE_GROUP = "wmap.dev/clique-group"
+"""The pod label `wmap alter --clique-affinity` writes: the workload's pods, which its required
+podAffinity selects (topologyKey ``nvidia.com/gpu.clique``) so they land in one NVLink clique."""
 WMAP_INSTANCE_LABEL = "wmap.dev/instance"
 """The pod label an exported Karta's instance selector names (no operator sets it: listed as a loss)."""
 
@@ -84,6 +87,7 @@ KSERVE_GROUP = "serving.kserve.io"
 ARGO_GROUP = "argoproj.io"
 TEKTON_GROUP = "tekton.dev"
 VOLCANO_FLOW_GROUP = "flow.volcano.sh"
+DYNAMO_GROUP = "nvidia.com"
 
 # -- Kubernetes' own workload-aware scheduling (KEP-4671 Workload API, KEP-5732 topology, KEP-6012) --
 SCHEDULING_GROUP = "scheduling.k8s.io"
@@ -98,6 +102,22 @@ NATIVE_DEFAULT_VERSION = "v1beta1"
 KAI_IGNORE_WORKLOAD_API = "kai.scheduler/ignore-workload-api"
 """KAI's design opt-out (docs/developer/designs/k8s-workload-api): "true" on a pod or its top owner keeps
 KAI's own grouping and ignores the pod's Workload reference."""
+
+BATCH_GROUP = "batch"
+JOB_KIND = "Job"
+JOB_WORKLOAD_GATE_ALPHA = "EnableWorkloadWithJob"
+"""1.36's feature gate of the Job controller's own Workload and PodGroup (alpha, off by default; kubernetes.io
+feature-gates/EnableWorkloadWithJob.md, kubernetes pkg/controller/job/job_scheduling_manager.go)."""
+JOB_WORKLOAD_GATE = "WorkloadWithJob"
+"""The same gate renamed in 1.37, where every Job gets the objects, ``basic`` unless ``spec.scheduling`` says
+``gang`` (KEP-5547 second alpha; kubernetes.io workload-api/_index.md "Gang scheduling with Jobs")."""
+JOB_DELEGATED_TEMPLATE = "scheduling.k8s.io/group-template-name"
+"""1.37: on a Job whose parent owns the Workload, the template the Job controller makes the Job's PodGroup from
+(kubernetes pkg/apis/scheduling ``GroupTemplateNameAnnotation``)."""
+JOB_SUSPENDED_CONDITION = "Suspended"
+JOB_INDEXED = "Indexed"
+POD_GROUP_SCHEDULED = "PodGroupScheduled"
+"""The condition kube-scheduler sets on a PodGroup (kubernetes/api scheduling/v1alpha2 types.go)."""
 
 REFERENCE_KINDS: frozenset[tuple[str, str]] = frozenset(
     {
@@ -115,12 +135,15 @@ REFERENCE_KINDS: frozenset[tuple[str, str]] = frozenset(
         (TEKTON_GROUP, "Task"),
         (TEKTON_GROUP, "ClusterTask"),
         (VOLCANO_FLOW_GROUP, "JobTemplate"),
+        # Dynamo's scaling adapter: a component's replica count (spec.replicas, spec.dgdRef), no secrets.
+        (DYNAMO_GROUP, "DynamoGraphDeploymentScalingAdapter"),
         # KAI's own PodGroup: scheduling state, no secrets; KAI's jobset grouper reads it to pick a shape.
         ("scheduling.run.ai", "PodGroup"),
     }
 )
 """(group, kind) a definition's ``references`` may name: the runtime templates workloads are built from,
-and the native Workload API's objects a pod template joins (``spec.schedulingGroup``, ``spec.workloadRef``).
+the scaling adapters that own a component's replicas, and the native Workload API's objects a pod template
+joins (``spec.schedulingGroup``, ``spec.workloadRef``).
 KAI's PodGroup too (whether KAI already grouped a JobSet the legacy way).
 
 Anything else (Secrets and ConfigMaps above all) only with ``--allow-reference-kind``: a definition

@@ -408,6 +408,13 @@ def alter_command(
         metavar="WORKLOAD/PODGROUP",
         help="The v1alpha1 Workload and pod group the pods join (spec.workloadRef, Kubernetes 1.35).",
     ),
+    clique_affinity: bool = typer.Option(
+        False,
+        "--clique-affinity",
+        help=f"Keep the pods in one NVLink clique, as NVIDIA recommends for ComputeDomain workloads: a pod label "
+        f"{labels.WMAP_CLIQUE_GROUP}=<workload name> and a required podAffinity on it with topologyKey "
+        f"{labels.GPU_CLIQUE}.",
+    ),
     component: Optional[str] = typer.Option(
         None, "--component", metavar="NAME", help="Only this component (path, role or name)."
     ),
@@ -434,6 +441,7 @@ def alter_command(
             queue=queue,
             scheduling_group=scheduling_group,
             workload_ref=_workload_ref(workload_ref),
+            clique_affinity=labels.GPU_CLIQUE if clique_affinity else None,
         )
     except ValueError as error:
         raise typer.BadParameter(str(error)) from None
