@@ -151,7 +151,7 @@ _lazy(
 _lazy(
     app,
     "describe",
-    "commands.describe.describe_command",
+    "commands.describe_options.describe_command",
     "A workload's components with their live pods, events and placement audit (read-only).",
     budgets=True,
 )

@@ -1,14 +1,15 @@
-"""The fast path of ``wmap inspect`` and ``wmap alter``: command lines it fully understands, run without typer.
+"""The fast path of ``wmap inspect``, ``alter`` and ``describe -f``: command lines it understands, run without typer.
 
 Typer's parser (and pydantic, which typer builds each option's converter with) is not needed to read
-``wmap inspect FILE... [-f FILE] [-o FORMAT] [-R] [--catalog DIR] ...`` or ``wmap alter FILE...
---scheduler-name NAME ...``: each command's one option table (``commands.inspect.OPTIONS``,
-``commands.alter.OPTIONS``, from which typer's declarations in ``inspect_options.py`` and
-``alter_options.py`` are built too) says every flag, :func:`parse` reads them as typer's parser
-does, and the command is the same one, the module's ``prepare``'s. Whatever it does not fully
-understand (``--help``, an unknown option, combined short flags, an invalid value, no FILE, a
-shell-completion request) it leaves to typer, which reports usage errors with the usage line: so
-the two never differ, and at worst a command line is read at typer's speed.
+``wmap inspect FILE... [-f FILE] [-o FORMAT] [-R] [--catalog DIR] ...``, ``wmap alter FILE...
+--scheduler-name NAME ...`` or ``wmap describe -f FILE ...``: each command's one option table
+(``OPTIONS`` of ``commands/inspect.py``, ``alter.py``, ``describe.py``, from which typer's
+declarations in ``inspect_options.py``, ``alter_options.py`` and ``describe_options.py`` are built
+too) says every flag, :func:`parse` reads them as typer's parser does, and the command is the same
+one, the module's ``prepare``'s. Whatever it does not fully understand (``--help``, an unknown
+option, combined short flags, an invalid value, no FILE, a shell-completion request) it leaves to
+typer, which reports usage errors with the usage line: so the two never differ, and at worst a
+command line is read at typer's speed.
 """
 
 from __future__ import annotations
@@ -20,8 +21,9 @@ from typing import Any
 
 from ..printing.options import OptionSpec
 
-FAST_COMMANDS = ("inspect", "alter")
-"""The commands read here: each module (``commands.<name>``) declares ``OPTIONS`` and ``prepare``."""
+FAST_COMMANDS = ("inspect", "alter", "describe")
+"""The commands read here: each module (``commands.<name>``) declares ``OPTIONS`` and ``prepare``; one whose
+``FAST_WORDS`` is false is read here only without positional words (``describe -f FILE``)."""
 
 
 def parse(arguments: Sequence[str], options: Sequence[OptionSpec]) -> tuple[list[str], dict[str, Any]] | None:
@@ -88,6 +90,8 @@ def fast_command(arguments: Sequence[str], environment: Mapping[str, str]) -> Ca
     if parsed is None:
         return None
     files, values = parsed
+    if files and not getattr(module, "FAST_WORDS", True):
+        return None
     try:
         run = module.prepare(files, values)
     except Exception:

@@ -120,25 +120,26 @@ class OptionSpec:
 
 
 class ArgumentSpec:
-    """The command's positional words (every one: ``FILE...``), a list of text.
+    """A command's positional words (every one: ``FILE...``), a list of text; or, ``single``, one optional word.
 
     ``required``: typer refuses a command line without one (``Missing argument``); the fast reader
     leaves such a line to typer. Otherwise the list is optional and the command checks it.
     """
 
-    __slots__ = ("name", "metavar", "help", "required")
+    __slots__ = ("name", "metavar", "help", "required", "single")
 
-    def __init__(self, name: str, metavar: str, help: str, *, required: bool = False) -> None:
+    def __init__(self, name: str, metavar: str, help: str, *, required: bool = False, single: bool = False) -> None:
         self.name = name
         self.metavar = metavar
         self.help = help
         self.required = required
+        self.single = single  # one optional word (``TYPE[/NAME]``), not every one
 
     def parameter(self) -> inspect.Parameter:
         """The argument as a parameter of a typer command's signature (imports typer)."""
         import typer
 
-        annotation: Any = List[str] if self.required else Optional[List[str]]
+        annotation: Any = List[str] if self.required else Optional[str] if self.single else Optional[List[str]]
         argument = typer.Argument(... if self.required else None, metavar=self.metavar, help=self.help)
         return inspect.Parameter(self.name, inspect.Parameter.KEYWORD_ONLY, default=argument, annotation=annotation)
 
