@@ -252,3 +252,18 @@ def test_a_karta_added_to_the_cluster_brings_its_kind_in(tmp_path, monkeypatch):
             server.delete(karta)
             wait_until(lambda: not running.service.snapshot.workloads, 30, "the Trainer forgotten with its Karta")
         assert server.methods == {"GET"}
+
+
+def test_stop_ends_every_watch_thread_while_its_streams_wait_for_events(fake_cluster):
+    # Each watch sits in a stream read that would wait for the server's timeoutSeconds (minutes): stop()
+    # shuts the streams and joins the threads, so no thread and no TLS socket outlives the service
+    # (an unclosed socket found later by the garbage collector is a ResourceWarning, an error here).
+    import threading
+
+    _serve(fake_cluster.server, _cluster())
+    with running_service(fake_cluster.kubeconfig) as running:
+        watches = list(running.service.watches.values())
+        assert watches and all(watch.thread.is_alive() for watch in watches)
+    alive = [watch.name for watch in watches if watch.thread.is_alive()]
+    assert alive == []
+    assert not [thread.name for thread in threading.enumerate() if thread.name.startswith("watch ")]

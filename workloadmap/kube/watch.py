@@ -123,6 +123,22 @@ class ListWatch:
         self.known: dict[str, dict[str, Any]] = {}
         self.relists = 0
         self.reconnects = 0
+        self._response: Any = None  # the open WATCH stream, which interrupt() shuts
+
+    def interrupt(self) -> None:
+        """Stop from another thread, at once: set ``stop`` and shut the open stream's socket.
+
+        A stream read blocks until the server sends an event or its timeout; stopping between events
+        alone would leave the thread (and its TLS socket) alive that long after the caller moved on.
+        """
+        self.stop.set()
+        response = self._response
+        shutdown = getattr(response, "shutdown", None)  # urllib3 2.3+
+        if shutdown is not None:
+            try:
+                shutdown()
+            except (OSError, ValueError):
+                pass  # already closed, or its socket already handed back
 
     def _remaining(self) -> float | None:
         return None if self.deadline is None else self.deadline - time.monotonic()
@@ -228,6 +244,7 @@ class ListWatch:
         read_timeout = seconds + self.client.timeout if remaining is None else max(remaining, 0.05) + 0.25
         path = self.resource.path(self.namespace)
         status, raw = self.client._open(path, self._query(seconds), read_timeout=read_timeout)
+        self._response = raw
         try:
             if status == 410:
                 raise _Expired()
@@ -245,6 +262,7 @@ class ListWatch:
                 if self._done():
                     return
         finally:
+            self._response = None
             raw.close()  # a watch connection is never reused: it may have been cut mid-stream
             raw.release_conn()
 

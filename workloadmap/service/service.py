@@ -141,13 +141,18 @@ class Service:
         return self
 
     def stop(self, timeout: float = 5.0) -> None:
-        """Stop the worker and every watch."""
+        """Stop the worker and every watch, and wait (at most ``timeout``) for their threads to end."""
+        deadline = time.monotonic() + timeout
         self._stop.set()
-        for watch in self.watches.values():
-            watch.stop.set()
+        for watch in list(self.watches.values()):
+            watch.halt()
         self.queue.put(("wake",))
         if self._thread is not None:
             self._thread.join(timeout)
+        # The worker may have started a watch while stopping: halt those too, then wait for all.
+        for watch in list(self.watches.values()):
+            watch.halt()
+            watch.join(max(deadline - time.monotonic(), 0.0))
 
     @property
     def snapshot(self) -> Snapshot:
@@ -367,7 +372,7 @@ class Service:
                 self._start(spec)
         for key in [key for key in self.watches if key not in wanted]:
             watch = self.watches.pop(key)
-            watch.stop.set()
+            watch.halt()
             self._listing.pop(key, None)
             self._drop(watch.spec)
         self.cache.dirty.update(self.cache.workloads)

@@ -119,6 +119,18 @@ class Watch:
         self.thread.start()
         return self
 
+    def halt(self) -> None:
+        """Stop the watch now: between events, and in a stream read that is waiting for one."""
+        self.stop.set()
+        current = self._current
+        if current is not None:
+            current.interrupt()
+
+    def join(self, timeout: float) -> None:
+        """Wait for the watch's thread to end (after :meth:`halt`), at most ``timeout`` seconds."""
+        if self.thread.is_alive():
+            self.thread.join(timeout)
+
     def _run(self) -> None:
         pause = 0
         while not self.stop.is_set():
