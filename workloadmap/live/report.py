@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..tree import WorkloadTree
 from ..values import JsonForm, to_json
-from .audit import PlacementAudit
+
+if TYPE_CHECKING:  # the audit (and the placement stage under it) loads only when nodes are audited
+    from .audit import PlacementAudit
 
 __all__ = ["ReplicaCounts", "PodStatus", "ComponentStatus", "EventRecord", "DescribeReport"]
 
