@@ -1,11 +1,15 @@
-"""Time the human output: fitting a 10,000-node topology tree to 80 columns, and drawing the HTML picture.
+"""Time the human output: a large topology tree fitted to 80 columns, and the HTML picture at 2,000 and 20,000 nodes.
 
-Run: python bench/bench_render.py [--nodes 10000]
+Run: python bench/bench_render.py [--nodes 2000,20000]
 
-The domain tree of a simulated cluster (NVL72 racks) is rendered with every node listed, then
-fitted to 80 columns (wrapping under each line's tree branch); the placement picture is drawn for
-2,000 nodes (one tile per node) and for the full size (domains only). Figures are wall-clock
-seconds on this machine, best of three; nothing is asserted.
+Each cluster is simulated as ``wmap topology generate --nodes-per-rack 16 --racks-per-block 4
+--blocks-per-spine 8`` makes it (one NVLink domain a rack). The domain tree is rendered as
+``topology show`` prints it (runs of alike racks on one line above 100 domains) and with every
+node listed (``--hosts``), then fitted to 80 columns; the picture (``placement_map`` and the
+page) is drawn with one tile per node up to 2,000 nodes, racks as domains above. Figures are
+wall-clock seconds in this process, best of three; nothing is asserted. The picture's own
+figures in a browser (elements, layout time) are measured with headless Chromium, see
+docs/performance.md.
 """
 
 from __future__ import annotations
@@ -13,18 +17,20 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from workloadmap.cli.printing.terminal import fit  # noqa: E402
 from workloadmap.cli.render.html import render_html  # noqa: E402
-from workloadmap.cli.render.workloads import render_domain_tree, shown_depth  # noqa: E402
+from workloadmap.cli.render.topology import render_domain_tree, shown_depth  # noqa: E402
 from workloadmap.placement import placement_map  # noqa: E402
 from workloadmap.topology import SimulationSpec, generate_cluster  # noqa: E402
 
 
-def best(action, runs: int = 3) -> tuple[object, float]:
+def best(action: Callable[[], Any], runs: int = 3) -> tuple[Any, float]:
     times, result = [], None
     for _ in range(runs):
         start = time.perf_counter()
@@ -35,18 +41,27 @@ def best(action, runs: int = 3) -> tuple[object, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--nodes", type=int, default=10_000)
-    nodes = parser.parse_args().nodes
-    for size in (1_998, nodes):  # 111 racks: just under the 2,000 nodes drawn one tile each
-        cluster = generate_cluster(SimulationSpec(name=f"n{size}", racks=-(-size // 18), racks_per_block=4))
-        shown, hosts = shown_depth(cluster, hosts=True, depth=None)
-        text, rendered = best(lambda: render_domain_tree(cluster, cluster.domain_tree(), shown=shown, list_nodes=hosts))
-        _, fitted = best(lambda: fit(str(text), 80))
-        page, drawn = best(lambda: render_html([placement_map(cluster)], "bench"))
-        lines = str(text).count("\n")
+    parser.add_argument("--nodes", default="2000,20000", help="comma-separated cluster sizes (multiples of 16)")
+    sizes = [int(size) for size in parser.parse_args().nodes.split(",")]
+    for size in sizes:
+        spec = SimulationSpec(name=f"n{size}", racks=-(-size // 16), nodes_per_rack=16, racks_per_block=4,
+                              blocks_per_spine=8)  # fmt: skip
+        cluster = generate_cluster(spec)
+        root = cluster.domain_tree()
+        for hosts in (False, True):
+            shown, listed = shown_depth(cluster, hosts=hosts, depth=None)
+            text, rendered = best(lambda: render_domain_tree(cluster, root, shown=shown, list_nodes=listed))
+            fitted_text, fitted = best(lambda: fit(str(text), 80))
+            lines = str(fitted_text).count("\n")
+            print(
+                f"{len(cluster.nodes):>6} nodes: tree{' --hosts' if hosts else ''} of {lines} lines at 80 columns, "
+                f"render {rendered:.3f} s, fit {fitted:.3f} s"
+            )
+        picture, mapped = best(lambda: placement_map(cluster))
+        page, drawn = best(lambda: render_html([picture], "bench"))
         print(
-            f"{len(cluster.nodes):>6} nodes: tree of {lines} lines {rendered:.3f} s, fitted to 80 columns "
-            f"{fitted:.3f} s; picture {drawn:.3f} s, {len(str(page)) / 1e6:.2f} MB"
+            f"{len(cluster.nodes):>6} nodes: picture data {mapped:.3f} s, page {drawn:.3f} s, "
+            f"{len(str(page).encode()) / 1e6:.2f} MB"
         )
 
 

@@ -157,3 +157,15 @@ def test_shipped_programs_give_what_the_interpreter_gives_on_the_corpus(corpus_d
             assert got == expected, (expression.source, document.get("kind"))
         loaded += expression._program is not None and expression._shipped is None
     assert loaded > 300  # the programs ran as shipped, not interpreted
+
+
+def test_the_precompiled_catalog_holds_no_path_of_where_it_was_built(tmp_path):
+    # The definitions' sources are set where the catalog is read (read_precompiled), never stored.
+    directory = tmp_path / "a clone" / "catalog"
+    shutil.copytree(builtin_catalog_dir(), directory)
+    files = list(definition_files(directory))
+    built = write_precompiled(directory, files, [load_definition(path) for path in files]).read_bytes()
+    assert str(tmp_path).encode() not in built
+    shipped = (builtin_catalog_dir() / PRECOMPILED_NAME).read_bytes()
+    assert str(builtin_catalog_dir().parent).encode() not in shipped and b"/catalog/" not in shipped
+    assert [definition.source for definition in read_precompiled(directory, files) or []] == [str(f) for f in files]

@@ -350,3 +350,25 @@ def test_origins_are_the_only_places_of_an_input_container_an_expression_gives(s
 def test_a_jsonpath_expression_has_origins_only_as_a_plain_chain_of_fields():
     assert compile_expression("spec.template", "jsonpath").origins == (("spec", "template"),)
     assert compile_expression("$.spec.template", "jsonpath").origins is None
+
+
+# ai-dynamo/dynamo deploy/operator/internal/controller/dgd_scaling_adapters_reconciler.go generateAdapterName:
+# fmt.Sprintf("%s-%s", dgdName, strings.ToLower(componentName)).
+@pytest.mark.parametrize(
+    ("text", "lowered"),
+    [
+        ("VllmDecodeWorker", "vllmdecodeworker"),
+        ("Frontend", "frontend"),
+        ("already-lower", "already-lower"),
+        (None, None),
+    ],
+)
+def test_lower_writes_go_strings_tolower(text, lowered):
+    assert compile_expression("lower(text)").search({"text": text}) == lowered
+    named = compile_expression("join('-', ['vllm-agg', lower(text)])")
+    assert named.search({"text": "Frontend"}) == "vllm-agg-frontend"
+
+
+def test_lower_of_a_number_is_a_type_error():
+    with pytest.raises(ExpressionError):
+        compile_expression("lower(n)").search({"n": 3})

@@ -82,7 +82,9 @@ EXPRESSIONS = [
     "product(numbers[:2])", "ceil_div(`7`, `2`)", "ceil_div(`7`, `0`)", "items(map)[*].key", "int('3')",
     "int(a.b.d)", "jvm_mib('2g')", "pick(people[:3], 'name', `[\"ann\", \"cy\"]`)[*].name",
     "omit(people[:3], 'name', `[\"ann\"]`)[*].name", "object(a.b.d, `1`)", "image_tag('r:5000/x:1.2')",
-    "semver('v1.2')", "join('-', [a.b.d, `1.0`, `true`])", "to_string(people)", "mul(`9223372036854775807`, `2`)",
+    "semver('v1.2')", "lower('VllmDecodeWorker')", "lower(a.b.e)", "lower(a.b.c)", "lower(people[0].name)",
+    "patch_pod_template(map, `{\"k1\": null, \"k9\": 9}`)", "patch_pod_template(map, a)",
+    "join('-', [a.b.d, `1.0`, `true`])", "to_string(people)", "mul(`9223372036854775807`, `2`)",
 ]  # fmt: skip
 
 REFS = {"runtime": {"spec": {"x": 1}}}

@@ -104,6 +104,10 @@ class _RuntimePickler(pickle.Pickler):
         state = {**obj.__dict__, **(obj.__pydantic_private__ or {})}
         if "_parsed" in state:
             state["_parsed"] = None  # a pod selector is parsed again on first use (PodsDefinition.parsed_selector)
+        if "_source" in state:
+            # Set again on reading (read_precompiled), where it is installed: the builder's path would make
+            # the shipped file depend on the clone it was built in, and write a machine's path into it.
+            state["_source"] = None
         return object.__new__, (form,), state
 
 

@@ -70,6 +70,9 @@ WMAP_EXPORTED_FROM_LABEL = "wmap.dev/exported-from"
 """On an exported Karta: the wmap definition it was written from."""
 WMAP_EXPORT_LOSSES_ANNOTATION = "wmap.dev/karta-export-losses"
 """On an exported Karta: what the wmap definition says that the Karta cannot."""
+WMAP_CLIQUE_GROUP = "wmap.dev/clique-group"
+"""The pod label `wmap alter --clique-affinity` writes: the workload's pods, which its required
+podAffinity selects (topologyKey ``nvidia.com/gpu.clique``) so they land in one NVLink clique."""
 WMAP_INSTANCE_LABEL = "wmap.dev/instance"
 """The pod label an exported Karta's instance selector names (no operator sets it: listed as a loss)."""
 
@@ -84,6 +87,7 @@ KSERVE_GROUP = "serving.kserve.io"
 ARGO_GROUP = "argoproj.io"
 TEKTON_GROUP = "tekton.dev"
 VOLCANO_FLOW_GROUP = "flow.volcano.sh"
+DYNAMO_GROUP = "nvidia.com"
 
 # -- Kubernetes' own workload-aware scheduling (KEP-4671 Workload API, KEP-5732 topology, KEP-6012) --
 SCHEDULING_GROUP = "scheduling.k8s.io"
@@ -115,12 +119,15 @@ REFERENCE_KINDS: frozenset[tuple[str, str]] = frozenset(
         (TEKTON_GROUP, "Task"),
         (TEKTON_GROUP, "ClusterTask"),
         (VOLCANO_FLOW_GROUP, "JobTemplate"),
+        # Dynamo's scaling adapter: a component's replica count (spec.replicas, spec.dgdRef), no secrets.
+        (DYNAMO_GROUP, "DynamoGraphDeploymentScalingAdapter"),
         # KAI's own PodGroup: scheduling state, no secrets; KAI's jobset grouper reads it to pick a shape.
         ("scheduling.run.ai", "PodGroup"),
     }
 )
 """(group, kind) a definition's ``references`` may name: the runtime templates workloads are built from,
-and the native Workload API's objects a pod template joins (``spec.schedulingGroup``, ``spec.workloadRef``).
+the scaling adapters that own a component's replicas, and the native Workload API's objects a pod template
+joins (``spec.schedulingGroup``, ``spec.workloadRef``).
 KAI's PodGroup too (whether KAI already grouped a JobSet the legacy way).
 
 Anything else (Secrets and ConfigMaps above all) only with ``--allow-reference-kind``: a definition

@@ -41,6 +41,7 @@ __all__ = [
     "SelectorTerm",
     "PodScheduling",
     "pod_scheduling",
+    "node_selector_terms",
     "parse_taints",
 ]
 
@@ -272,14 +273,15 @@ def _requirement(raw: Any, field: str, *, name_field: bool) -> Requirement:
     return Requirement(key=key, operator=operator, values=values, valid=valid)
 
 
-def _terms(affinity: Mapping[str, Any], field: str) -> tuple[SelectorTerm, ...] | None:
-    node_affinity = mapping_field(affinity.get("nodeAffinity"), f"{field}.nodeAffinity")
-    key = "requiredDuringSchedulingIgnoredDuringExecution"
-    if node_affinity.get(key) is None:
-        return None
-    where = f"{field}.nodeAffinity.{key}.nodeSelectorTerms"
-    required = mapping_field(node_affinity.get(key), f"{field}.nodeAffinity.{key}")
-    raw_terms = list_field(required.get("nodeSelectorTerms"), where)
+def node_selector_terms(value: Any, field: str) -> tuple[SelectorTerm, ...]:
+    """The terms of a core/v1 ``NodeSelector`` (``{nodeSelectorTerms: [...]}``); a node matches any one term.
+
+    Raises:
+        InputError: a term or requirement is not a mapping, a list field is not a list.
+    """
+    selector = mapping_field(value, field)
+    where = f"{field}.nodeSelectorTerms"
+    raw_terms = list_field(selector.get("nodeSelectorTerms"), where)
     terms = []  # no term at all matches no node
     for index, raw in enumerate(raw_terms):
         term = mapping_field(raw, f"{where}[{index}]")
@@ -293,6 +295,14 @@ def _terms(affinity: Mapping[str, Any], field: str) -> tuple[SelectorTerm, ...] 
         )
         terms.append(SelectorTerm(expressions, fields))
     return tuple(terms)
+
+
+def _terms(affinity: Mapping[str, Any], field: str) -> tuple[SelectorTerm, ...] | None:
+    node_affinity = mapping_field(affinity.get("nodeAffinity"), f"{field}.nodeAffinity")
+    key = "requiredDuringSchedulingIgnoredDuringExecution"
+    if node_affinity.get(key) is None:
+        return None
+    return node_selector_terms(node_affinity.get(key), f"{field}.nodeAffinity.{key}")
 
 
 def pod_scheduling(spec: Mapping[str, Any], where: str = "spec", *, numa: PodNuma | None = None) -> PodScheduling:

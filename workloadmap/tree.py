@@ -427,7 +427,12 @@ class SharedClaim(JsonForm):
         components: the components whose pods reference it.
         gpus: GPUs among ``devices``.
         kai_queue_gpus: what KAI's queues charge for it, once per referencing pod
-            (``dra_resource_utils.go`` gives the claim to every pod that lists it).
+            (``dra_resource_utils.go`` gives the claim to every pod that lists it); 0 for a
+            PodGroup's claim (owned by and reserved for the PodGroup, it maps to no pod there).
+        pod_group: for a claim a PodGroup declares (KEP-5729 ``spec.resourceClaims``), the
+            PodGroup: one claim generated from ``template`` for all its pods; None for a named
+            ResourceClaim.
+        template: the ResourceClaimTemplate of a PodGroup's claim.
     """
 
     name: str
@@ -437,6 +442,8 @@ class SharedClaim(JsonForm):
     pods: int
     components: list[str] = field(default_factory=list)
     kai_queue_gpus: int = 0
+    pod_group: str | None = None
+    template: str | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SharedClaim:
@@ -449,6 +456,8 @@ class SharedClaim(JsonForm):
             data.get("pods", 0),
             list(data.get("components") or []),
             data.get("kaiQueueGpus", 0),
+            data.get("podGroup"),
+            data.get("template"),
         )
 
 

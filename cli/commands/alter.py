@@ -414,6 +414,15 @@ _OWN: tuple[OptionSpec, ...] = (
         "WORKLOAD/PODGROUP",
         "The v1alpha1 Workload and pod group the pods join (spec.workloadRef, Kubernetes 1.35).",
     ),
+    OptionSpec(
+        "clique_affinity",
+        ("--clique-affinity",),
+        f"Keep the pods in one NVLink clique, as NVIDIA recommends for ComputeDomain workloads: a pod label "
+        f"{labels.WMAP_CLIQUE_GROUP}=<workload name> and a required podAffinity on it with topologyKey "
+        f"{labels.GPU_CLIQUE}.",
+        value=bool,
+        default=False,
+    ),
     _text("component", "--component", "NAME", "Only this component (path, role or name)."),
     MANIFESTS.spec("alter", OUTPUT_HELP, optional=True),
     PATCH,
@@ -455,6 +464,7 @@ def prepare(files: List[str] | None, values: Mapping[str, Any]) -> Callable[[], 
             queue=values["queue"],
             scheduling_group=values["scheduling_group"],
             workload_ref=_workload_ref(values["workload_ref"]),
+            clique_affinity=labels.GPU_CLIQUE if values["clique_affinity"] else None,
         )
     except ValueError as error:
         raise bad_parameter(str(error)) from None

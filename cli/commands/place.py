@@ -205,27 +205,6 @@ def _chosen(output_format: Optional[str], targets: list[str]) -> Output:
     return EMITTED.parse(output_format or EMITTED.default)
 
 
-def _with_slices(clusters: list[Cluster], paths: List[str]) -> list[Cluster]:
-    """Each cluster with the nodes' free DRA devices from the ResourceSlices of ``paths``."""
-    from workloadmap.documents import load_objects
-    from workloadmap.dra import read_node_devices
-    from workloadmap.errors import WorkloadMapError
-    from workloadmap.placement import with_devices
-
-    objects = []
-    for path in paths:
-        for document in load_objects(path, recursive=True):
-            if isinstance(document, WorkloadMapError):
-                raise document
-            try:  # each document read alone first, so that an error names its file and document
-                read_node_devices([document.body])
-            except WorkloadMapError as error:
-                raise error.located(file=document.file, document=document.label) from None
-            objects.append(document.body)
-    devices = read_node_devices(objects)
-    return [with_devices(cluster, devices) for cluster in clusters]
-
-
 def place(
     workload: List[str] = typer.Argument(..., metavar="FILE...", help="Workload FILE, DIR or - (standard input)."),
     topology: Optional[List[str]] = typer.Option(None, "-t", "--topology", metavar="SOURCE", help=TOPOLOGY_HELP),
@@ -237,7 +216,7 @@ def place(
         "--resource-slices",
         metavar="FILE",
         help="FILE or DIR of DRA ResourceSlices (with DeviceClasses and allocated ResourceClaims): each node's free "
-        "devices; without them DRA requests are not checked (repeatable).",
+        "devices (a -t NodeList file may carry them too); without them DRA requests are not checked (repeatable).",
     ),
     levels: Optional[str] = typer.Option(
         None, "--levels", metavar="KEY,KEY...", help="Comma-separated node-label keys, widest first."
@@ -268,7 +247,7 @@ def place(
     ),
     emit: Optional[List[str]] = typer.Option(None, "--emit", metavar="TARGET", help=EMIT_HELP, callback=_check_targets),
     html: Optional[Path] = typer.Option(
-        None, "--html", metavar="FILE", help="Also write the placement as a picture: self-contained HTML with SVG."
+        None, "--html", metavar="FILE", help="Also write the placement as a picture: self-contained HTML, no script."
     ),
     html_candidates: bool = typer.Option(
         False, "--html-candidates", help="In the --html picture, outline each gang's other candidate domains too."
@@ -338,10 +317,9 @@ def place(
     clusters = _clusters(
         list(topology or [f"preset:{default_preset()}"]), levels, pods, topology_object,
         gpus_per_node=gpus_per_node, cpus_per_node=cpus_per_node, memory_per_node=memory_per_node,
+        resource_slices=resource_slices or None,
         **numa_load_options(node_topology, tm_policy, tm_scope, tm_options),
     )  # fmt: skip
-    if resource_slices:
-        clusters = _with_slices(clusters, resource_slices)
     catalog = load_catalog(catalog_dirs)
     related_objects = ObjectIndex.from_paths(related or [])
     collected = Collected()

@@ -147,7 +147,7 @@ def show(
     depth: Optional[int] = typer.Option(None, "--depth", metavar="N", min=0, help="Show at most this many levels."),
     output_format: str = SHOW_VIEWS.option("topology show"),
     html: Optional[Path] = typer.Option(
-        None, "--html", metavar="FILE", help="Also write the cluster as a picture: self-contained HTML with SVG."
+        None, "--html", metavar="FILE", help="Also write the cluster as a picture: self-contained HTML, no script."
     ),
     numa: bool = typer.Option(False, "--numa", help="Show each node's NUMA zones with free/allocatable resources."),
     node_topology: Optional[Path] = NODE_TOPOLOGY,

@@ -21,7 +21,13 @@ def device_lines(tree: WorkloadTree) -> list[str]:
         lines.append("DRA devices: " + ", ".join(parts))
     for claim in tree.shared_claims:
         devices = ", ".join(f"{name} {amount}" for name, amount in claim.devices.items()) or "no devices"
-        lines.append(f"  shared ResourceClaim/{claim.name}: {devices}, once for {plural(claim.pods, 'pod')}")
+        if claim.pod_group is not None:
+            lines.append(
+                f"  PodGroup/{claim.pod_group} claim {claim.name} (ResourceClaimTemplate/{claim.template}): {devices},"
+                f" once for {plural(claim.pods, 'pod')}"
+            )
+        else:
+            lines.append(f"  shared ResourceClaim/{claim.name}: {devices}, once for {plural(claim.pods, 'pod')}")
     if totals.devices_unknown:
         lines.append("DRA devices unknown: " + ", ".join(totals.devices_unknown) + " (not found or unreadable)")
     return lines

@@ -1,6 +1,6 @@
 """``wmap serve``'s pages: the live topology map with every workload's gangs, the workloads table, describe views.
 
-Drawn here, beside ``place --html`` (whose SVG they reuse), from what the service publishes:
+Drawn here, beside ``place --html`` (whose picture they reuse), from what the service publishes:
 the snapshot's workload states and :func:`workloadmap.service.live_picture`. Every value from the
 cluster is escaped twice over: control characters made visible (as in every human output), then
 HTML-escaped. The pages are self-contained (inline style, no script, nothing fetched) and refresh
@@ -17,7 +17,7 @@ from urllib.parse import quote
 from workloadmap import __version__
 
 from ..printing.escape import escaped, shown
-from .html import PAGE_STYLE, gang_colours, topology_svg
+from .html import PAGE_STYLE, gang_colours, topology_picture
 from .workloads import render_describe
 
 __all__ = ["index_page", "workload_page", "REFRESH_SECONDS"]
@@ -151,7 +151,8 @@ def index_page(snapshot: Any, picture: Any) -> str:
             f"{_text(' > '.join(shown_picture.levels))}</p>"
             '<p class="legend muted">box: a topology domain; tile: a node (grey bar: GPUs in use); coloured: '
             "the pods of a gang on it; solid outline: the narrowest domain holding a gang's scheduled pods</p>"
-            f'<div class="picture">{topology_svg(shown_picture, colours)}</div>{_gang_table(shown_picture, colours)}'
+            f'<div class="picture">{topology_picture(shown_picture, colours)}</div>'
+            f"{_gang_table(shown_picture, colours)}"
         )
         notes = "".join(f"<li>{_text(note)}</li>" for note in dict.fromkeys(shown_picture.notes))
         parts.append(f'<ul class="notes">{notes}</ul>' if notes else "")

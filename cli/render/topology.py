@@ -35,8 +35,23 @@ def _domain_summary(domain: Domain) -> str:
     )
 
 
+COLLAPSE_ABOVE = 100
+"""Above this many domains shown, runs of alike domains at the deepest level shown print as one line."""
+
+
+def _domains_shown(root: Domain, shown: int) -> int:
+    """How many domain lines the tree prints, ``shown`` levels deep."""
+    below = list(root.children.values()) if len(root.path) < shown else []
+    return len(below) + sum(_domains_shown(child, shown) for child in below)
+
+
 def render_domain_tree(cluster: Cluster, root: Domain, *, shown: int, list_nodes: bool) -> str:
-    """`wmap topology show`: the cluster's domains ``shown`` levels deep, optionally with nodes."""
+    """`wmap topology show`: the cluster's domains ``shown`` levels deep, optionally with nodes.
+
+    A large cluster (more than :data:`COLLAPSE_ABOVE` domains shown, nodes not asked for) prints each
+    run of alike domains at the deepest level shown once: ``domain=nvl-001..nvl-004 (4 alike):
+    16 nodes, GPUs 64/64 free`` (each of them), so 2,000 nodes read in a screen or two.
+    """
     lines = [
         f"levels: {' > '.join(cluster.levels)}",
         f"cluster {cluster.name} ({cluster.source}): {_domain_summary(root)}",
@@ -44,13 +59,22 @@ def render_domain_tree(cluster: Cluster, root: Domain, *, shown: int, list_nodes
 
     from workloadmap.topology import Domain
 
-    def children(item: Domain | Node) -> list[Any]:
+    from .collapse import Run, runs
+
+    hosts_shown = 0 < shown <= len(cluster.levels) and cluster.levels[shown - 1] == HOSTNAME
+    collapse = not list_nodes and not hosts_shown and _domains_shown(root, shown) > COLLAPSE_ABOVE
+
+    def children(item: Domain | Node | Run[Domain]) -> list[Any]:
         if isinstance(item, Domain):
             below = list(item.children.values()) if len(item.path) < shown else []
+            if collapse and below and len(item.path) + 1 >= shown:
+                return runs(below, lambda domain: "<none>" if domain.value is None else domain.value, _domain_summary)
             return below if below or not list_nodes else list(item.nodes)
         return []
 
-    def label(item: Domain | Node) -> str:
+    def label(item: Domain | Node | Run[Domain]) -> str:
+        if isinstance(item, Run):
+            return f"{item.first.level}={item.label}: {_domain_summary(item.first)}"
         if isinstance(item, Domain):
             value = "<none>" if item.value is None else item.value
             return f"{item.level}={value}: {_domain_summary(item)}"

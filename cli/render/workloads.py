@@ -441,7 +441,9 @@ def _audit_line(gang: Any) -> str:
     if gang.incomplete and gang.satisfied is False:
         verdict = "INCOMPLETE"  # fewer than minMember scheduled: the reason gives the count
     parts.append(verdict + (f": {gang.reason}" if gang.reason else ""))
-    if gang.accelerator_split:
+    if gang.compute_domain_split:
+        parts.append("ComputeDomain split across NVLink cliques: its pods cannot share the IMEX domain")
+    elif gang.accelerator_split:
         parts.append("split across NVLink domains although one holds the gang")
     return "  ".join(parts)
 

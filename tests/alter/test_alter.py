@@ -244,3 +244,33 @@ def test_a_kind_defined_by_a_karta_is_refused_with_the_reason():
     trainer = yaml_doc((FIXTURES_DIR / "karta" / "trainer.yaml").read_text())
     with pytest.raises(AlterError, match="defined by Karta 'example-com-trainer-v1'"):
         alter(trainer, KAI, catalog=catalog)
+
+
+def test_clique_affinity_keeps_the_workload_in_one_nvlink_clique():
+    # The IMEX domain of a ComputeDomain forms per NVLink clique (dra-driver-nvidia-gpu issues #377,
+    # #804); NVIDIA's docs add a required podAffinity with topologyKey nvidia.com/gpu.clique. A
+    # required podAffinity term whose selector the pod itself matches lets the first pod schedule
+    # (kube-scheduler pkg/scheduler/framework/plugins/interpodaffinity/filtering.go satisfyPodAffinity:
+    # "This pod may be the first pod in a series that have affinity to themselves") and pins the
+    # rest to its clique: every pod gets the label the term selects.
+    result = alter(yaml_doc(JOBSET), Changes(clique_affinity="nvidia.com/gpu.clique"))
+    term = {
+        "labelSelector": {"matchLabels": {"wmap.dev/clique-group": "train"}},
+        "topologyKey": "nvidia.com/gpu.clique",
+    }
+    for index in (0, 1):
+        template = _template(result.object, index)
+        assert template["metadata"]["labels"]["wmap.dev/clique-group"] == "train"
+        assert template["spec"]["affinity"]["podAffinity"] == {"requiredDuringSchedulingIgnoredDuringExecution": [term]}
+    # the workers' node affinity is kept as it was
+    workers = _template(result.object, 1)["spec"]["affinity"]
+    assert len(workers["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]) == 2
+    again = alter(result.object, Changes(clique_affinity="nvidia.com/gpu.clique"))
+    assert again.object == result.object and again.changed == []
+
+
+def test_clique_affinity_with_a_node_requirement_writes_both():
+    rack = NodeRequirement("rack", ("r1",))
+    result = alter(yaml_doc(JOBSET), Changes(node_affinity=(rack,), clique_affinity="nvidia.com/gpu.clique"))
+    affinity = _template(result.object, 0)["spec"]["affinity"]
+    assert set(affinity) == {"nodeAffinity", "podAffinity"}

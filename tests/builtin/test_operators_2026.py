@@ -448,6 +448,41 @@ def test_dynamo_autoscaling_is_ignored_and_said_so(inspect_builtin):
     assert any("autoscaling is deprecated and ignored" in warning for warning in tree.warnings)
 
 
+def test_dynamo_scaling_adapters_set_the_replicas_of_the_components_that_opt_in(inspect_builtin):
+    # deploy/operator/internal/controller/dynamographdeploymentscalingadapter_controller_test.go
+    # TestDynamoGraphDeploymentScalingAdapterReconciler_Reconcile: the adapter's spec.replicas become the service's
+    # ("updates DGD replicas when DGDSA spec differs": Frontend 2 -> 5; "uses default replicas (1) when DGD service
+    # has no replicas set": worker -> 4). The controller at 0fddc01b skips a component whose scalingAdapter is unset
+    # (v1alpha1 common.go ScalingAdapter: enabled defaults to false, "a bare scalingAdapter: {} is disabled"): the
+    # Planner keeps its 1 replica despite an adapter of 7.
+    tree = _trees(FIXTURES_DIR / "dynamo" / "dgd-scaling-adapters.yaml")["test-dgd"]
+    replicas = {c.name: c.pods for c in tree.walk() if c.has_pod_template}
+    assert replicas == {"Frontend": 5, "worker": 4, "Planner": 1}
+    assert (tree.totals.pods, tree.totals.gpus) == (10, 4)
+    # The adapters are looked up as the DGD controller names them, <dgd>-<lowercased component>
+    # (dgd_scaling_adapters_reconciler.go generateAdapterName); absent, the DGD's replicas stand (the adapter keeps
+    # them equal to its own), without a warning.
+    [dgd] = list(yaml.safe_load_all((FIXTURES_DIR / "dynamo" / "dgd-scaling-adapters.yaml").read_text()))[:1]
+    results = inspect_builtin(dgd)
+    alone = {c.name: c.pods for c in results.walk() if c.has_pod_template}
+    assert alone == {"Frontend": 2, "worker": 1, "Planner": 1}
+    assert not [warning for warning in results.warnings if "ScalingAdapter" in warning]
+
+
+def test_dynamo_v1beta1_scaling_adapter_is_opted_into_by_presence_and_targets_by_component_name(inspect_builtin):
+    # api/v1beta1 common_types.go ScalingAdapter (presence opts in, "even as an empty object"); the adapter controller
+    # (0fddc01b) finds the component by dgdRef.componentName (DynamoGraphDeployment.GetComponentByName, an exact
+    # match) and writes spec.replicas into it: decode 1 -> 3 pods of 2 GPUs; prefill 2 x 1 GPU; frontend 1.
+    tree = _trees(FIXTURES_DIR / "dynamo" / "dgd-v1beta1-scaling-adapter.yaml")["vllm-disagg"]
+    replicas = {c.name: c.pods for c in tree.walk() if c.has_pod_template}
+    assert replicas == {"Frontend": 1, "VllmDecodeWorker": 3, "VllmPrefillWorker": 2}
+    assert (tree.totals.pods, tree.totals.gpus) == (6, 8)
+    # The same adapter given with --related, the DGD alone in its file.
+    documents = list(yaml.safe_load_all((FIXTURES_DIR / "dynamo" / "dgd-v1beta1-scaling-adapter.yaml").read_text()))
+    related = ObjectIndex(documents[1:])
+    assert inspect_builtin(documents[0], related=related).totals.pods == 6
+
+
 def test_dynamo_v1beta1_initializing_state(inspect_builtin):
     # api/v1beta1 common_types.go: state enum initializing|pending|successful|failed, default initializing.
     resource = {"apiVersion": "nvidia.com/v1beta1", "kind": "DynamoGraphDeployment", "metadata": {"name": "g"}}
@@ -597,3 +632,51 @@ def test_rolebasedgroup_patterns():
     custom = trees["custom-components-demo"]
     assert custom.totals.pods == 3 * 4 + 1
     assert custom.totals.resources == {"cpu": 3 * (2 + 2 * 4), "memory": 3 * (4 + 2 * 8) * GIB}
+
+
+def test_rolebasedgroup_template_patches_are_strategic_merge_patches_of_the_pods():
+    # sgl-project/rbg api/workloads/v1alpha2/helper.go GetResolvedTemplate: templateRef -> the roleTemplate with
+    # templateRef.patch applied by strategicpatch.StrategicMergePatch; pkg/reconciler/roleinstanceset_reconciler.go
+    # constructRoleInstanceTemplateByLeaderWorkerPattern: the leader's template = base + leaderTemplatePatch, the
+    # workers' = base + workerTemplatePatch (doc/features/patterns.md "Patch applied only to leader pod").
+    # prefill: base-template (cpu 4, 16Gi, 1 GPU) with the GPU limit patched to 2, 2 replicas -> 4 GPUs; decode
+    # (size 4): the leader adds a router container (cpu 1, 1Gi) beside sglang (cpu 2, 1 GPU); 3 workers of 4 GPUs.
+    tree = _trees(FIXTURES_DIR / "apps" / "rolebasedgroup-patches.yaml")["pd-patched"]
+    pods = {(c.name, c.pods): c.pod_resources for c in tree.walk() if c.has_pod_template}
+    assert pods == {
+        ("standalone", 2): {"cpu": 4, "memory": 16 * GIB, "nvidia.com/gpu": 2},
+        ("leader", 1): {"cpu": 3, "memory": 1 * GIB, "nvidia.com/gpu": 1},
+        ("worker", 3): {"cpu": 2, "nvidia.com/gpu": 4},
+    }
+    assert (tree.totals.pods, tree.totals.gpus) == (6, 4 + 1 + 12)
+    assert tree.totals.resources == {"cpu": 8 + 3 + 6, "memory": 33 * GIB, "nvidia.com/gpu": 17}
+
+
+def test_jobflow_patch_is_not_applied_by_volcano_s_controller(inspect_builtin):
+    # volcano-sh/volcano master (ed72c7c8, 2026-08-20) pkg/controllers/jobflow/jobflow_controller_action.go
+    # loadJobTemplateAndSetJob: Spec: jobTemplate.Spec, flows[].patch unread (applying it is pull request #4491,
+    # not merged): a patch doubling a flow's replicas leaves its Job as the template made it.
+    flow = yaml.safe_load((FIXTURES_DIR / "volcano" / "jobflow.yaml").read_text())
+    flow["spec"]["flows"][0]["patch"] = {"jobSpec": {"tasks": [{"name": "default-a", "replicas": 2}]}}
+    related = ObjectIndex.from_paths([str(FIXTURES_DIR / "volcano" / "jobtemplates.yaml")])
+    with_patch = inspect_builtin(flow, related=related)
+    assert with_patch.over_run.pods == 5
+    assert with_patch.totals.pods == 2
+
+
+def test_rolebasedgroup_json_patch_is_a_located_error_with_the_accepted_form(wmap, tmp_path):
+    # pkg/reconciler/pod_reconciler.go applyStrategicMergePatch: strategicpatch.StrategicMergePatch takes a JSON
+    # object; a JSON patch (a list of operations) fails and the role is not reconciled. The error names the field
+    # and the accepted form, never a JMESPath function error.
+    resource = yaml.safe_load((FIXTURES_DIR / "apps" / "rolebasedgroup-patches.yaml").read_text())
+    resource["spec"]["roles"][1]["leaderWorkerPattern"]["leaderTemplatePatch"] = [
+        {"op": "add", "path": "/spec/hostNetwork", "value": True}
+    ]
+    path = tmp_path / "rbg-json-patch.yaml"
+    path.write_text(yaml.safe_dump(resource))
+    result = wmap("inspect", str(path))
+    assert result.exit_code == 1
+    [error] = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert "document #1 (RoleBasedGroup/pd-patched), field spec.roles:" in error
+    assert "strategic merge patches of a pod template, each an object" in error
+    assert "invalid type" not in error and "patch_pod_template" not in error and "Traceback" not in result.output

@@ -145,3 +145,21 @@ def test_printed_manifests_load_back_to_the_same_values():
     # go-yaml v3 (YAML 1.2) reads a plain 1e3 as a number and 0o17 as 15: both quoted
     assert "exp: '1e3'" in text and "oct: '0o17'" in text
     assert json.loads(MANIFESTS.text(MANIFESTS.parse("json"), Printed(objects=objects)))["items"] == objects
+
+
+def test_alter_clique_affinity(wmap, tmp_path):
+    # a ComputeDomain workload (fixtures/companions/jobset-computedomain.yaml): the JobSet's pods get
+    # the label and the required podAffinity on nvidia.com/gpu.clique; the companions are printed unchanged
+    source = FIXTURES_DIR / "companions" / "jobset-computedomain.yaml"
+    result = wmap("alter", str(source), "--clique-affinity")
+    assert result.exit_code == 0, result.output
+    documents = _documents(result.stdout)
+    assert documents[:2] == _documents(source.read_text())[:2]
+    pod = documents[2]["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    assert pod["metadata"]["labels"] == {"wmap.dev/clique-group": "nvl-train"}
+    assert pod["spec"]["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] == [
+        {
+            "labelSelector": {"matchLabels": {"wmap.dev/clique-group": "nvl-train"}},
+            "topologyKey": "nvidia.com/gpu.clique",
+        }
+    ]

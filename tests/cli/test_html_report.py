@@ -62,8 +62,8 @@ def test_the_page_is_self_contained_and_holds_every_domain_node_and_gang(wmap, t
     assert "<script" not in text and not re.search(r"(src|href)=\"https?:", text) and "@import" not in text
     elements = _Elements()
     elements.feed(text)
-    assert len(elements.having("g", "domain")) == 1 + 2 + 4 + 1  # cluster, 2 blocks, 4 racks, the unlabelled rack
-    assert len(elements.having("g", "node")) == 20
+    assert len(elements.having("details", "domain")) == 1 + 2 + 4 + 1  # cluster, 2 blocks, 4 racks, the unlabelled rack
+    assert len(elements.having("span", "node")) == 20
     rows = elements.having("tr", "gang")
     assert [row["data-gang"] for row in rows] == [f"{r['workload']['kind']}/{r['workload']['name']} {g['name']}"
                                                   for r in reports["items"] for g in r["podGroups"]]  # fmt: skip
@@ -71,7 +71,7 @@ def test_the_page_is_self_contained_and_holds_every_domain_node_and_gang(wmap, t
     # the reason as the report words it (Kueue's "allows to fit only 4 out of 6 pod(s)" in words)
     assert len(unfit) == 1 and "only 4 of its 6 job pods find room" in text
     # a ring only for each gang's chosen domain; the gangs' legend because there are gangs
-    assert not elements.having("rect", "candidate") and elements.having("rect", "chosen")
+    assert not elements.having("span", "candidate") and elements.having("span", "chosen")
     assert "solid outline: a gang's chosen domain" in text and "dashed: its other candidate" not in text
 
 
@@ -81,7 +81,7 @@ def test_candidates_are_outlined_when_asked(wmap, tmp_path):
     assert wmap("place", JOBSET, "--html", str(target), "--html-candidates").exit_code == 0
     elements = _Elements()
     elements.feed(target.read_text())
-    dashed = [rect["data-domain"] for rect in elements.having("rect", "candidate")]
+    dashed = [rect["data-domain"] for rect in elements.having("span", "candidate")]
     assert [domain.rpartition("/")[2] for domain in dashed] == ["nvl-002", "nvl-003", "nvl-004"]
     assert "dashed: its other candidate" in target.read_text()
 
@@ -99,8 +99,8 @@ def test_topology_show_draws_the_cluster_alone(wmap, tmp_path):
     assert wmap("topology", "show", "preset:nvl72-4rack", "--html", str(target)).exit_code == 0
     elements = _Elements()
     elements.feed(target.read_text())
-    assert len(elements.having("g", "domain")) == 1 + 1 + 2 + 4 and len(elements.having("g", "node")) == 72
-    assert not elements.having("rect", "chosen") and not elements.having("tr", "gang")
+    assert len(elements.having("details", "domain")) == 1 + 1 + 2 + 4 and len(elements.having("span", "node")) == 72
+    assert not elements.having("span", "chosen") and not elements.having("tr", "gang")
     assert "chosen domain" not in target.read_text()  # no gang: no gang legend
 
 
@@ -138,8 +138,10 @@ def test_chromium_lays_out_gangs_inside_their_domains(wmap, tmp_path, case):
     for row in seen["rows"]:
         if not row["fits"]:
             assert "DOES NOT FIT" in row["text"]
-    svg = seen["svg"][0]
-    assert svg["width"] > 300 and all(row["box"]["y"] >= svg["y"] + svg["height"] for row in seen["rows"])
+    picture = seen["pictures"][0]
+    # the verdicts come first, the picture under them spans the window (less the page's margins)
+    assert all(row["box"]["y"] + row["box"]["height"] <= picture["y"] for row in seen["rows"])
+    assert picture["width"] >= seen["window"]["width"] - 2 * 24 - 1
 
 
 def test_chromium_screenshot_is_not_blank_where_domains_are(wmap, tmp_path):
@@ -159,8 +161,8 @@ def test_chromium_screenshot_is_not_blank_where_domains_are(wmap, tmp_path):
         if node["pods"] and y < height:
             red, green, blue = pixels[y][x]
             assert blue > red, node["name"]  # the gang's colour (blue) fills a tile it put pods on
-    right = int(seen["svg"][0]["x"] + seen["svg"][0]["width"] + 20)
-    assert right < width and pixels[int(seen["svg"][0]["y"]) + 10][right] == white  # the page around it is blank
+    right = int(seen["pictures"][0]["x"] + seen["pictures"][0]["width"] + 10)
+    assert right < width and pixels[int(seen["pictures"][0]["y"]) + 10][right] == white  # the margin is blank
 
 
 README_PICTURE = REPO_ROOT / "docs" / "images" / "placement.png"
@@ -185,3 +187,88 @@ def test_the_readme_picture_is_what_the_code_draws(wmap, tmp_path):
     assert (len(shown[0]), len(shown)) == README_WINDOW
     differing = sum(a != b for row, other in zip(pixels, shown, strict=True) for a, b in zip(row, other, strict=True))
     assert differing <= 0.01 * README_WINDOW[0] * README_WINDOW[1], f"{differing} pixels differ from a fresh drawing"
+
+
+# Large clusters, generated as a user would (`wmap topology generate`): 16 nodes a rack (an NVLink
+# domain), 4 racks a leaf switch, 8 leaves a spine, one core switch. The expected counts follow
+# from those numbers: 2,000 nodes are 125 racks under 32 leaves; 20,000 nodes are 1,250 racks,
+# 313 leaves, 40 spines.
+SHAPE = ("--nodes-per-rack", "16", "--racks-per-block", "4", "--blocks-per-spine", "8")
+WINDOWS = (800, 1280, 1920)
+
+
+@pytest.fixture(scope="module")
+def large_pages(tmp_path_factory) -> dict[int, tuple[Path, dict]]:
+    """``wmap place JOBSET -t NODES --html`` on 2,000 and 20,000 generated nodes: the page and the report."""
+    from typer.testing import CliRunner
+
+    from workloadmap.cli.main import app
+
+    directory = tmp_path_factory.mktemp("large")
+    pages = {}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("WMAP_CATALOG", raising=False)
+        runner = CliRunner()
+        for nodes in (2_000, 20_000):
+            topology, page = directory / f"nodes-{nodes}.json", directory / f"nodes-{nodes}.html"
+            racks = str(nodes // 16)
+            generated = runner.invoke(app, ["topology", "generate", "--racks", racks, *SHAPE, "-o", "json",
+                                            "--file", str(topology)])  # fmt: skip
+            assert generated.exit_code == 0, generated.stderr
+            placed = runner.invoke(app, ["place", JOBSET, "-t", str(topology), "--html", str(page), "-o", "json"])
+            assert placed.exit_code == 0, placed.stderr
+            pages[nodes] = page, json.loads(placed.stdout)
+    return pages
+
+
+def _first_row(domains: list[dict], slashes: int) -> int:
+    """How many boxes of one depth (ids with this many ``/``) sit in the first row of that depth."""
+    boxes = [domain["box"] for domain in domains if domain["id"].count("/") == slashes]
+    return sum(1 for box in boxes if abs(box["y"] - boxes[0]["y"]) < 1)
+
+
+def test_2000_nodes_draw_a_tile_each_in_rows_as_wide_as_the_window(large_pages):
+    page, report = large_pages[2_000]
+    racks_per_row = []
+    for width in WINDOWS:
+        seen = layout(page, window=(width, 1000))
+        assert seen["window"]["width"] == width
+        assert seen["page"]["width"] == width, "nothing is wider than the window: no sideways scrolling"
+        assert seen["pictures"][0]["width"] >= width - 2 * 24 - 1, "the picture spans the window"
+        assert len(seen["nodes"]) == 2_000 and seen["elements"] < 2 * 2_000
+        # 125 racks: 124 under full leaves; the last leaf holds one rack, drawn as one box with it
+        racks = [domain["box"] for domain in seen["domains"] if domain["id"].count("/") == 3]
+        assert len(racks) == 124
+        racks += [domain["box"] for domain in seen["domains"] if domain["id"].endswith("/leaf-032")]
+        assert all(domain["open"] for domain in seen["domains"])
+        assert all(any(_inside(node["box"], rack) for rack in racks) for node in seen["nodes"])
+        assert len(seen["summary"]) == 32, "the summary: one cell per leaf switch"
+        racks_per_row.append(_first_row(seen["domains"], 3))
+    assert racks_per_row == sorted(set(racks_per_row)), f"a wider window holds more racks a row: {racks_per_row}"
+    (group,) = report["podGroups"]
+    (outline,) = seen["chosen"]
+    assert outline["domain"] == group["assignment"]["domain"] or outline["domain"].endswith(
+        "/" + group["assignment"]["domain"]
+    )
+
+
+def test_20000_nodes_fold_into_a_summary_of_their_spines(large_pages):
+    page, report = large_pages[20_000]
+    text = page.read_text()
+    assert len(text.encode()) < 1_000_000, "a page of less than a megabyte"
+    seen = layout(page, window=(1280, 1000))
+    assert not seen["nodes"], "above 2,000 nodes the racks are drawn, not their nodes"
+    assert len([domain for domain in seen["domains"] if domain["id"].count("/") == 3]) == 1_250
+    assert seen["elements"] < 20_000 and seen["page"]["width"] == 1280
+    assert len(seen["summary"]) == 40, "the summary: one cell per spine"
+    spines = {domain["id"]: domain["open"] for domain in seen["domains"] if domain["id"].count("/") == 1}
+    (group,) = report["podGroups"]
+    (outline,) = seen["chosen"]
+    assert outline["domain"].endswith("/" + group["assignment"]["domain"])
+    holding = "/".join(outline["domain"].split("/")[:2])
+    assert spines.pop(holding) and len(spines) == 39 and not any(spines.values()), "only the gang's spine is open"
+    assert seen["page"]["height"] <= 2.5 * seen["window"]["height"], "the whole cluster within a few screens"
+    # every summary cell links to its own domain's box
+    anchors = dict(re.findall(r'<details class="[^"]*" id="([^"]+)" data-id="([^"]*)"', text))
+    links = re.findall(r'<li class="summary[^"]*" data-id="([^"]*)"><a href="#([^"]+)"', text)
+    assert len(links) == 40 and all(anchors[anchor] == domain for domain, anchor in links)

@@ -82,14 +82,92 @@ def test_already_allocated_devices_are_taken():
     assert _free([CLASS_A, _slice("s", "node-1", "pool-1", ["device-1"]), claim]) == 1
 
 
-def test_network_attached_slices_are_named_not_modelled():
-    # "network-attached-device": a slice with a nodeSelector
-    shared = _slice("s", "node-1", "pool-1", ["device-1"])
-    del shared["spec"]["nodeName"]
-    shared["spec"]["nodeSelector"] = {"nodeSelectorTerms": [{"matchExpressions": []}]}
-    found = read_node_devices([CLASS_A, shared])
-    assert found.capacity == {}
-    assert any("not modelled" in note for note in found.notes)
+def _selected(name, pool, selection):
+    """allocator_testing.go sliceWithOneDevice(slice, nodeSelection, pool, driver) for a node selection."""
+    slice_ = _slice(name, "", pool, ["device-1"])
+    del slice_["spec"]["nodeName"]
+    slice_["spec"].update(selection)
+    return slice_
+
+
+def _label_selector(key, value):
+    # allocator_testing.go nodeLabelSelector(key, value): one term, key In [value]
+    return {"nodeSelector": {"nodeSelectorTerms": [{"matchExpressions": [
+        {"key": key, "operator": "In", "values": [value]}]}]}}  # fmt: skip
+
+
+def _node_free(found, name, node_labels, device_class="class-a"):
+    return found.for_node(name, node_labels).get(device_resource(device_class), Fraction(0))
+
+
+# allocator_testing.go node(name, region): labels region=<region>, planet=earth
+NODE_1 = {"region": "region-1", "planet": "earth"}
+NODE_2 = {"region": "region-2", "planet": "earth"}
+
+
+def test_network_attached_device_is_available_to_the_nodes_its_selector_selects():
+    # "network-attached-device": a slice with nodeSelector region In [region-1] -> allocated on
+    # node-1 (region-1); "unsuccessful-allocation-network-attached-device": node-2 (region-2) -> nil
+    found = read_node_devices([CLASS_A, _selected("slice-1", "pool-1", _label_selector("region", "region-1"))])
+    assert found.capacity == {}  # no node-local device
+    assert _node_free(found, "node-1", NODE_1) == 1
+    assert _node_free(found, "node-2", NODE_2) == 0
+    assert any("upper bound" in note for note in found.notes)
+
+
+def test_many_network_attached_devices():
+    # "many-network-attached-devices": count 4 on node-1 from a region-1 selector slice, an
+    # allNodes slice, a planet=earth selector slice and localNodeSelector(node-1) (matchFields
+    # metadata.name In [node-1]) -> all four allocated
+    local = {"nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+        {"key": "metadata.name", "operator": "In", "values": ["node-1"]}]}]}}  # fmt: skip
+    objects = [
+        CLASS_A,
+        _selected("slice-1", "pool-1", _label_selector("region", "region-1")),
+        _selected("slice-1", "pool-2", {"allNodes": True}),
+        _selected("slice-1", "pool-3", _label_selector("planet", "earth")),
+        _selected("slice-1", "pool-4", local),
+    ]
+    found = read_node_devices(objects)
+    assert _node_free(found, "node-1", NODE_1) == 4
+    assert _node_free(found, "node-2", NODE_2) == 2  # allNodes and planet=earth only
+
+
+def test_local_and_network_attached_devices_add_up():
+    # "local-and-network-attached-devices": count 2 from a region-1 selector slice and a node-1 slice
+    objects = [CLASS_A, _selected("s1", "pool-1", _label_selector("region", "region-1")),
+               _slice("s2", "node-1", "pool-2", ["device-1"])]  # fmt: skip
+    assert _node_free(read_node_devices(objects), "node-1", NODE_1) == 2
+
+
+def test_per_device_node_selection():
+    # k8s.io/api resource/v1 ResourceSliceSpec.perDeviceNodeSelection: "NodeName, NodeSelector
+    # and AllNodes must be set in each device instead"; a device naming none is left out
+    slice_ = _selected("s", "pool-1", {"perDeviceNodeSelection": True})
+    slice_["spec"]["devices"] = [
+        {"name": "device-1", "nodeName": "node-1"},
+        {"name": "device-2", "allNodes": True},
+        {"name": "device-3", **_label_selector("region", "region-2")},
+        {"name": "device-4"},
+    ]
+    found = read_node_devices([CLASS_A, slice_])
+    assert _node_free(found, "node-1", NODE_1) == 2
+    assert _node_free(found, "node-2", NODE_2) == 2
+    assert any("device-4" in note for note in found.notes)
+
+
+def test_a_taken_network_attached_device_is_taken_on_every_node():
+    claim = {"kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "default"},
+             "status": {"allocation": {"devices": {"results": [
+                 {"request": "req-0", "driver": "driver-a", "pool": "pool-2", "device": "device-1"}]}}}}  # fmt: skip
+    found = read_node_devices([CLASS_A, _selected("s", "pool-2", {"allNodes": True}), claim])
+    assert _node_free(found, "node-1", NODE_1) == _node_free(found, "node-2", NODE_2) == 0
+
+
+def test_a_slice_naming_no_node_is_left_out_with_a_note():
+    found = read_node_devices([CLASS_A, _selected("s", "pool-1", {})])
+    assert _node_free(found, "node-1", NODE_1) == 0
+    assert any("names no node" in note for note in found.notes)
 
 
 def _nvidia_gpus(node, count):

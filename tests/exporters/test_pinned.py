@@ -209,3 +209,36 @@ def test_the_scheduler_s_assignment_is_pinned_not_the_preferred_level_s_candidat
 def test_the_pinned_export_is_plain_yaml():
     _, objects = _pin(load_fixture("jobset-leader-workers.yaml"))
     assert yaml.safe_load(yaml.safe_dump_all(objects)) == objects[0]
+
+
+def test_a_compute_domain_gang_is_pinned_with_the_clique_pod_affinity():
+    # fixtures/companions/jobset-computedomain.yaml: the pods hold the ComputeDomain's channel, so the
+    # gang is required to stay in one NVLink domain (requiredSource computeDomain, driver issues #377
+    # and #804); pinned adds NVIDIA's required podAffinity on that level besides the node affinity.
+    from helpers import FIXTURES_DIR
+    from workloadmap.documents import load_objects
+    from workloadmap.dra import read_node_devices
+    from workloadmap.interpreter import ObjectIndex
+    from workloadmap.placement import with_devices
+
+    documents = [
+        document.body for document in load_objects(str(FIXTURES_DIR / "companions" / "jobset-computedomain.yaml"))
+    ]
+    jobset = documents[2]
+    cluster = load_cluster(NVL72)
+    channels = [
+        {"kind": "ResourceSlice", "metadata": {"name": f"{node.name}-cd"}, "spec": {
+            "driver": "compute-domain.nvidia.com", "nodeName": node.name,
+            "pool": {"name": node.name, "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": "channel-0", "attributes": {"type": {"string": "channel"}, "id": {"int": 0}}}]}}
+        for node in cluster.nodes
+    ]  # fmt: skip
+    cluster = with_devices(cluster, read_node_devices(channels))
+    report, [pinned] = _pin(jobset, cluster, related=ObjectIndex(documents[:2]))
+    assert report.pod_groups[0].required_source == "computeDomain"
+    template = pinned["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]
+    assert template["metadata"]["labels"]["wmap.dev/clique-group"] == "nvl-train"
+    assert template["spec"]["affinity"]["podAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] == [
+        {"labelSelector": {"matchLabels": {"wmap.dev/clique-group": "nvl-train"}}, "topologyKey": DOMAIN}
+    ]
+    assert _terms(template)[0]["matchExpressions"][0]["key"] == DOMAIN

@@ -50,21 +50,27 @@ def _run(browser: str, *args: str, window: tuple[int, int] = WINDOW) -> subproce
 _PROBE = """
 <script>
 window.addEventListener("load", () => {
+  const laidOut = document.documentElement.scrollHeight && performance.now();
   const box = (element) => { const r = element.getBoundingClientRect();
     return {x: r.x, y: r.y, width: r.width, height: r.height}; };
   const data = {
-    domains: [...document.querySelectorAll("g.domain")].map((g) => ({id: g.dataset.id,
-      box: box(g.querySelector("rect.box"))})),
-    nodes: [...document.querySelectorAll("g.node")].map((g) => ({name: g.dataset.node, pods: +g.dataset.pods,
-      box: box(g.querySelector("rect.tile"))})),
-    chosen: [...document.querySelectorAll("rect.chosen")].map((r) => ({gang: r.dataset.gang,
+    domains: [...document.querySelectorAll(".domain")].map((d) => ({id: d.dataset.id, open: d.open,
+      box: box(d)})),
+    nodes: [...document.querySelectorAll(".node")].map((n) => ({name: n.dataset.node, pods: +n.dataset.pods,
+      box: box(n)})),
+    chosen: [...document.querySelectorAll(".chosen")].map((r) => ({gang: r.dataset.gang,
       domain: r.dataset.domain, box: box(r)})),
-    candidates: [...document.querySelectorAll("rect.candidate")].map((r) => ({gang: r.dataset.gang,
+    candidates: [...document.querySelectorAll(".candidate")].map((r) => ({gang: r.dataset.gang,
       domain: r.dataset.domain, box: box(r)})),
     rows: [...document.querySelectorAll("tr.gang")].map((tr) => ({gang: tr.dataset.gang,
       fits: tr.classList.contains("fits"), text: tr.innerText, box: box(tr)})),
-    svg: [...document.querySelectorAll("svg.topology")].map(box),
+    summary: [...document.querySelectorAll("li.summary")].map((li) => ({id: li.dataset.id, box: box(li)})),
+    pictures: [...document.querySelectorAll(".topology")].map(box),
     scripts: document.scripts.length,
+    elements: document.getElementsByTagName("*").length,
+    window: {width: window.innerWidth, height: window.innerHeight},
+    page: {width: document.documentElement.scrollWidth, height: document.documentElement.scrollHeight},
+    milliseconds: laidOut,
   };
   const out = document.createElement("pre");
   out.id = "wmap-probe";
@@ -75,11 +81,15 @@ window.addEventListener("load", () => {
 """
 
 
-def layout(page: Path) -> dict[str, Any]:
-    """Element counts and positions after Chromium laid the page out (a probe script is added to a copy)."""
+def layout(page: Path, window: tuple[int, int] = WINDOW) -> dict[str, Any]:
+    """Element counts and positions after Chromium laid the page out in a window of this size.
+
+    A probe script is added to a copy of the page; it also reports the page's element count, its
+    laid-out size and the milliseconds from navigation to the first layout.
+    """
     probe = page.with_name(page.stem + "-probe.html")
     probe.write_text(page.read_text(encoding="utf-8").replace("</body>", _PROBE + "</body>"), encoding="utf-8")
-    result = _run(chromium(), "--dump-dom", probe.as_uri())
+    result = _run(chromium(), "--dump-dom", probe.as_uri(), window=window)
     match = re.search(r'<pre id="wmap-probe">(.*?)</pre>', result.stdout, re.S)
     assert match, f"Chromium printed no probe: {result.stderr[-500:]}"
     data: dict[str, Any] = json.loads(html.unescape(match.group(1)))

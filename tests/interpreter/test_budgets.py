@@ -14,6 +14,9 @@ import pytest
 from helpers import yaml_doc
 from workloadmap import BudgetError, Budgets, inspect
 from workloadmap.budgets import applied
+from workloadmap.catalog import Catalog
+
+DYNAMO_REPLICAS = Catalog.load(use_env=False).get("dynamographdeployment").components[0].replicas
 
 LWS = """
 apiVersion: leaderworkerset.x-k8s.io/v1
@@ -96,7 +99,7 @@ RAISED = Budgets(pods=100_000_000)
         (LWS, 10_000_000, "sub(spec.leaderWorkerTemplate.size || `1`, `1`)"),
         (PYTORCHJOB, 10_000_000, "spec.pytorchReplicaSpecs.Worker.replicas"),
         (GROVE, 10_000_000, "spec.template.cliques[0]"),
-        (DYNAMO, 20_000_000, "replicas || `1`"),
+        (DYNAMO, 20_000_000, DYNAMO_REPLICAS),  # its scaling adapter's replicas when it opts in, else its own
         (JOBSET, 10**14, "spec.replicatedJobs[0].replicas"),
     ],
     ids=["lws", "pytorchjob", "grove", "dynamo", "jobset"],

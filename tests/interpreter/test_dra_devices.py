@@ -153,3 +153,50 @@ def test_unreadable_claims_are_unknown_with_a_warning_naming_the_field(tmp_path)
     assert tree.totals.devices_unknown == ["ResourceClaimTemplate/t", "ResourceClaim/c"]
     assert any("ResourceClaimTemplate/t: field spec.spec: expected a mapping" in text for text in tree.warnings)
     assert any("spec.devices.requests[0].exactly.count" in text for text in tree.warnings)
+
+
+def test_podgroup_claims_are_one_claim_per_podgroup():
+    # KEP-5729 README "Example" (fixtures/dra/podgroup-claims.yaml): each PodGroup declares pg-claim
+    # from pg-claim-template and its Deployment's 2 pods reference the same name and template:
+    # "All pods in the group ... share the same generated ResourceClaim" (PodResourceClaim comment,
+    # k8s.io/api core/v1/types.go) -> 1 device of class example per PodGroup, not 2.
+    first, second, own = _trees("podgroup-claims.yaml")[2:]
+    for tree, group in ((first, "my-podgroup-1"), (second, "my-podgroup-2")):
+        assert tree.totals.devices == {"example": 1}
+        assert tree.components[0].devices_per_pod == {}
+        (claim,) = tree.shared_claims
+        assert (claim.name, claim.pod_group, claim.template, claim.pods, claim.kai_queue_gpus) == (
+            "pg-claim", group, "pg-claim-template", 2, 0,
+        )  # fmt: skip
+    # "matched to a PodGroupResourceClaim if all of their fields are equal (Name, ...)": a claim of
+    # another name is the pods' own, one per pod
+    assert own.totals.devices == {"example": 2}
+    assert own.components[0].devices_per_pod == {"example": 1}
+    assert own.shared_claims == []
+
+
+def test_podgroup_gpu_claim_counts_its_gpus_once_and_round_trips(tmp_path):
+    from workloadmap.tree import WorkloadTree
+
+    text = (DRA / "podgroup-claims.yaml").read_text()
+    text = text.replace("deviceClassName: example", "deviceClassName: gpu.nvidia.com")
+    manifest = tmp_path / "gpu.yaml"
+    manifest.write_text(text)
+    tree = [result.tree for result in inspect_file(str(manifest)) if result.tree is not None][2]
+    assert tree.totals.gpus == 1 and tree.totals.devices == {"gpu.nvidia.com": 1}
+    data = tree.to_dict()
+    (claim,) = data["sharedClaims"]
+    assert (claim["podGroup"], claim["template"], claim["gpus"], claim["kaiQueueGpus"]) == (
+        "my-podgroup-1", "pg-claim-template", 1, 0,
+    )  # fmt: skip
+    assert WorkloadTree.from_dict(data).shared_claims == tree.shared_claims
+
+
+def test_a_podgroup_claim_without_the_podgroup_is_per_pod(tmp_path):
+    # the PodGroup not given: its declared claims are unknown, the pods' template claims stay per pod
+    text = (DRA / "podgroup-claims.yaml").read_text()
+    documents = [doc for doc in text.split("\n---\n") if "kind: PodGroup" not in doc]
+    manifest = tmp_path / "no-group.yaml"
+    manifest.write_text("\n---\n".join(documents))
+    tree = [result.tree for result in inspect_file(str(manifest)) if result.tree is not None][0]
+    assert tree.totals.devices == {"example": 2}

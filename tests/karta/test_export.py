@@ -69,6 +69,8 @@ CASES = [
     ("jvm_mib(mem)", {"mem": 4096}),
     ("words(d)", {"d": "a-1 && (b.Succeeded || !c_2)"}),
     ("words(d)", {}),
+    ("lower(n)", {"n": "VllmDecodeWorker"}),
+    ("lower(n)", {}),
     ("pick(tasks, 'metadata.name', names)", {"tasks": [{"metadata": {"name": "a"}}, {"n": 1}], "names": ["a"]}),
     ("omit(tasks, 'metadata.name', names)", {"tasks": [{"metadata": {"name": "a"}}, {"n": 1}], "names": ["a"]}),
     ("pick(cliques, 'name', names)", {"cliques": [{"name": "a"}, {"name": "b"}], "names": ["b"]}),
@@ -100,6 +102,21 @@ def test_root_and_ref():
         to_jq("ref('runtime').spec")
 
 
+def test_an_optional_reference_is_translated_as_absent(builtin):
+    # Karta has no related objects: an optional reference's ref() is what wmap reads without the object, null.
+    program = compile_jq(to_jq("ref('adapters')[0].spec.replicas || replicas", absent={"adapters"}))
+    assert program.stream({"replicas": 3}) == [3]
+    with pytest.raises(TranslationError, match="ref"):
+        to_jq("ref('runtime').spec", absent={"adapters"})
+    # A DynamoGraphDeployment reads its components' scaling adapters (optional): its Kartas keep the replicas.
+    kartas = Catalog()
+    for exported in export_karta(builtin.get("dynamographdeployment")):
+        assert not [message for code, message in exported.losses if code == "expression" and "replicas" in message]
+        kartas.add(parse_karta(exported.karta, "exported"))
+    [result] = inspect_file(str(FIXTURES_DIR / "dynamo" / "dgd-device.yaml"), catalog=kartas)
+    assert result.tree.totals.pods == 3
+
+
 def test_jsonpath_translation():
     assert compile_jq(to_jq("$.spec.items[*].name", "jsonpath")).stream({"spec": {"items": [{"name": "a"}]}}) == ["a"]
     assert compile_jq(to_jq("spec['x-y'][0]", "jsonpath")).stream({"spec": {"x-y": [5]}}) == [5]
@@ -126,7 +143,8 @@ def test_every_builtin_expression_translates_faithfully_on_the_corpus(builtin):
     for definition in builtin:
         bodies = [body for body in documents if body.get("kind") == definition.kind]
         for _, model, field, text in definition.expression_fields():
-            if text == "remainder" or "ref(" in text:
+            # ref() (Karta has no references) and patch_pod_template() (a strategic merge patch) have no jq form
+            if text == "remainder" or "ref(" in text or "patch_pod_template(" in text:
                 continue
             expression = model.compiled(field)
             program = compile_jq(". as $root | " + to_jq(text))

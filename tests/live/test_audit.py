@@ -165,3 +165,63 @@ def test_a_gang_with_fewer_scheduled_pods_than_min_member_is_incomplete():
     assert elastic.incomplete is False and elastic.satisfied is True  # its minimum runs
     short = _group(_audit(_pytorchjob(3, 2), "run_pytorchjob", _rack(0, 1) + [None] * 3), "elastic")
     assert short.incomplete is True and short.satisfied is False
+
+
+COMPUTE_DOMAIN = {
+    "apiVersion": "resource.nvidia.com/v1beta1",
+    "kind": "ComputeDomain",
+    "metadata": {"name": "imex-domain", "namespace": "ml"},
+    "spec": {"numNodes": 2, "channel": {"resourceClaimTemplate": {"name": "imex-channel"}}},
+}
+
+
+def _channel_jobset(pods: int) -> dict:
+    """NVIDIA's multi-node NVLink example shape (dra-driver-nvidia-gpu docs: pods claim the domain's channel)."""
+    jobset = _jobset(pods)
+    spec = jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"]["spec"]
+    jobset["spec"]["replicatedJobs"][0]["template"]["spec"]["template"] = {
+        "spec": {
+            **spec,
+            "containers": [{**spec["containers"][0], "resources": {**spec["containers"][0]["resources"],
+                                                                   "claims": [{"name": "imex"}]}}],
+            "resourceClaims": [{"name": "imex", "resourceClaimTemplateName": "imex-channel"}],
+        }
+    }  # fmt: skip
+    return jobset
+
+
+def _domain_audit(nodes: list[str | None]):
+    from workloadmap.interpreter import ObjectIndex
+
+    cluster = LiveCluster(namespace="ml")
+    cluster.nvl72_racks(4)
+    workload = cluster.workload(_channel_jobset(len(nodes)))
+    cluster.run_jobset(workload, sequence(nodes))
+    report = describe(workload, from_dumps(cluster.objects, cluster.nodes), related=ObjectIndex([COMPUTE_DOMAIN]))
+    assert report.placement is not None
+    return _group(report.placement, "train")
+
+
+def test_a_compute_domain_split_across_nvlink_cliques_is_flagged():
+    # The IMEX domain forms per NVLink clique (dra-driver-nvidia-gpu issues #377, #804; NVIDIA's docs
+    # ask for a required podAffinity on nvidia.com/gpu.clique): two channel pods in two racks cannot
+    # share it, though 8 GPUs would not need two racks.
+    gang = _domain_audit(_rack(0, 1) + _rack(1, 1))
+    assert (gang.required_level, gang.required_source) == (ACCELERATOR, "computeDomain")
+    assert gang.compute_domain_split is True
+    assert gang.satisfied is False
+    assert gang.reason == (
+        f"required {ACCELERATOR}: spans 2 domains (ComputeDomain pods split across NVLink cliques: IMEX cannot join"
+        " them)"
+    )
+    assert gang.to_dict()["computeDomainSplit"] is True
+
+
+def test_a_compute_domain_in_one_clique_is_satisfied():
+    gang = _domain_audit(_rack(2, 2))
+    assert gang.compute_domain_split is False and gang.satisfied is True
+
+
+def test_a_gang_without_a_channel_is_never_a_compute_domain_split():
+    gang = _group(_audit(_jobset(18), "run_jobset", _rack(0, 9) + _rack(1, 9)), "train")
+    assert gang.accelerator_split is True and gang.compute_domain_split is False

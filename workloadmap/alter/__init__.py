@@ -1,7 +1,8 @@
 """Alter: safe changes to a workload's pods through the catalog, offline (``wmap alter|suspend|resume``).
 
 ``changes`` says what a user asks for (scheduler, labels, queue, tolerations, node selector,
-priority class, node requirements, suspension); ``locate`` traces each component's pod template
+priority class, node requirements, the required podAffinity that keeps a ComputeDomain workload in
+one NVLink clique, suspension); ``locate`` traces each component's pod template
 from the interpreter's read path back to its place in the object (or the fragment fields a
 definition's ``podFields`` names); ``pods`` merges the changes into what is there; ``suspend``
 applies the definition's suspend or resume steps; ``apply`` runs it all on a fresh copy
@@ -10,7 +11,15 @@ cluster: the objects are printed for ``kubectl apply`` or ``kubectl patch``.
 """
 
 from .apply import Alteration, AlteredComponent, alter, pod_places, select_components
-from .changes import POD_METADATA_FIELDS, POD_SPEC_FIELDS, Changes, NodeRequirement, Toleration, check_label
+from .changes import (
+    POD_METADATA_FIELDS,
+    POD_SPEC_FIELDS,
+    Changes,
+    NodeRequirement,
+    PodAffinityTerm,
+    Toleration,
+    check_label,
+)
 from .locate import PodSlot, locate_pods
 from .patch import apply_merge_patch, merge_patch
 from .paths import Locator, delete_at, fresh_copy, get_at, set_at
@@ -24,6 +33,7 @@ __all__ = [
     "Changes",
     "Toleration",
     "NodeRequirement",
+    "PodAffinityTerm",
     "check_label",
     "POD_SPEC_FIELDS",
     "POD_METADATA_FIELDS",

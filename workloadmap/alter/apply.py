@@ -74,6 +74,14 @@ def _workload_ref(pair: tuple[str, str] | None) -> dict[str, str]:
     return {"name": workload, "podGroup": pod_group}
 
 
+def _write_affinity(writer: Writer, slot: PodSlot, place: Path, changes: Changes, where: str) -> None:
+    """Node requirements into every required node-selector term, then the required podAffinity terms."""
+    if changes.node_affinity:
+        writer.require_nodes(place, slot.effective("affinity"), changes.node_affinity, where)
+    if changes.pod_affinity:
+        writer.require_pods(place, slot.effective("affinity"), changes.pod_affinity)
+
+
 # One writer per pod field: how a change is merged into what is there.
 _POD_WRITERS: dict[str, _PodWrite] = {
     "labels": lambda w, s, p, c, at: w.merge_map(p, s.effective("labels"), c.pod_labels, "pod label", at),
@@ -87,7 +95,7 @@ _POD_WRITERS: dict[str, _PodWrite] = {
         p, s.effective("nodeSelector"), c.node_selector, "nodeSelector", at
     ),
     "tolerations": lambda w, s, p, c, at: w.add_tolerations(p, s.effective("tolerations"), c.tolerations),
-    "affinity": lambda w, s, p, c, at: w.require_nodes(p, s.effective("affinity"), c.node_affinity, at),
+    "affinity": lambda w, s, p, c, at: _write_affinity(w, s, p, c, at),
     "priorityClassName": lambda w, s, p, c, at: w.set_scalar(
         p, s.effective("priorityClassName"), c.priority_class or "", "priorityClassName", at
     ),
@@ -223,6 +231,10 @@ def alter(
     catalog = catalog if catalog is not None else default_catalog()
     obj: dict[str, Any] = fresh_copy(resource)
     workload = _workload(obj)
+    try:
+        changes = changes.for_workload(workload.name)
+    except ValueError as error:
+        raise AlterError(str(error), field=["metadata", "name"]) from None
     warnings: list[str] = []
     definition = _definition(obj, workload, catalog, warnings)
     changed: list[Path] = []

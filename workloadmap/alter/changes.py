@@ -9,12 +9,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .. import labels
 
-__all__ = ["Toleration", "NodeRequirement", "Changes", "POD_SPEC_FIELDS", "POD_METADATA_FIELDS", "check_label"]
+__all__ = [
+    "Toleration",
+    "NodeRequirement",
+    "PodAffinityTerm",
+    "Changes",
+    "POD_SPEC_FIELDS",
+    "POD_METADATA_FIELDS",
+    "check_label",
+    "clique_label_value",
+]
 
 POD_SPEC_FIELDS = (
     "schedulerName",
@@ -110,6 +119,31 @@ class NodeRequirement:
 
 
 @dataclass(frozen=True)
+class PodAffinityTerm:
+    """A required podAffinity term: pods labelled ``label_key=label_value`` share one ``topology_key`` domain."""
+
+    label_key: str
+    label_value: str
+    topology_key: str
+
+    def __post_init__(self) -> None:
+        check_label(self.label_key, self.label_value, what="pod affinity label")
+        check_label(self.topology_key, None, what="pod affinity topologyKey")
+
+    def to_pod(self) -> dict[str, Any]:
+        """The term as ``podAffinity.requiredDuringSchedulingIgnoredDuringExecution`` lists it."""
+        return {"labelSelector": {"matchLabels": {self.label_key: self.label_value}}, "topologyKey": self.topology_key}
+
+
+def clique_label_value(workload: str) -> str:
+    """The :data:`~workloadmap.labels.WMAP_CLIQUE_GROUP` value for a workload: its name, cut to a label value."""
+    value = workload[:63]
+    while value and not value[-1].isalnum():
+        value = value[:-1]
+    return value
+
+
+@dataclass(frozen=True)
 class Changes:
     """A set of changes to a workload.
 
@@ -133,6 +167,14 @@ class Changes:
             Kubernetes 1.36 and later; the field is immutable on a pod).
         workload_ref: the v1alpha1 Workload and its pod group the pods join (``spec.workloadRef
             {name, podGroup}``, Kubernetes 1.35), as ``(workload, pod group)``.
+        pod_affinity: required podAffinity terms added to the pods (existing ones are kept).
+        clique_affinity: a node-label key (``nvidia.com/gpu.clique``): every targeted pod gets
+            the label ``wmap.dev/clique-group=<workload name>`` and a required podAffinity on
+            it with this topologyKey, so the workload's pods share one NVLink clique, as NVIDIA
+            recommends for ComputeDomain workloads (the IMEX domain forms per clique). Resolved
+            per workload by :meth:`for_workload`.
+        clique_group: the label value for ``clique_affinity`` instead of the workload's name
+            (``place --emit pinned`` gives each gang its own).
     """
 
     scheduler_name: str | None = None
@@ -148,6 +190,9 @@ class Changes:
     suspend: bool | None = None
     scheduling_group: str | None = None
     workload_ref: tuple[str, str] | None = None
+    pod_affinity: tuple[PodAffinityTerm, ...] = ()
+    clique_affinity: str | None = None
+    clique_group: str | None = None
 
     def __post_init__(self) -> None:
         for name in ("scheduler_name", "priority_class", "queue", "scheduling_group"):
@@ -172,6 +217,10 @@ class Changes:
             raise TypeError("tolerations must be Toleration values (Toleration.parse('key:NoSchedule'))")
         if not all(isinstance(item, NodeRequirement) for item in self.node_affinity):
             raise TypeError("node_affinity must be NodeRequirement values")
+        if not all(isinstance(item, PodAffinityTerm) for item in self.pod_affinity):
+            raise TypeError("pod_affinity must be PodAffinityTerm values")
+        if self.clique_affinity is not None:
+            check_label(self.clique_affinity, None, what="clique affinity topologyKey")
         if self.workload_ref is not None:
             workload, pod_group = self.workload_ref
             if not _DNS_NAME.match(workload) or not _DNS_NAME.match(pod_group) or "." in pod_group:
@@ -180,6 +229,26 @@ class Changes:
                 )
         if self.suspend is not None and not isinstance(self.suspend, bool):
             raise TypeError("suspend must be True, False or None")
+
+    def for_workload(self, name: str) -> Changes:
+        """These changes for the workload called ``name``: ``clique_affinity`` as a pod label and a podAffinity term.
+
+        Raises:
+            ValueError: the name gives no label value (it has no letter or digit).
+        """
+        if self.clique_affinity is None:
+            return self
+        value = clique_label_value(self.clique_group or name)
+        if not value:
+            raise ValueError(f"workload name {name!r} gives no label value for {labels.WMAP_CLIQUE_GROUP}")
+        term = PodAffinityTerm(labels.WMAP_CLIQUE_GROUP, value, self.clique_affinity)
+        return replace(
+            self,
+            pod_labels={**self.pod_labels, labels.WMAP_CLIQUE_GROUP: value},
+            pod_affinity=(*self.pod_affinity, term),
+            clique_affinity=None,
+            clique_group=None,
+        )
 
     @property
     def object_labels(self) -> dict[str, str]:
@@ -197,11 +266,11 @@ class Changes:
             "schedulerName": self.scheduler_name is not None,
             "nodeSelector": bool(self.node_selector),
             "tolerations": bool(self.tolerations),
-            "affinity": bool(self.node_affinity),
+            "affinity": bool(self.node_affinity or self.pod_affinity or self.clique_affinity),
             "priorityClassName": self.priority_class is not None,
             "schedulingGroup": self.scheduling_group is not None,
             "workloadRef": self.workload_ref is not None,
-            "labels": bool(self.pod_labels),
+            "labels": bool(self.pod_labels or self.clique_affinity),
             "annotations": bool(self.pod_annotations),
         }
         return tuple(name for name in (*POD_METADATA_FIELDS, *POD_SPEC_FIELDS) if wanted[name])

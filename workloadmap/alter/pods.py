@@ -3,8 +3,9 @@
 Maps (labels, annotations, nodeSelector) keep their entries and order, with new keys appended; a
 different existing value is replaced with a warning. Tolerations are appended unless an existing
 one already tolerates the taint. Node requirements are added to every required node-selector term
-(a term is an OR, its expressions an AND). A field that is absent starts from the value in effect
-(a Milvus component falls back to ``spec.components.<field>``), so no entry in effect is lost.
+(a term is an OR, its expressions an AND); required podAffinity terms are appended unless present.
+A field that is absent starts from the value in effect (a Milvus component falls back to
+``spec.components.<field>``), so no entry in effect is lost.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..errors import AlterError, format_path
-from .changes import Changes, NodeRequirement, Toleration
+from .changes import Changes, NodeRequirement, PodAffinityTerm, Toleration
 from .paths import Path, fresh_copy, get_at
 
 __all__ = ["Writer", "took_effect"]
@@ -75,6 +76,25 @@ class Writer:
                 added = True
         if added:
             self._set(place, target)
+
+    def require_pods(self, place: Path, effective: Any, wanted: Sequence[PodAffinityTerm]) -> None:
+        """Add the required podAffinity terms the affinity at ``place`` lacks (existing terms are kept)."""
+        affinity, _ = self._start(place, effective, dict)
+        pod_affinity = _child(affinity, "podAffinity", place)
+        terms = pod_affinity.get("requiredDuringSchedulingIgnoredDuringExecution")
+        if terms is None:
+            terms = pod_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = []
+        if not isinstance(terms, list):
+            raise AlterError(
+                "podAffinity.requiredDuringSchedulingIgnoredDuringExecution is not a list", field=list(place)
+            )
+        added = False
+        for term in wanted:
+            if term.to_pod() not in terms:
+                terms.append(term.to_pod())
+                added = True
+        if added:
+            self._set(place, affinity)
 
     def require_nodes(self, place: Path, effective: Any, wanted: Sequence[NodeRequirement], where: str) -> None:
         """Add ``key In [values]`` to every required node-selector term of the affinity at ``place``."""
@@ -156,6 +176,11 @@ def _required_everywhere(affinity: Any, wanted: Sequence[NodeRequirement]) -> bo
     )
 
 
+def _pod_terms(affinity: Any, wanted: Sequence[PodAffinityTerm]) -> bool:
+    terms = get_at(affinity, ("podAffinity", "requiredDuringSchedulingIgnoredDuringExecution"))
+    return all(isinstance(terms, list) and term.to_pod() in terms for term in wanted)
+
+
 _EFFECTS: dict[str, Callable[[Any, Changes], bool]] = {
     "labels": lambda value, changes: _contains(value, changes.pod_labels),
     "annotations": lambda value, changes: _contains(value, changes.pod_annotations),
@@ -168,7 +193,10 @@ _EFFECTS: dict[str, Callable[[Any, Changes], bool]] = {
             for wanted in changes.tolerations
         )
     ),
-    "affinity": lambda value, changes: _required_everywhere(value, changes.node_affinity),
+    "affinity": lambda value, changes: (
+        (not changes.node_affinity or _required_everywhere(value, changes.node_affinity))
+        and _pod_terms(value, changes.pod_affinity)
+    ),
     "priorityClassName": lambda value, changes: value == changes.priority_class,
     "schedulingGroup": lambda value, changes: (
         isinstance(value, Mapping) and value.get("podGroupName") == changes.scheduling_group

@@ -18,7 +18,15 @@ from .requests import (
     read_claim_spec,
     read_device_class,
 )
-from .slices import NodeDevices, device_resource, read_node_devices
+from .slices import (
+    DRA_OBJECT_KINDS,
+    Availability,
+    NodeDevices,
+    SharedDevices,
+    device_resource,
+    is_dra_object,
+    read_node_devices,
+)
 
 __all__ = [
     "AllocationMode",
@@ -38,6 +46,10 @@ __all__ = [
     "count_claim",
     "has_dra",
     "NodeDevices",
+    "Availability",
+    "SharedDevices",
+    "DRA_OBJECT_KINDS",
+    "is_dra_object",
     "device_resource",
     "read_node_devices",
 ]

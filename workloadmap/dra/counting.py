@@ -16,13 +16,18 @@
   devices of the class (the pod's effective request, the KEP-753 rule the scheduler's
   ``createRequestsAndMappings`` follows); GPUs among them are counted unless that name is already
   one of the GPU resource names (never twice).
+* KEP-5729: a pod claim naming a template that the pod's PodGroup declares too (the same name and
+  template in ``PodGroup.spec.resourceClaims``) is one claim for the whole PodGroup, shared by its
+  pods ("All pods in the group ... share the same generated ResourceClaim", the
+  ``PodResourceClaim`` comment in ``k8s.io/api/core/v1/types.go``): counted once per PodGroup, in
+  ``group_claims``, not per pod. A matched named claim is a named claim, counted once as any.
 * A claim or template that cannot be found or read makes the pod's devices unknown (named in a
   warning and in ``unknown``), never 0.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Protocol
@@ -62,6 +67,8 @@ class PodDevices:
         per_pod: devices per class of the pod's own claims (templates, KEP-5004 requests).
         gpus_per_pod: GPUs among ``per_pod``.
         shared: the named ResourceClaims the pod references (namespace, name) -> their devices.
+        group_claims: the pod's template claims its PodGroup declares (KEP-5729), (claim name,
+            template) -> their devices: one claim per PodGroup.
         lower_bound: classes whose count is a minimum (``All`` requests).
         unknown: claims or templates that could not be resolved (``ResourceClaimTemplate/name``).
         warnings: what the counting could not know, in words.
@@ -73,6 +80,7 @@ class PodDevices:
     lower_bound: frozenset[str] = frozenset()
     unknown: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    group_claims: dict[tuple[str, str], ClaimDevices] = field(default_factory=dict)
 
 
 _NOTHING = PodDevices()
@@ -163,12 +171,21 @@ class DeviceCounter:
         self._claims[key] = result
         return result
 
-    def pod(self, requests: Mapping[str, Fraction], claims: Sequence[Mapping[str, str]]) -> PodDevices:
-        """The DRA devices of one pod, from its effective requests and its ``resourceClaims``."""
+    def pod(
+        self,
+        requests: Mapping[str, Fraction],
+        claims: Sequence[Mapping[str, str]],
+        group_templates: Collection[tuple[str, str]] = (),
+    ) -> PodDevices:
+        """The DRA devices of one pod, from its effective requests and its ``resourceClaims``.
+
+        ``group_templates``: the (claim name, template) pairs the pod's PodGroup declares (KEP-5729).
+        """
         if not has_dra(requests, claims):
             return _NOTHING
         per_pod: dict[str, int] = {}
         shared: dict[tuple[str | None, str], ClaimDevices] = {}
+        group_claims: dict[tuple[str, str], ClaimDevices] = {}
         lower: set[str] = set()
         unknown: list[str] = []
         warnings: list[str] = []
@@ -198,10 +215,13 @@ class DeviceCounter:
             if named:
                 shared[(self.namespace, target)] = result
                 continue
+            if (claim.get("name", ""), target) in group_templates:
+                group_claims[(claim.get("name", ""), target)] = result
+                continue
             for device_class, count in result.devices.items():
                 per_pod[device_class] = per_pod.get(device_class, 0) + count
                 if self.kind(device_class) in GPU_KINDS:
                     extra_gpus += count
         warnings.extend(self.class_warnings)
         self.class_warnings.clear()
-        return PodDevices(per_pod, extra_gpus, shared, frozenset(lower), tuple(unknown), tuple(warnings))
+        return PodDevices(per_pod, extra_gpus, shared, frozenset(lower), tuple(unknown), tuple(warnings), group_claims)

@@ -11,6 +11,11 @@ Otherwise the kind's per-replica place is used when the definition names one
 (``exports.exclusiveTopology``: LWS's ``leaderworkerset.sigs.k8s.io/exclusive-topology`` puts each
 group in a domain of its own at the chosen level), and the export is refused when it names none.
 Gangs are pinned as whole PodGroups; the narrower levels SubGroups may need are not expressed.
+
+A gang whose pods hold an NVIDIA ComputeDomain channel (``requiredSource: computeDomain``) also
+gets the required podAffinity NVIDIA recommends, on its required accelerator (clique) level: its
+pods labelled ``wmap.dev/clique-group=<gang>`` and required to share that level's domain, as
+``wmap alter --clique-affinity`` writes it (the IMEX domain forms per NVLink clique).
 """
 
 from __future__ import annotations
@@ -71,6 +76,7 @@ class _Gang:
     components: list[str]
     pods: list[tuple[Resources, int]]
     fitting: int
+    clique: str | None = None
 
 
 def _gangs(request: ExportRequest) -> list[_Gang]:
@@ -104,6 +110,7 @@ def _gangs(request: ExportRequest) -> list[_Gang]:
                 components=list(dict.fromkeys(pod_set.component for pod_set in pod_sets)),
                 pods=[(pod_set.pod_resources, pod_set.count) for pod_set in pod_sets],
                 fitting=fitting,
+                clique=required if group.required_source == "computeDomain" else None,
             )
         )
     return gangs
@@ -191,7 +198,13 @@ def export_pinned(request: ExportRequest) -> list[dict[str, Any]]:
             names = ", ".join(gang.name for gang in together)
             raise PlacementError(f"gangs {names} all chose {together[0].domain}, which cannot hold them together")
         components = list(dict.fromkeys(component for gang in together for component in gang.components))
-        obj = alter(obj, Changes(node_affinity=requirements), component=components, catalog=request.catalog).object
+        domain = next((gang for gang in together if gang.clique is not None), None)
+        changes = Changes(
+            node_affinity=requirements,
+            clique_affinity=domain.clique if domain is not None else None,
+            clique_group=domain.name if domain is not None else None,
+        )
+        obj = alter(obj, changes, component=components, catalog=request.catalog).object
     result = applyable_copy(obj)
     if exclusive and exclusive_path is not None:
         levels = set(exclusive.values())

@@ -30,6 +30,15 @@ Replica counts need arithmetic and instance scopes need the whole resource:
     ``[major, minor, patch]`` of a version, read as tolerantly as Go's blang/semver
     ``ParseTolerant`` (a ``v`` prefix, missing parts as 0); null when it is not one.
 
+``lower(text)``
+    ``text`` in lower case, as Go's ``strings.ToLower`` writes it (the Dynamo operator names a component's
+    scaling adapter ``<graph>-<lowercased component>``); null for null.
+
+``patch_pod_template(template, patch)``
+    ``template`` with ``patch`` applied as Kubernetes' strategic merge patch of a ``PodTemplateSpec``
+    (:mod:`.patches`): what an operator that patches a user's pod template (a RoleBasedGroup's
+    ``leaderTemplatePatch``) creates; ``template`` itself when there is no patch.
+
 ``words(text)``
     The runs of letters, digits, ``-`` and ``_`` in ``text``, in order: the
     task names an Argo ``depends`` expression (``A && (B.Succeeded || !C)``) mentions, with its
@@ -54,6 +63,7 @@ import jmespath.exceptions
 import jmespath.functions
 
 from ..errors import ExpressionLimitError
+from .patches import patch_pod_template
 
 __all__ = ["WmapFunctions", "MAX_NUMBER", "MAX_VALUE_SIZE"]
 
@@ -214,6 +224,16 @@ class WmapFunctions(jmespath.functions.Functions):
         if not 1 <= len(parts) <= 3 or not all(part.isdigit() for part in parts):
             return None
         return [int(part) for part in parts] + [0] * (3 - len(parts))
+
+    @jmespath.functions.signature({"types": ["object", "null"]}, {"types": ["object", "null"]})
+    def _func_patch_pod_template(self, template: dict[str, Any] | None, patch: dict[str, Any] | None) -> Any:
+        patched = patch_pod_template(template, patch)
+        _check_size(patched)
+        return patched
+
+    @jmespath.functions.signature({"types": ["string", "null"]})
+    def _func_lower(self, text: str | None) -> str | None:
+        return None if text is None else text.lower()
 
     @jmespath.functions.signature({"types": ["string", "null"]})
     def _func_words(self, text: str | None) -> list[str] | None:

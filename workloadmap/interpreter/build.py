@@ -143,7 +143,7 @@ def _pod_fields(
     if dra is not None:
         from .devices import pod_devices
 
-        found = pod_devices(dra, node)
+        found, _ = pod_devices(dra, node)
         devices = found.per_pod
         if found.gpus_per_pod:
             gpus += found.gpus_per_pod

@@ -33,7 +33,7 @@ from .expand import ExpandedComponent
 from .gangs import component_pods
 from .references import RelatedObjects
 
-__all__ = ["NativeGangs", "native_gangs", "NATIVE_POLICY"]
+__all__ = ["NativeGangs", "native_gangs", "NATIVE_POLICY", "pod_group_templates"]
 
 NATIVE_POLICY = (
     "Kubernetes Workload API: the scheduling.k8s.io PodGroups the pod templates join (kube-scheduler's"
@@ -126,6 +126,31 @@ def _read_workload_group(join: _Join, obj: Mapping[str, Any], pod_group: str) ->
             _policy(join, _mapping(entry.get("policy")))
             return True
     return False
+
+
+def pod_group_templates(
+    leaf: ExpandedComponent, related: RelatedObjects, namespace: str | None
+) -> tuple[str, frozenset[tuple[str, str]]] | None:
+    """The PodGroup the leaf's pods join and the (claim name, template) pairs its ``spec.resourceClaims`` declare.
+
+    KEP-5729 (``PodGroupSpec.resourceClaims``, scheduling.k8s.io v1beta1 and v1alpha3): a pod claim
+    equal to one of them resolves to the one claim generated for the PodGroup. None when the pods
+    join no PodGroup object (``spec.schedulingGroup.podGroupName``), it is not found, or it declares
+    no template claim.
+    """
+    joined = _joined(leaf)
+    if joined is None or joined[0] != NATIVE_POD_GROUP_KIND:
+        return None
+    obj = _native(related.find(NATIVE_POD_GROUP_KIND, joined[1], namespace, True))
+    if obj is None:
+        return None
+    declared = set()
+    claims = _mapping(obj.get("spec")).get("resourceClaims")
+    for claim in claims if isinstance(claims, list) else []:
+        name, template = _mapping(claim).get("name"), _mapping(claim).get("resourceClaimTemplateName")
+        if isinstance(name, str) and name and isinstance(template, str) and template:
+            declared.add((name, template))
+    return (joined[1], frozenset(declared)) if declared else None
 
 
 def native_gangs(

@@ -84,6 +84,8 @@ class _Exporter:
     def __init__(self, definition: Definition) -> None:
         self.definition = definition
         self.losses: list[tuple[str, str]] = []
+        # an optional reference's absence is an answer: a Karta, with no related objects, gives that answer
+        self._optional_references = frozenset(r.name for r in definition.references if r.optional)
 
     def lose(self, code: str, message: str) -> None:
         if (code, message) not in self.losses:
@@ -94,7 +96,7 @@ class _Exporter:
         if text is None or isinstance(text, int):
             return None if text is None else str(text)
         try:
-            return to_jq(text, self.definition.language)
+            return to_jq(text, self.definition.language, absent=self._optional_references)
         except TranslationError as error:
             self.lose("expression", f"{where}: {error}")
             return None

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from ..expressions import compile_expression
@@ -240,6 +240,12 @@ _FUNCTIONS: dict[str, Callable[[list[str]], str]] = {
     "omit": lambda a: _bind(
         a, f'[($a0 // [])[] | select((type == "object" and ({_KEY_OF} as $x | any(($a2 // [])[]; . == $x))) | not)]'
     ),
+    # jq's ascii_downcase lowers ASCII letters only; Go's strings.ToLower (and lower()) every cased letter
+    "lower": lambda a: _bind(
+        a,
+        "if $a0 == null then null elif ($a0 | explode | all(.[]; . < 128)) then ($a0 | ascii_downcase) "
+        'else error("lower() of non-ASCII text has no jq equivalent") end',
+    ),
     "words": lambda a: _bind(a, 'if $a0 == null then null else [$a0 | scan("[A-Za-z0-9_-]+")] end'),
     "object": lambda a: _bind(a, "{($a0): $a1}"),
 }
@@ -250,8 +256,11 @@ def _sort_by(translator: _Translator, node: dict[str, Any], name: str) -> str:
     return f"({translator.t(subject)}) | {name}({translator.t(key)})"
 
 
-def to_jq(source: str, language: str = "jmespath") -> str:
+def to_jq(source: str, language: str = "jmespath", *, absent: Collection[str] = ()) -> str:
     """The jq filter equivalent to a wmap expression.
+
+    ``absent`` names references whose absence is an answer (declared ``optional``): Karta has no related
+    objects, so ``ref(name)`` of one is what wmap reads without it, null; any other ``ref()`` cannot be said.
 
     Raises:
         TranslationError: the expression uses something with no jq equivalent.
@@ -270,6 +279,10 @@ def to_jq(source: str, language: str = "jmespath") -> str:
         if name == "map":
             mapper, subject = node["children"]
             return f"(({translator.t(subject)}) | [.[] | ({translator.t(mapper)})])"
+        arguments = node["children"]
+        if name == "ref" and len(arguments) == 1 and arguments[0].get("type") == "literal":
+            if arguments[0].get("value") in absent:
+                return "null"
         if name == "ref":
             raise TranslationError("ref() reads a related object; Karta has no references yet")
         return original(node)

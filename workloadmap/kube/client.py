@@ -536,6 +536,28 @@ class ClusterClient:
             item.setdefault("apiVersion", resource.api_version)
         return {"apiVersion": "v1", "kind": "List", "metadata": {}, "items": items}
 
+    def dra_objects(self) -> builtins.list[dict]:
+        """The ResourceSlices, DeviceClasses and ResourceClaims (every namespace) that give nodes their DRA devices.
+
+        Empty when the server serves no ResourceSlice type or holds no slice (a cluster without DRA
+        drivers): such a cluster's nodes stay without device capacity, as a NodeList file's do.
+        """
+        found: builtins.list[dict] = []
+        for kind in (labels.DRA_SLICE_KIND, labels.DRA_DEVICE_CLASS_KIND, labels.DRA_CLAIM_KIND):
+            resource = self.resolve_kind(f"{labels.DRA_GROUP}/v1", kind)
+            if resource is None:
+                if kind == labels.DRA_SLICE_KIND:
+                    return []
+                continue
+            items = self._items(resource, None)
+            if kind == labels.DRA_SLICE_KIND and not items:
+                return []
+            for item in items:
+                item.setdefault("kind", resource.kind)
+                item.setdefault("apiVersion", resource.api_version)
+            found += items
+        return found
+
     def pods(self, *, field_selector: str = ACTIVE_POD_SELECTOR, label_selector: str | None = None) -> dict:
         """Pods of every namespace as a ``PodList`` dict.
 

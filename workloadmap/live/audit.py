@@ -18,6 +18,11 @@ minimum together or none of it) and the scheduled pods lie in one domain of the 
 and of the preferred level unless no domain of it could hold the gang.
 ``acceleratorSplit`` flags a gang spread over several accelerator domains although one would
 have held it ("would have held": allocatable capacity of the ready nodes, other workloads ignored).
+``computeDomainSplit`` flags a gang whose pods hold an NVIDIA ComputeDomain channel and run in more
+than one accelerator (NVLink) domain, the ``nvidia.com/gpu.clique`` or Topograph domain: the IMEX
+domain forms per clique, so those pods cannot talk over NVLink (dra-driver-nvidia-gpu issues #377,
+#804), whether or not one domain could have held them. Such a gang is required to stay in one
+(``requiredSource: computeDomain``), so it is not satisfied either.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from ..labels import KAI_TOPOLOGY_PREFERRED, KUEUE_GROUP_NAME, KUEUE_PREFERRED
 from ..loader import paused_gc
 from ..placement import GangFit, GroupPlacement, place
 from ..placement.analysis import Analysis
+from ..placement.devices import pod_sets_hold_compute_domain
 from ..placement.policy import LevelRequest, component_paths, find_path, group_pod_sets, subgroup_pod_sets
 from ..placement.schedule import Options, Session
 from ..topology import Cluster, Node, accelerator_level
@@ -57,6 +63,8 @@ class GangAudit(JsonForm):
         required_source, preferred_source: ``annotation`` or ``auto``.
         accelerator_split: spread over several accelerator (NVLink) domains although one
             would have held the gang.
+        compute_domain_split: its pods hold a ComputeDomain channel and run in several
+            accelerator (NVLink) domains: the IMEX domain does not reach across them.
         reason: why it is not satisfied, or why it cannot be judged.
     """
 
@@ -74,6 +82,7 @@ class GangAudit(JsonForm):
     preferred_source: str | None = None
     satisfied: bool | None = None
     accelerator_split: bool = False
+    compute_domain_split: bool = False
     reason: str | None = None
 
 
@@ -219,6 +228,7 @@ class _Auditor:
         audit.preferred_level, audit.preferred_source = self.preferred(placement, pod_sets, sub is None)
         if self.accelerator and len(nodes) > 1 and not self.holds(nodes, self.accelerator):
             audit.accelerator_split = self.fits_one(placement, self.accelerator)
+            audit.compute_domain_split = pod_sets_hold_compute_domain(self.paths, pod_sets, self.tree.gpu_resources)
         self.judge(audit, placement, nodes, len(scheduled))
         return audit
 
@@ -243,6 +253,8 @@ class _Auditor:
             if what == "required" or self.fits_one(placement, level):
                 spread = len({self.domain(node, self.levels.index(level)) for node in nodes})
                 problems.append(f"{what} {level}: spans {spread} domains")
+                if audit.compute_domain_split and level == self.accelerator:
+                    problems[-1] += " (ComputeDomain pods split across NVLink cliques: IMEX cannot join them)"
         audit.satisfied = not problems
         audit.reason = "; ".join(problems) or None
 

@@ -20,7 +20,7 @@ from .fitting import DEFAULT_BUDGET, pack_pods, pods_fit
 from .kueue_model import KueueRequest, SliceLayer
 from .kueue_requests import kueue_pod_sets, kueue_requests
 from .packing import UNLIMITED, node_capacity
-from .picture import DomainView, GangView, NodeView, PlacementMap, placement_map
+from .picture import MAX_NODES_DRAWN, DomainView, GangView, NodeView, PlacementMap, placement_map
 from .placer import (
     FailedWorkload,
     ManyPlacements,
@@ -54,6 +54,7 @@ __all__ = [
     "with_devices",
     "checks_devices",
     "placement_map",
+    "MAX_NODES_DRAWN",
     "PlacementMap",
     "DomainView",
     "GangView",

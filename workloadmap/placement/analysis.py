@@ -24,7 +24,7 @@ from ..resources import count_gpus
 from ..scheduling import PodScheduling
 from ..topology import Cluster, accelerator_level, resolve_level
 from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint, WorkloadRef, WorkloadTree
-from .devices import holds_compute_domain
+from .devices import pod_sets_hold_compute_domain
 from .fitting import pack_types
 from .index import ClusterIndex, Evaluation, evaluate
 from .packing import Shape, merge_shapes
@@ -187,11 +187,7 @@ class Analysis:
 
     def _compute_domain(self, gang: _Gang) -> bool:
         """Whether some pod of the gang holds a ComputeDomain channel: its IMEX domain needs one NVLink clique."""
-        for pod_set in gang.pod_sets:
-            key = find_path(self.paths, pod_set.component)
-            if key is not None and holds_compute_domain(self.paths[key], self.tree.gpu_resources):
-                return True
-        return False
+        return pod_sets_hold_compute_domain(self.paths, gang.pod_sets, self.tree.gpu_resources)
 
     def schedulings(self, gang: _Gang) -> list[PodScheduling]:
         """The node filters of the gang's pod templates."""

@@ -1,10 +1,11 @@
 """DRA devices in placement: ResourceSlices as node capacity, pods' device claims as requests.
 
-A cluster given ResourceSlices (:func:`with_devices`) holds, on each node, the free devices of each
-DeviceClass under the class's KEP-5004 quota name (``<class>.deviceclass.resource.k8s.io/devices``);
-a workload's pods then request the devices of their own claims under the same names
-(:func:`device_demand`), and every rule checks them as any other resource. Without slices, a gang
-whose pods ask for DRA devices is never reported as fitting: its fit is unknown (not checked).
+A cluster given ResourceSlices (:func:`~workloadmap.topology.with_devices`, re-exported here)
+holds, on each node, the free devices of each DeviceClass under the class's KEP-5004 quota name
+(``<class>.deviceclass.resource.k8s.io/devices``); a workload's pods then request the devices of
+their own claims under the same names (:func:`device_demand`), and every rule checks them as any
+other resource. Without slices, a gang whose pods ask for DRA devices is never reported as
+fitting: its fit is unknown (not checked).
 
 Named claims shared by several pods are allocated once, on the node of the first pod, and pin the
 others there (KAI's "2 pods requesting node-bound device, can't schedule on same node"): their
@@ -14,32 +15,25 @@ devices are not requested per pod, and a note says they are not checked.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ..dra.classes import DeviceKind, classify
-from ..dra.slices import NodeDevices, device_resource
+from ..dra.slices import device_resource
 from ..labels import DRA_DEVICES_RESOURCE_SUFFIX
-from ..topology import Cluster
-from ..tree import Component, WorkloadTree
-from .policy import component_paths, group_pod_sets
+from ..topology import Cluster, with_devices
+from ..tree import Component, PodSet, SharedClaim, WorkloadTree
+from .policy import component_paths, find_path, group_pod_sets
 
-__all__ = ["with_devices", "DeviceDemand", "device_demand", "checks_devices", "holds_compute_domain"]
-
-
-def with_devices(cluster: Cluster, devices: NodeDevices) -> Cluster:
-    """A copy of ``cluster`` whose nodes hold their free DRA devices (every class, 0 included) as allocatable."""
-    zero = {device_resource(name): Fraction(0) for name in devices.classes}
-    nodes = [
-        replace(node, allocatable={**node.allocatable, **zero, **devices.capacity.get(node.name, {})})
-        for node in cluster.nodes
-    ]
-    missing = sorted(set(devices.capacity) - {node.name for node in cluster.nodes})
-    notes = list(devices.notes)
-    if missing:
-        shown = ", ".join(missing[:5])
-        notes.append(f"ResourceSlices of {len(missing)} node(s) the cluster lacks are ignored: {shown}")
-    return replace(cluster, nodes=nodes, notes=[*cluster.notes, *notes])
+__all__ = [
+    "with_devices",
+    "DeviceDemand",
+    "device_demand",
+    "checks_devices",
+    "holds_compute_domain",
+    "pod_sets_hold_compute_domain",
+]
 
 
 def holds_compute_domain(component: Component, gpu_resources: tuple[str, ...]) -> bool:
@@ -50,6 +44,17 @@ def holds_compute_domain(component: Component, gpu_resources: tuple[str, ...]) -
     placement requires the gang to stay in one accelerator domain.
     """
     return any(classify(name, {}, gpu_resources) is DeviceKind.CHANNEL for name in component.devices_per_pod)
+
+
+def pod_sets_hold_compute_domain(
+    paths: Mapping[str, Component], pod_sets: Iterable[PodSet], gpu_resources: tuple[str, ...]
+) -> bool:
+    """Whether some pod of ``pod_sets`` (a gang's) holds a ComputeDomain channel: its IMEX domain needs one clique."""
+    for pod_set in pod_sets:
+        key = find_path(paths, pod_set.component)
+        if key is not None and holds_compute_domain(paths[key], gpu_resources):
+            return True
+    return False
 
 
 def checks_devices(cluster: Cluster) -> bool:
@@ -66,6 +71,12 @@ class DeviceDemand:
     notes: list[str] = field(default_factory=list)
 
 
+def _claim_label(claim: SharedClaim) -> str:
+    if claim.pod_group is not None:
+        return f"PodGroup/{claim.pod_group}'s claim {claim.name} (ResourceClaimTemplate/{claim.template})"
+    return f"shared ResourceClaim/{claim.name}"
+
+
 def _with_requests(component: Component) -> None:
     extra = {device_resource(name): Fraction(count) for name, count in component.devices_per_pod.items()}
     component.pod_resources = {**component.pod_resources, **extra}
@@ -80,7 +91,7 @@ def device_demand(tree: WorkloadTree, cluster: Cluster) -> DeviceDemand:
     paths = component_paths(tree)
     asking = {path for path, component in paths.items() if component.devices_per_pod}
     notes = [
-        f"shared ResourceClaim/{claim.name}: allocated once for its {claim.pods} pods, which run where it is "
+        f"{_claim_label(claim)}: allocated once for its {claim.pods} pods, which run where it is "
         "allocated; its devices are not checked per node"
         for claim in tree.shared_claims
         if claim.devices

@@ -152,7 +152,8 @@ def _domain_view(
         cordoned_nodes=domain.cordoned_nodes,
         gpus=domain.gpus_total,
         gpus_free=domain.gpus_free,
-        gpus_placed=sum((taken.get(node.name, Fraction(0)) for node in domain.nodes), Fraction(0)),
+        # Only the nodes a placement took are added up: Fractions summed over 20,000 nodes take seconds.
+        gpus_placed=sum((taken[node.name] for node in domain.nodes if node.name in taken), Fraction(0)),
         same=same,
     )
     if depth < drawn and inner.children:

@@ -7,6 +7,7 @@ detection and the accelerator (NVLink) rule; the readers build clusters from Kub
 ``NodeResourceTopology`` objects (``noderesourcetopology``); ``load`` chooses a reader from a table.
 """
 
+from .devices import read_located_devices, split_device_objects, with_devices
 from .hostlist import MAX_HOSTLIST_NAMES, expand_hostlist
 from .kubernetes import (
     StatedTopology,
@@ -86,6 +87,9 @@ __all__ = [
     "accelerator_level",
     "resolve_level",
     "load_cluster",
+    "with_devices",
+    "split_device_objects",
+    "read_located_devices",
     "detect_format",
     "read_topology_documents",
     "read_topology_object",

@@ -3,7 +3,7 @@
 Sources, as :func:`load_cluster` accepts them:
 
 * ``preset:NAME``, a named example cluster (:mod:`.simulation`), and ``cluster:[CONTEXT]``, the
-  nodes and running pods of a live cluster (read-only, :mod:`workloadmap.kube`): chosen by prefix
+  nodes, running pods and DRA ResourceSlices of a live cluster (read-only, :mod:`workloadmap.kube`): chosen by prefix
   from :data:`PREFIX_READERS`;
 * a file (``-`` for standard input), whose format is recognised by content from
   :data:`FILE_FORMATS`, in order: a Slurm ``topology.conf`` (tree or block plugin), a Slurm
@@ -22,11 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..documents import iter_documents
+from ..documents import Document, iter_documents, load_objects
 from ..errors import BudgetError, InputError, TopologyError
 from ..labels import CLUSTER_NAME
 from ..loader import TOPOLOGY_LIMITS, paused_gc
 from ..numa import TopologyManager
+from .devices import read_located_devices, split_device_objects, with_devices
 from .kubernetes import (
     StatedTopology,
     apply_pods,
@@ -139,6 +140,7 @@ class _Source:
     text: str | None
     capacity: NodeCapacity | None = None
     slurm_topology: str | None = None
+    devices: list[Document] = field(default_factory=list)
     _documents: list[Any] | None = field(default=None, repr=False)
 
     @classmethod
@@ -210,6 +212,9 @@ def _read_model(source: _Source) -> Cluster:
 
 def _read_nodelist(source: _Source) -> Cluster:
     documents, topologies = split_topology_objects(source.documents)
+    # `kubectl get nodes,resourceslices,deviceclasses,resourceclaims -o yaml`: the DRA objects are
+    # kept for the loader, which reads them with any --resource-slices files, once.
+    documents, source.devices = split_device_objects(documents, source.name)
     nodes = nodes_from_documents(documents, file=source.name)
     # A generated cluster keeps the name it was given (`topology generate --name`) on its nodes.
     names = {node.labels.get(CLUSTER_NAME) for node in nodes}
@@ -303,12 +308,12 @@ def detect_format(source: str | Path) -> str:
     return _format_of(_Source.read(name)).name
 
 
-def _read_preset(name: str, with_pods: bool) -> Cluster:
-    return example_cluster(name)
+def _read_preset(name: str, with_pods: bool) -> tuple[Cluster, list[Document]]:
+    return example_cluster(name), []
 
 
-def _read_live(context: str, with_pods: bool) -> Cluster:
-    """Nodes (and the pods using them) read from a live API server, with GET requests only."""
+def _read_live(context: str, with_pods: bool) -> tuple[Cluster, list[Document]]:
+    """Nodes (and the pods using them, their DRA ResourceSlices) read from a live API server, with GET only."""
     from ..kube import ClusterClient  # the kubernetes client is imported on live paths only
 
     source = f"{LIVE_PREFIX}{context}"
@@ -316,11 +321,12 @@ def _read_live(context: str, with_pods: bool) -> Cluster:
         nodes = client.nodes()
         pods = client.pods() if with_pods else None
         topologies = client.node_topologies()
+        devices = client.dra_objects()
         name = client.context or "cluster"
     cluster = cluster_from_objects([nodes], [pods] if pods is not None else None, name=name, source=source)
     if topologies is not None:
         attach_node_topologies(cluster, read_node_topologies([topologies], file=source))
-    return cluster
+    return cluster, [Document(obj, source, number) for number, obj in enumerate(devices, start=1)]
 
 
 @dataclass(frozen=True)
@@ -331,13 +337,14 @@ class SourcePrefix:
         what: what such a source is called in messages (``a preset``).
         form: how it is written (``preset:NAME``).
         described: what it is, in words, for help.
-        read: the reader: it gets the rest of the name and whether to read the pods that use capacity too.
+        read: the reader: it gets the rest of the name and whether to read the pods that use capacity too,
+            and gives the cluster and the DRA objects (ResourceSlices ...) read with it.
     """
 
     what: str
     form: str
     described: str
-    read: Callable[[str, bool], Cluster]
+    read: Callable[[str, bool], tuple[Cluster, list[Document]]]
 
 
 PREFIX_READERS: dict[str, SourcePrefix] = {
@@ -382,7 +389,10 @@ class CapacityOptions:
         return capacity
 
 
-def _read_source(source: str | Path, options: CapacityOptions, slurm_topology: str | None, with_pods: bool) -> Cluster:
+def _read_source(
+    source: str | Path, options: CapacityOptions, slurm_topology: str | None, with_pods: bool
+) -> tuple[Cluster, list[Document]]:
+    """The cluster, and the DRA objects (ResourceSlices ...) its file carried beside the nodes."""
     name = _display_name(source)
     for prefix, reader in PREFIX_READERS.items():
         if name.startswith(prefix):
@@ -414,7 +424,18 @@ def _read_source(source: str | Path, options: CapacityOptions, slurm_topology: s
             f"the source states no node capacity: each node is taken to have {default.gpus} GPUs, "
             f"{default.cpu} cpu and {default.memory} memory (give --gpus-per-node and friends)"
         )
-    return cluster
+    return cluster, file.devices
+
+
+def _device_documents(paths: Sequence[str | Path]) -> list[Document]:
+    """Every object of the ResourceSlice files or directories (other kinds are ignored when read)."""
+    found = []
+    for path in paths:
+        for document in load_objects(str(path), recursive=True):
+            if isinstance(document, InputError):
+                raise document
+            found.append(document)
+    return found
 
 
 def load_cluster(
@@ -431,6 +452,7 @@ def load_cluster(
     slurm_topology: str | None = None,
     node_topology: str | Path | None = None,
     topology_manager: TopologyManager | None = None,
+    resource_slices: Sequence[str | Path] | None = None,
 ) -> Cluster:
     """Read a cluster from a topology source (format detected from the content).
 
@@ -453,6 +475,10 @@ def load_cluster(
             (a NodeList file or a live cluster may carry them too).
         topology_manager: the kubelet's topology manager settings for nodes whose objects do not
             state them (default: policy ``none``, scope ``container``), and its policy options.
+        resource_slices: files or directories of DRA ResourceSlices (with DeviceClasses and
+            allocated ResourceClaims): each node's free devices become capacity
+            (:func:`~workloadmap.topology.devices.with_devices`). A NodeList file that carries
+            such objects beside its Nodes is read the same way, together with these, once.
 
     Raises:
         ValueError: both ``levels`` and ``topology_object`` given.
@@ -463,7 +489,7 @@ def load_cluster(
         raise ValueError("give either explicit levels or a Topology object, not both")
     options = CapacityOptions(gpus_per_node, cpus_per_node, memory_per_node, pods_per_node, gpu_resource)
     with paused_gc():  # a cluster is a tree of new objects without cycles; see loader.paused_gc
-        cluster = _read_source(source, options, slurm_topology, with_pods=pods_file is None)
+        cluster, devices = _read_source(source, options, slurm_topology, with_pods=pods_file is None)
         if pods_file is not None:
             apply_pods(cluster, read_topology_documents(pods_file), file=_display_name(pods_file))
     if topology_object is not None:
@@ -479,4 +505,7 @@ def load_cluster(
         if unknown and len(unknown) == len({*unknown}) and not any(node.numa for node in cluster.nodes):
             raise TopologyError(f"names no node of the cluster (first: {unknown[0]!r})", file=name)
     apply_topology_manager(cluster, topology_manager or TopologyManager())
+    if devices or resource_slices is not None:
+        devices += _device_documents(resource_slices or ())
+        cluster = with_devices(cluster, read_located_devices(devices))
     return cluster
