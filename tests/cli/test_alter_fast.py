@@ -62,6 +62,7 @@ CASES = [
     (["-", "--priority-class", "high"], Path(JOBSET).read_text(), True),
     ([APPS, "-R", "--queue", "q"], None, True),
     ([JOBSET, "--workload-ref", "w/pg"], None, True),
+    ([JOBSET, "--clique-affinity"], None, True),
     ([JOBSET, "--scheduling-group", "pg", "--timeout", "1m", "--max-pods", "2"], None, True),
     ([str(BAD_FIXTURES_DIR / "broken-yaml.yaml"), JOBSET, "--queue", "q"], None, True),
     ([str(FIXTURES_DIR / "no-such-file.yaml"), "--queue", "q"], None, True),
