@@ -51,7 +51,17 @@ _API: dict[str, tuple[str, ...]] = {
         "ObjectIndex",
         "ChainedObjects",
     ),
-    ".tree": ("WorkloadTree", "WorkloadRef", "Component", "PodGroup", "SubGroup", "PodSet", "Totals"),
+    ".tree": (
+        "WorkloadTree",
+        "WorkloadRef",
+        "Component",
+        "PodGroup",
+        "SubGroup",
+        "PodSet",
+        "Totals",
+        "GangSource",
+        "GangOrigin",
+    ),
     ".quantities": ("parse_quantity", "format_quantity"),
     ".resources": ("pod_demand", "PodDemand", "DEFAULT_GPU_RESOURCES"),
     # topology
@@ -86,7 +96,7 @@ _API: dict[str, tuple[str, ...]] = {
         "CapacityReport",
     ),
     # budgets and deadlines
-    ".budgets": ("Budgets", "Deadline"),
+    ".budgets": ("Budgets", "Deadline", "with_feature_gates", "FEATURE_GATES"),
     # exporters
     ".exporters": ("export", "export_targets", "ExportRequest"),
     # alter

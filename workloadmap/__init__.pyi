@@ -13,7 +13,7 @@ from .admission import (
     preview_admission,
 )
 from .alter import Alteration, Changes, NodeRequirement, Toleration, alter
-from .budgets import Budgets, Deadline
+from .budgets import FEATURE_GATES, Budgets, Deadline, with_feature_gates
 from .catalog import Catalog, load_definition, load_definitions, parse_definition
 from .definitions import Definition, definition_json_schema
 from .diff import DiffReport, WorkloadDiff, diff_workloads
@@ -75,7 +75,7 @@ from .quantities import format_quantity, parse_quantity
 from .resources import DEFAULT_GPU_RESOURCES, PodDemand, pod_demand
 from .runtime_definitions import Phase
 from .topology import Cluster, Domain, Node, NodeCapacity, detect_levels, example_cluster, load_cluster
-from .tree import Component, PodGroup, PodSet, SubGroup, Totals, WorkloadRef, WorkloadTree
+from .tree import Component, GangOrigin, GangSource, PodGroup, PodSet, SubGroup, Totals, WorkloadRef, WorkloadTree
 
 __version__: str
 _API: dict[str, tuple[str, ...]]
@@ -110,6 +110,8 @@ __all__ = [
     "SubGroup",
     "PodSet",
     "Totals",
+    "GangSource",
+    "GangOrigin",
     "parse_quantity",
     "format_quantity",
     "pod_demand",
@@ -147,6 +149,8 @@ __all__ = [
     "CapacityReport",
     "Budgets",
     "Deadline",
+    "with_feature_gates",
+    "FEATURE_GATES",
     "export",
     "export_targets",
     "ExportRequest",

@@ -13,7 +13,11 @@ A :class:`Deadline` bounds the wall time of a whole command (``--timeout``): lon
 Which kinds a definition's ``references`` may read (:func:`reference_kinds`) is the third limit:
 runtime templates only, unless the user allows more.
 
-All three are set for a block of code with :func:`applied` / :func:`deadline_after` (context variables,
+Which Kubernetes feature gates a command models (:func:`feature_gates`, ``--feature-gates``) is a
+setting of the same kind: the cluster's controllers behave differently with them (the Job controller's
+own Workload and PodGroup, :data:`FEATURE_GATES`), and wmap answers for the cluster it is told of.
+
+All four are set for a block of code with :func:`applied` / :func:`deadline_after` (context variables,
 so concurrent callers do not see each other's), and read with :func:`active` / :func:`deadline`.
 ``docs/security.md`` lists every limit with its default and the flag that changes it.
 """
@@ -27,9 +31,13 @@ from contextvars import ContextVar
 from dataclasses import dataclass, fields
 
 from .errors import BudgetError, DeadlineError, environment_name, raise_hint
-from .labels import REFERENCE_KINDS
+from .labels import JOB_WORKLOAD_GATE, JOB_WORKLOAD_GATE_ALPHA, REFERENCE_KINDS
 
 __all__ = [
+    "FEATURE_GATES",
+    "feature_gates",
+    "parse_feature_gates",
+    "with_feature_gates",
     "Budgets",
     "DEFAULT_BUDGETS",
     "active",
@@ -229,3 +237,64 @@ def allowing_references(kinds: Iterable[tuple[str, str]]) -> Iterator[frozenset[
         yield reference_kinds()
     finally:
         _EXTRA_REFERENCES.reset(token)
+
+
+FEATURE_GATES: dict[str, str] = {
+    JOB_WORKLOAD_GATE_ALPHA: (
+        "1.36: the Job controller makes a Workload and a gang PodGroup (minCount = parallelism) for a new Indexed"
+        " Job whose completions equal its parallelism, above 1"
+    ),
+    JOB_WORKLOAD_GATE: (
+        "1.37: the Job controller makes a Workload and a PodGroup for every new Job it owns the scheduling of:"
+        " spec.scheduling's policy, basic when it is not set"
+    ),
+}
+"""The Kubernetes feature gates wmap models, with what turning one on changes (all off by default, as upstream)."""
+
+_GATES: ContextVar[frozenset[str]] = ContextVar("wmap_feature_gates", default=frozenset())
+
+
+def feature_gates() -> frozenset[str]:
+    """The feature gates turned on for the work in progress (:func:`with_feature_gates`; none by default)."""
+    return _GATES.get()
+
+
+def parse_feature_gates(texts: Iterable[str]) -> dict[str, bool]:
+    """``Name=true,Other=false`` (kube-apiserver's ``--feature-gates`` syntax), each text a comma list.
+
+    Raises:
+        ValueError: a gate wmap does not model, or a value that is not true or false.
+    """
+    gates: dict[str, bool] = {}
+    for text in texts:
+        for item in text.split(","):
+            if not item.strip():
+                continue
+            name, equals, value = item.strip().partition("=")
+            name = name.strip()
+            if name not in FEATURE_GATES:
+                known = ", ".join(sorted(FEATURE_GATES))
+                raise ValueError(f"unrecognized feature gate: {name} (wmap models {known})")
+            if not equals or value.strip().lower() not in ("true", "false"):
+                raise ValueError(f"invalid value of {name}: {value.strip()!r}, want true or false")
+            gates[name] = value.strip().lower() == "true"
+    return gates
+
+
+@contextmanager
+def with_feature_gates(gates: dict[str, bool] | Iterable[str]) -> Iterator[frozenset[str]]:
+    """Model a cluster with these gates on (a mapping of name to on/off, or the names to turn on) in the block.
+
+    Raises:
+        ValueError: a gate wmap does not model.
+    """
+    turned = dict(gates) if isinstance(gates, dict) else dict.fromkeys(gates, True)
+    unknown = sorted(set(turned) - set(FEATURE_GATES))
+    if unknown:
+        raise ValueError(f"unrecognized feature gate: {unknown[0]} (wmap models {', '.join(sorted(FEATURE_GATES))})")
+    enabled = (_GATES.get() | {name for name, on in turned.items() if on}) - {n for n, on in turned.items() if not on}
+    token = _GATES.set(frozenset(enabled))
+    try:
+        yield frozenset(enabled)
+    finally:
+        _GATES.reset(token)

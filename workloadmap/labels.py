@@ -103,6 +103,22 @@ KAI_IGNORE_WORKLOAD_API = "kai.scheduler/ignore-workload-api"
 """KAI's design opt-out (docs/developer/designs/k8s-workload-api): "true" on a pod or its top owner keeps
 KAI's own grouping and ignores the pod's Workload reference."""
 
+BATCH_GROUP = "batch"
+JOB_KIND = "Job"
+JOB_WORKLOAD_GATE_ALPHA = "EnableWorkloadWithJob"
+"""1.36's feature gate of the Job controller's own Workload and PodGroup (alpha, off by default; kubernetes.io
+feature-gates/EnableWorkloadWithJob.md, kubernetes pkg/controller/job/job_scheduling_manager.go)."""
+JOB_WORKLOAD_GATE = "WorkloadWithJob"
+"""The same gate renamed in 1.37, where every Job gets the objects, ``basic`` unless ``spec.scheduling`` says
+``gang`` (KEP-5547 second alpha; kubernetes.io workload-api/_index.md "Gang scheduling with Jobs")."""
+JOB_DELEGATED_TEMPLATE = "scheduling.k8s.io/group-template-name"
+"""1.37: on a Job whose parent owns the Workload, the template the Job controller makes the Job's PodGroup from
+(kubernetes pkg/apis/scheduling ``GroupTemplateNameAnnotation``)."""
+JOB_SUSPENDED_CONDITION = "Suspended"
+JOB_INDEXED = "Indexed"
+POD_GROUP_SCHEDULED = "PodGroupScheduled"
+"""The condition kube-scheduler sets on a PodGroup (kubernetes/api scheduling/v1alpha2 types.go)."""
+
 REFERENCE_KINDS: frozenset[tuple[str, str]] = frozenset(
     {
         (SCHEDULING_GROUP, NATIVE_WORKLOAD_KIND),

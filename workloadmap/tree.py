@@ -30,6 +30,10 @@ __all__ = [
     "Grouping",
     "Preemptibility",
     "SubGroup",
+    "GangOrigin",
+    "GangCondition",
+    "GangSource",
+    "object_conditions",
     "PodGroup",
     "fewest_pods",
     "gate_parents",
@@ -346,6 +350,93 @@ def gate_parents(sub_groups: list[SubGroup], *, gates: Mapping[str, int] | None 
             sub.min_member = sum(needs[: max(sub.min_sub_group, 0)])
 
 
+class GangOrigin(str, Enum):
+    """Where a gang comes from (JSON ``podGroups[].source.type``; docs/native-gang.md lists them).
+
+    ``WorkloadAPI``: a ``scheduling.k8s.io`` PodGroup (or a v1alpha1 Workload's group, a
+    CompositePodGroup) the pods join, read from the input, ``--related`` or the cluster;
+    ``JobController``: the Workload and PodGroup the Job controller makes for the Job (its feature
+    gate on), as it would make them or as read back; ``SchedulerObject``: a scheduler's own PodGroup
+    a user made for the workload (KAI's ``kai.scheduler/skip-podgrouper``); ``Catalog``: the
+    definition's gang rules, which model the kind's grouper (KAI's pod-grouper, the operator's
+    controller, as ``gangPolicy`` says).
+    """
+
+    WORKLOAD_API = "WorkloadAPI"
+    JOB_CONTROLLER = "JobController"
+    SCHEDULER_OBJECT = "SchedulerObject"
+    CATALOG = "Catalog"
+
+
+@dataclass(slots=True)
+class GangCondition(JsonForm):
+    """One status condition of a gang's object, as its scheduler wrote it (``PodGroupScheduled``)."""
+
+    type: str
+    status: str
+    reason: str | None = field(default=None, metadata=OPTIONAL)
+    message: str | None = field(default=None, metadata=OPTIONAL)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GangCondition:
+        """A condition from its JSON form (a Kubernetes ``metav1.Condition``: other fields ignored)."""
+        return cls(str(data.get("type", "")), str(data.get("status", "")), data.get("reason"), data.get("message"))
+
+
+def object_conditions(obj: Mapping[str, Any] | None) -> list[GangCondition]:
+    """An object's ``status.conditions`` as :class:`GangCondition` (entries that are not mappings skipped)."""
+    status = obj.get("status") if isinstance(obj, Mapping) else None
+    items = status.get("conditions") if isinstance(status, Mapping) else None
+    if not isinstance(items, list):
+        return []
+    return [GangCondition.from_dict(item) for item in items if isinstance(item, Mapping) and item.get("type")]
+
+
+@dataclass(slots=True)
+class GangSource(JsonForm):
+    """Where one gang comes from: the JSON ``source`` of a PodGroup, a stable contract.
+
+    Attributes:
+        type: the kind of source (:class:`GangOrigin`).
+        api_version, kind, name: the object the gang is (``WorkloadAPI``, ``SchedulerObject``, and
+            ``JobController`` once its name is known: it hashes the Job's UID); absent for ``Catalog``.
+        definition: the catalog definition whose rules formed it (``Catalog``).
+        feature_gate: the Kubernetes feature gate under which the Job controller makes it (``JobController``).
+        created: False when the object was not read but is what its controller would create (``JobController``).
+        conditions: the object's ``status.conditions`` as read (kube-scheduler's ``PodGroupScheduled``);
+            empty when it has none or was not read.
+    """
+
+    type: GangOrigin
+    api_version: str | None = field(default=None, metadata=OPTIONAL)
+    kind: str | None = field(default=None, metadata=OPTIONAL)
+    name: str | None = field(default=None, metadata=OPTIONAL)
+    definition: str | None = field(default=None, metadata=OPTIONAL)
+    feature_gate: str | None = field(default=None, metadata=OPTIONAL)
+    created: bool = True
+    conditions: list[GangCondition] = field(default_factory=list)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> GangSource | None:
+        """A source from its JSON form (absent: None)."""
+        if not data:
+            return None
+        return cls(
+            GangOrigin(data["type"]),
+            data.get("apiVersion"),
+            data.get("kind"),
+            data.get("name"),
+            data.get("definition"),
+            data.get("featureGate"),
+            bool(data.get("created", True)),
+            [GangCondition.from_dict(item) for item in data.get("conditions") or []],
+        )
+
+    def condition(self, kind: str) -> GangCondition | None:
+        """The condition of that type, if the object has it."""
+        return next((item for item in self.conditions if item.type == kind), None)
+
+
 @dataclass(slots=True)
 class PodGroup(JsonForm):
     """A gang: the pods a gang scheduler places together, with its ``min_member`` threshold.
@@ -360,6 +451,8 @@ class PodGroup(JsonForm):
             ``min_sub_group`` is not set.
         min_sub_group: how many top-level SubGroups must be satisfied, where KAI gates the
             PodGroup by them (``spec.minSubGroup``: a JobSet since KAI v0.16); None otherwise.
+        source: where the gang comes from (:class:`GangSource`); None only for a PodGroup read
+            from JSON that had none.
     """
 
     name: str
@@ -372,6 +465,7 @@ class PodGroup(JsonForm):
     priority_class: str | None = None
     preemptibility: Preemptibility | None = None
     min_sub_group: int | None = field(default=None, metadata=OPTIONAL)
+    source: GangSource | None = None
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> PodGroup:
@@ -394,6 +488,7 @@ class PodGroup(JsonForm):
             priority_class=data.get("priorityClass"),
             preemptibility=Preemptibility(data["preemptibility"]) if data.get("preemptibility") else None,
             min_sub_group=min_sub_group,
+            source=GangSource.from_dict(data.get("source")),
         )
 
 

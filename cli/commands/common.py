@@ -19,12 +19,15 @@ from typing import TYPE_CHECKING, Any, List, Optional, TypeVar
 
 from workloadmap.budgets import (
     DEFAULT_BUDGETS,
+    FEATURE_GATES,
     active,
     allowing_references,
     applied,
     deadline_after,
     environment_name,
+    parse_feature_gates,
     parse_kind,
+    with_feature_gates,
 )
 from workloadmap.catalog import Catalog
 from workloadmap.errors import DeadlineError, WorkloadMapError, internal_error
@@ -292,6 +295,13 @@ INPUT_LIMIT_FLAGS = (
 """The input limits (``loader.Limits``) as options: parameter, flag (the one the refusals name), field, help."""
 
 TIMEOUT = OptionSpec("timeout", ("--timeout",), TIMEOUT_HELP)
+FEATURE_GATES_HELP = (
+    "Kubernetes feature gates of the cluster to model, as kube-apiserver takes them (Name=true,Other=false);"
+    " repeatable; all off by default: " + "; ".join(f"{name}: {effect}" for name, effect in FEATURE_GATES.items()) + "."
+)
+FEATURE_GATE_OPTION = OptionSpec(
+    "feature_gates", ("--feature-gates",), FEATURE_GATES_HELP, metavar="GATES", multiple=True
+)
 ALLOW_REFERENCE_KIND = OptionSpec(
     "allow_reference_kind", ("--allow-reference-kind",), ALLOW_REFERENCE_HELP, multiple=True
 )
@@ -321,12 +331,13 @@ LIMIT_OPTIONS = tuple(
 def guard_options(own: Collection[str], *, budgets: bool) -> list[OptionSpec]:
     """The options :func:`guarded` adds to a command whose parameters are ``own``.
 
-    ``--timeout``; ``--allow-reference-kind`` for commands that read definitions (what references
-    may read); with ``budgets``, the budget flags; none the command declares itself.
+    ``--timeout``; ``--allow-reference-kind`` (what references may read) and
+    ``--feature-gates`` (the cluster's controllers modelled) for commands that read definitions;
+    with ``budgets``, the budget flags; none the command declares itself.
     """
     added = [TIMEOUT]
     if {"catalog_dirs", "paths", "files"} & set(own):
-        added.append(ALLOW_REFERENCE_KIND)
+        added.extend((ALLOW_REFERENCE_KIND, FEATURE_GATE_OPTION))
     if budgets:
         added.extend(BUDGET_OPTIONS)
         added.extend(LIMIT_OPTIONS)
@@ -368,6 +379,8 @@ class Guard:
     kinds: list[tuple[str, str]] = field(default_factory=list)
     inputs: dict[str, int] = field(default_factory=dict)
     """Input limits set (``loader.Limits`` fields), from their flags or environment variables."""
+    gates: dict[str, bool] = field(default_factory=dict)
+    """Kubernetes feature gates to model (``--feature-gates``)."""
 
     @classmethod
     def from_options(cls, given: dict[str, Any]) -> Guard:
@@ -379,7 +392,13 @@ class Guard:
         limits = _settings(given, BUDGET_FLAGS)
         inputs = _settings(given, INPUT_LIMIT_FLAGS)
         seconds = parse_duration(given["timeout"]) if given.get("timeout") is not None else None
-        return cls(limits, seconds, _reference_kinds(given.get("allow_reference_kind")), inputs)
+        return cls(
+            limits,
+            seconds,
+            _reference_kinds(given.get("allow_reference_kind")),
+            inputs,
+            _feature_gates(given.get("feature_gates")),
+        )
 
     def call(self, command: Callable[[], T]) -> T:
         """``command()`` under this guard; a library error (or memory exhausted) is one line and SystemExit."""
@@ -388,6 +407,7 @@ class Guard:
                 applied(replace(active(), **self.limits)),
                 limits_set(self.inputs),
                 allowing_references(self.kinds),
+                with_feature_gates(self.gates),
                 bounded(self.seconds),
             ):
                 return command()
@@ -420,6 +440,13 @@ def _settings(given: dict[str, Any], flags: Iterable[tuple[str, str, str, str]])
             value = int(text)
         settings[field_name] = value
     return settings
+
+
+def _feature_gates(values: Optional[List[str]]) -> dict[str, bool]:
+    try:
+        return parse_feature_gates(values or [])
+    except ValueError as error:
+        raise bad_parameter(str(error), param_hint="--feature-gates") from None
 
 
 def _reference_kinds(values: Optional[List[str]]) -> list[tuple[str, str]]:

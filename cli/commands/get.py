@@ -81,7 +81,12 @@ def json_item(row: Any, now: datetime | None = None) -> dict[str, Any]:
     """One item of ``-o json``: the inspect tree, the object's metadata, and the live columns of the table."""
     item: dict[str, Any] = row.tree.to_dict()
     item["metadata"] = row.metadata
-    item["live"] = {"podsReady": row.pods_ready, "podsDesired": row.pods_desired, "age": age(row.created, now)}
+    item["live"] = {
+        "podsReady": row.pods_ready,
+        "podsDesired": row.pods_desired,
+        "age": age(row.created, now),
+        "scheduled": row.scheduled,
+    }
     return item
 
 

@@ -10,7 +10,16 @@ from datetime import datetime, timezone
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from workloadmap.tree import Component, Grouping, PodGroup, TopologyConstraint, WorkloadRef, WorkloadTree
+from workloadmap.tree import (
+    Component,
+    GangOrigin,
+    GangSource,
+    Grouping,
+    PodGroup,
+    TopologyConstraint,
+    WorkloadRef,
+    WorkloadTree,
+)
 
 from ..printing.numbers import amount, amounts, count, plural
 from ..printing.output import table, tree_lines
@@ -93,10 +102,36 @@ def _threshold(gate: int | None, min_member: int, pods: int) -> str:
     return f"minSubGroup {gate} ({min_member} of {_plural(pods, 'pod')})"
 
 
+def _source_line(source: GangSource | None) -> str | None:
+    """Where a gang that is not the catalog's comes from, with its object's conditions (``PodGroupScheduled``)."""
+    if source is None or source.type is GangOrigin.CATALOG:
+        return None
+    named = " ".join(part for part in (source.kind, source.name) if part) or "object"
+    text = f"    from {named}" + (f" ({source.api_version})" if source.api_version else "")
+    if source.type is GangOrigin.JOB_CONTROLLER:
+        text += f", the Job controller's ({source.feature_gate})"
+    elif source.type is GangOrigin.SCHEDULER_OBJECT:
+        text += ", a scheduler's PodGroup"
+    if not source.created:
+        return text + ": not created yet"
+    if not source.conditions:
+        return text + ": no status yet"
+    shown = [
+        f"{item.type}={item.status}"
+        + (f" {item.reason}" if item.reason else "")
+        + (f": {item.message}" if item.message else "")
+        for item in source.conditions
+    ]
+    return text + ": " + "; ".join(shown)
+
+
 def _group_lines(group: PodGroup, name: str | None = None) -> list[str]:
     header = f"{name or group.name}  {_threshold(group.min_sub_group, group.min_member, group.pods)}"
     header += _constraint_text(group.topology_constraint)
     lines = [f"  {header}"]
+    origin = _source_line(group.source)
+    if origin is not None:
+        lines.append(origin)
     by_parent: dict[str | None, list] = {}
     for subgroup in group.sub_groups:
         by_parent.setdefault(subgroup.parent, []).append(subgroup)
@@ -375,7 +410,7 @@ def render_rows(
     header: bool = True,
     now: datetime | None = None,
 ) -> str:
-    """`wmap get` rows: [NAMESPACE] NAME PHASE PODS GPUS [other accelerators] AGE [DEFINITION GANGS].
+    """`wmap get` rows: [NAMESPACE] NAME PHASE PODS GPUS [other accelerators] AGE [DEFINITION SCHEDULED GANGS].
 
     ``namespaces`` (``-A``) puts NAMESPACE first, as kubectl does; ``typed`` names each row
     TYPE/NAME (several types listed); AGE counts from ``now`` (a dump's newest time), else today.
@@ -385,7 +420,7 @@ def render_rows(
     extra = accelerator_columns([tree.totals.resources for tree in trees], gpu_names)
     names = typed_names([row.workload for row in rows]) if typed else [row.workload.display_name for row in rows]
     headers = (["NAMESPACE"] if namespaces else []) + ["NAME", "PHASE", "PODS", "GPUS"]
-    headers += [title for _, title in extra] + ["AGE"] + (["DEFINITION", "GANGS"] if wide else [])
+    headers += [title for _, title in extra] + ["AGE"] + (["DEFINITION", "SCHEDULED", "GANGS"] if wide else [])
     lines = []
     for row, name in zip(rows, names, strict=True):
         ready = "?" if row.pods_ready is None else row.pods_ready
@@ -393,7 +428,7 @@ def render_rows(
         cells = ([row.workload.namespace or ""] if namespaces else []) + [name, row.phase.value]
         cells += [f"{ready}/{row.pods_desired}", count(row.gpus)]
         cells += [count(resources.get(resource, 0)) for resource, _ in extra] + [age(row.created, now)]
-        lines.append(cells + ([row.definition, row.gangs] if wide else []))
+        lines.append(cells + ([row.definition, row.scheduled, row.gangs] if wide else []))
     key = (0, 1) if namespaces else (0,)
     return table(headers, lines, key=key, free_text_last=wide, fit=not wide, header=header)
 

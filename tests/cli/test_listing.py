@@ -247,7 +247,7 @@ def test_get_json_and_custom_columns_see_metadata_and_live_columns(wmap):
         "labels": {"team": "research"},
         "creationTimestamp": "2026-05-01T10:00:00Z",
     }
-    assert listed["live"] == {"podsReady": 3, "podsDesired": 3, "age": "11m"}
+    assert listed["live"] == {"podsReady": 3, "podsDesired": 3, "age": "11m", "scheduled": "-"}
     assert listed["workload"]["name"] == "llm-train" and listed["totals"]["gpus"] == 12  # the inspect tree, as before
     columns = wmap("get", "all", *DUMP, "-o", "custom-columns=NAME:.metadata.name,READY:.live.podsReady,AGE:.live.age")
     assert [line.split() for line in columns.stdout.splitlines()] == [

@@ -190,10 +190,11 @@ def test_get_counts_ready_pods_as_describe_attributes_them(fake_cluster):
     result = _run("get", "jobsets", "-n", "ml", "--kubeconfig", str(fake_cluster.kubeconfig), "-o", "wide")
     assert result.exit_code == 0, result.stderr
     header, row = _rows(result.stdout)
-    assert header == ["NAME", "PHASE", "PODS", "GPUS", "AGE", "DEFINITION", "GANGS"]
+    assert header == ["NAME", "PHASE", "PODS", "GPUS", "AGE", "DEFINITION", "SCHEDULED", "GANGS"]
     assert row[:4] == ["llm-train", "Running", "2/3", "12"]
-    # one PodGroup of 3 pods with a SubGroup per replicatedJob and a leaf per replica (KAI v0.16+ jobset grouper)
-    assert row[5:] == ["jobset", "1", "PodGroup", "min", "3", "(4", "subgroups)"]
+    # one PodGroup of 3 pods with a SubGroup per replicatedJob and a leaf per replica (KAI v0.16+ jobset grouper);
+    # no native PodGroup, so no PodGroupScheduled
+    assert row[5:] == ["jobset", "-", "1", "PodGroup", "min", "3", "(4", "subgroups)"]
 
 
 def test_get_all_lists_top_level_workloads_only(fake_cluster):

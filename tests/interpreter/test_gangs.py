@@ -347,7 +347,10 @@ def test_podgroup_json_contract(inspect_builtin):
         "queue",
         "priorityClass",
         "preemptibility",
+        "source",
     }
+    # Where the gang comes from (docs/native-gang.md "Where each gang comes from"): the catalog's definition.
+    assert group["source"] == {"type": "Catalog", "definition": "leaderworkerset", "created": True, "conditions": []}
     assert set(group["subGroups"][0]) == {"name", "minMember", "parent", "pods", "podSets", "topologyConstraint"}
     assert set(group["topologyConstraint"]) == {"topology", "requiredLevel", "preferredLevel"}
     assert (data["grouping"], data["podGroupCount"]) == ("gang", len(data["podGroups"]))

@@ -139,7 +139,7 @@ spec:
         (
             "gang minCount zero",
             lambda spec: spec["podGroupTemplates"][0].update(schedulingPolicy={"gang": {"minCount": 0}}),
-            "greater than or equal to 1",
+            "Required value",
         ),
         (
             "policy with neither basic nor gang",
@@ -160,21 +160,28 @@ spec:
         ),
     ],
 )
-def test_workload_validation_cases_are_warned(case, change, said):
+def test_workload_validation_cases_are_errors(case, change, said):
+    # What the API server rejects is a located error (tests/interpreter/test_native_validation.py has every case).
+    from workloadmap.errors import InputError
+
     valid = yaml.safe_load(WORKLOAD)
     assert inspect(valid).warnings == []
     change(valid["spec"])
-    assert any(said in warning for warning in inspect(valid).warnings), case
+    with pytest.raises(InputError, match="the API server rejects this Workload") as caught:
+        inspect(valid)
+    assert said in str(caught.value), case
 
 
 def test_wrongly_typed_native_fields_give_warnings_or_located_errors():
     results = inspect_file(str(BAD_FIXTURES_DIR / "native-shapes.yaml"))
     assert len(results) == 4
-    errors = [result.error for result in results if result.error is not None]
-    assert len(errors) == 1 and "document #4 (Workload/w)" in str(errors[0])
-    assert "must be a list or a mapping, got str" in str(errors[0])
+    errors = [str(result.error) for result in results if result.error is not None]
+    # the PodGroup and the Workload are refused as the API server refuses them, each error located
+    assert len(errors) == 2
+    assert "document #1 (PodGroup/pg), field spec.schedulingPolicy.gang.minCount" in errors[0]
+    assert "document #4 (Workload/w), field spec.podGroupTemplates" in errors[1]
+    assert all("the API server rejects" in error for error in errors)
+    # a Job joining the refused PodGroup still reads it (the object was given) and says what is wrong
     job = next(result.tree for result in results if result.tree and result.tree.workload.name == "j")
     assert [(group.name, group.min_member) for group in job.pod_groups] == [("pg", 1)]
     assert any("no whole gang.minCount" in warning for warning in job.warnings)
-    podgroup = next(result.tree for result in results if result.tree and result.tree.workload.kind == "PodGroup")
-    assert any("greater than or equal to 1" in warning for warning in podgroup.warnings)

@@ -35,8 +35,10 @@ from .context import EvaluationContext
 from .expand import ExpandedComponent, Expander
 from .external import skips_podgrouper, user_pod_groups
 from .gangs import form_pod_groups
+from .job_controller import job_controller_gangs
 from .merge import merge_bases
 from .native import NATIVE_POLICY, native_gangs
+from .native_validation import validate_native
 from .owned import controlled_notes, node_lists
 from .phases import evaluate_phase
 from .references import ChainedObjects, ObjectIndex, RelatedObjects, resolve_references
@@ -319,7 +321,7 @@ def inspect(
     if merged is not resource:  # root() is the merged resource from here on
         resource = merged
         context = EvaluationContext(definition, resource, refs)
-    check_values(definition, resource, refs)  # before any expression reads a value the operator refuses
+    _refused(definition, resource, refs, workload)  # before any expression reads a refused value
     expander = Expander(context, catalog=catalog)
     nodes = expander.expand()
     warnings.extend(expander.warnings)
@@ -382,6 +384,15 @@ def _devices(
     return counter, counted.totals, counted.shared_claims
 
 
+def _refused(
+    definition: Definition, resource: Mapping[str, Any], refs: Mapping[str, Any], workload: WorkloadRef
+) -> None:
+    """Raise for a value the operator refuses, or a Workload API object the API server refuses."""
+    if workload.api_version.split("/")[0] == labels.SCHEDULING_GROUP:
+        validate_native(resource)
+    check_values(definition, resource, refs)
+
+
 _PER_NODE_WARNING = "per-node components (DaemonSet) are counted as one pod; the real count is one per eligible node"
 
 
@@ -401,6 +412,13 @@ def _gangs(
         pod_groups = form_pod_groups(context, workload.name, nodes, at_peak)
     gang_policy = definition.gang.policy or ("none" if not definition.gang.pod_groups else "")
     native = native_gangs(nodes, related, workload.namespace, context.resource, pod_groups, gang_policy)
+    if native is None and workload.kind == labels.JOB_KIND and workload.api_version.split("/")[0] == labels.BATCH_GROUP:
+        native, gang_policy = job_controller_gangs(
+            context.resource, nodes, related, workload.namespace, pod_groups, gang_policy
+        ) or (None, gang_policy)
+        if native is not None and native.pod_groups:
+            warnings.extend(native.warnings)
+            return native.pod_groups, gang_policy
     if native is None:
         return pod_groups, gang_policy
     warnings.extend(native.warnings)

@@ -15,7 +15,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..labels import KAI_POD_GROUP_NAME, KAI_PODGROUP_API_VERSION, KAI_SKIP_PODGROUPER, KAI_SUBGROUP_NAME
-from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint, gate_parents
+from ..tree import (
+    GangOrigin,
+    GangSource,
+    PodGroup,
+    PodSet,
+    SubGroup,
+    TopologyConstraint,
+    gate_parents,
+    object_conditions,
+)
 from ..values import mapping_at
 from .expand import ExpandedComponent
 from .references import RelatedObjects
@@ -106,6 +115,13 @@ def _pod_group(name: str, obj: Mapping[str, Any], members: Sequence[ExpandedComp
         topology_constraint=_constraint(spec.get("topologyConstraint")),
         queue=queue if isinstance(queue, str) and queue else None,
         min_sub_group=gate,
+        source=GangSource(
+            GangOrigin.SCHEDULER_OBJECT,
+            api_version=str(obj.get("apiVersion")),
+            kind="PodGroup",
+            name=name,
+            conditions=object_conditions(obj),
+        ),
     )
 
 
@@ -132,7 +148,7 @@ def user_pod_groups(
         return []
     groups = []
     for name, members in named.items():
-        obj = related.find("PodGroup", name, namespace, True)
+        obj = related.find(f"PodGroup.{KAI_PODGROUP_API_VERSION.split('/')[0]}", name, namespace, True)
         if obj is None or obj.get("apiVersion") != KAI_PODGROUP_API_VERSION:
             warnings.append(
                 f"{KAI_SKIP_PODGROUPER}: the pods join the PodGroup {name} their {KAI_POD_GROUP_NAME} annotation "

@@ -28,7 +28,16 @@ from typing import Any, NamedTuple
 
 from ..budgets import check as check_budget
 from ..runtime_definitions import PodGroupRule, SubGroupRule
-from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint, fewest_pods, gate_parents
+from ..tree import (
+    GangOrigin,
+    GangSource,
+    PodGroup,
+    PodSet,
+    SubGroup,
+    TopologyConstraint,
+    fewest_pods,
+    gate_parents,
+)
 from ..values import truthy
 from .constraints import annotation_constraint, evaluate_constraint
 from .context import EvaluationContext
@@ -470,6 +479,7 @@ def _pod_group(
         pod_sets=pod_sets,
         topology_constraint=constraint,
         min_sub_group=gate,
+        source=GangSource(GangOrigin.CATALOG, definition=context.definition.name),
     )
 
 

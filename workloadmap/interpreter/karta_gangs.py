@@ -31,7 +31,7 @@ from typing import Any
 
 from ..karta import compile_many, default_engine
 from ..karta.model import ComponentDefinition, Karta, PodGroupDefinition, PodGroupMember
-from ..tree import PodGroup, PodSet, SubGroup
+from ..tree import GangOrigin, GangSource, PodGroup, PodSet, SubGroup
 from .karta_instances import KartaInstance
 
 __all__ = ["form_karta_pod_groups", "subtree_scale"]
@@ -197,6 +197,10 @@ def _member_for(
     return None
 
 
+def _source(karta: Karta) -> GangSource:
+    return GangSource(GangOrigin.CATALOG, definition=karta.name)
+
+
 def _alpha_groups(
     karta: Karta, roots: Sequence[KartaInstance], workload: str, groups: list[PodGroupDefinition], warnings: list[str]
 ) -> list[PodGroup]:
@@ -221,7 +225,7 @@ def _alpha_groups(
         name = "-".join([workload] + [key for key in keys if key != _SAME])
         own = member.component_name == node.component.name and node.key
         minimum = subtree_scale(karta, roots, member.component_name, node.key if own else None)
-        group = formed.setdefault(name, PodGroup(name=name, min_member=minimum))
+        group = formed.setdefault(name, PodGroup(name=name, min_member=minimum, source=_source(karta)))
         minimums.setdefault(name, set()).add(minimum)
         group.pods += count
         requests = dict(node.demand.requests) if node.demand is not None else {}
@@ -242,7 +246,7 @@ def _pod_group_format(
     assert gang is not None and gang.pod_group is not None
     mapping = gang.pod_group
     total = sum(node.pods for root in roots for node in root.walk())
-    group = PodGroup(name=f"{workload}-{mapping.name}", min_member=0, pods=total)
+    group = PodGroup(name=f"{workload}-{mapping.name}", min_member=0, pods=total, source=_source(karta))
     for sub in mapping.sub_groups:
         minimum = subtree_scale(karta, roots, sub.component_name)
         if minimum == 0:
@@ -271,7 +275,7 @@ def form_karta_pod_groups(
         # KAI's Karta grouper hands a Karta without instructions to its default grouper: one
         # PodGroup for the top owner, minMember 1 (grouper.go GetPodGroupMetadata).
         total = sum(node.pods for root in roots for node in root.walk())
-        return [PodGroup(name=workload, min_member=1, pods=total)] if total else []
+        return [PodGroup(name=workload, min_member=1, pods=total, source=_source(karta))] if total else []
     groups = []
     if gang.pod_group is not None:
         groups = _pod_group_format(karta, roots, workload, warnings)

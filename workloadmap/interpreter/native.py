@@ -28,12 +28,23 @@ from typing import Any
 
 from ..labels import KAI_IGNORE_WORKLOAD_API, NATIVE_COMPOSITE_KIND, NATIVE_POD_GROUP_KIND, NATIVE_WORKLOAD_KIND
 from ..labels import SCHEDULING_GROUP as GROUP
-from ..tree import PodGroup, PodSet, SubGroup, TopologyConstraint
+from ..tree import GangOrigin, GangSource, PodGroup, PodSet, SubGroup, TopologyConstraint, object_conditions
 from .expand import ExpandedComponent
 from .gangs import component_pods
 from .references import RelatedObjects
 
-__all__ = ["NativeGangs", "native_gangs", "NATIVE_POLICY", "pod_group_templates"]
+__all__ = [
+    "NativeGangs",
+    "NativeJoin",
+    "native_gangs",
+    "joined_pod_group",
+    "read_pod_group",
+    "read_policy",
+    "topology_key",
+    "disagreements",
+    "NATIVE_POLICY",
+    "pod_group_templates",
+]
 
 NATIVE_POLICY = (
     "Kubernetes Workload API: the scheduling.k8s.io PodGroups the pod templates join (kube-scheduler's"
@@ -51,7 +62,7 @@ class NativeGangs:
 
 
 @dataclass
-class _Join:
+class NativeJoin:
     """One native group some components' pods join, as the pods name it."""
 
     name: str
@@ -60,6 +71,7 @@ class _Join:
     basic: bool = False
     key: str | None = None
     parent: str | None = None
+    source: GangSource | None = None
 
 
 def _spec(leaf: ExpandedComponent) -> Mapping[str, Any]:
@@ -86,6 +98,19 @@ def _joined(leaf: ExpandedComponent) -> tuple[str, str, str | None] | None:
     return None
 
 
+def _object_source(obj: Mapping[str, Any] | None, kind: str, name: str) -> GangSource:
+    """The gang's object: ``created`` False when it was not found (a CompositePodGroup not in the input)."""
+    api_version = _mapping(obj).get("apiVersion")
+    return GangSource(
+        GangOrigin.WORKLOAD_API,
+        api_version=api_version if isinstance(api_version, str) else None,
+        kind=kind,
+        name=name,
+        created=obj is not None,
+        conditions=object_conditions(obj),
+    )
+
+
 def _native(obj: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     """The object when it is of ``scheduling.k8s.io`` (KAI's and Volcano's PodGroups are other groups)."""
     if obj is None:
@@ -94,7 +119,8 @@ def _native(obj: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     return obj if isinstance(api_version, str) and api_version.split("/")[0] == GROUP else None
 
 
-def _policy(join: _Join, policy: Mapping[str, Any]) -> None:
+def read_policy(join: NativeJoin, policy: Mapping[str, Any]) -> None:
+    """A ``schedulingPolicy`` (``policy`` in v1alpha1) into the join: gang minCount, or basic."""
     gang = policy.get("gang")
     if isinstance(gang, Mapping):
         count = gang.get("minCount")
@@ -103,7 +129,8 @@ def _policy(join: _Join, policy: Mapping[str, Any]) -> None:
         join.basic = True
 
 
-def _topology_key(constraints: Any) -> str | None:
+def topology_key(constraints: Any) -> str | None:
+    """The key of a ``schedulingConstraints``' one topology constraint, if set."""
     topology = _mapping(constraints).get("topology")
     if isinstance(topology, list) and topology and isinstance(topology[0], Mapping):
         key = topology[0].get("key")
@@ -111,19 +138,20 @@ def _topology_key(constraints: Any) -> str | None:
     return None
 
 
-def _read_pod_group(join: _Join, obj: Mapping[str, Any]) -> None:
+def read_pod_group(join: NativeJoin, obj: Mapping[str, Any]) -> None:
+    """A runtime PodGroup's policy, topology key and parent CompositePodGroup into the join."""
     spec = _mapping(obj.get("spec"))
-    _policy(join, _mapping(spec.get("schedulingPolicy")))
-    join.key = _topology_key(spec.get("schedulingConstraints"))
+    read_policy(join, _mapping(spec.get("schedulingPolicy")))
+    join.key = topology_key(spec.get("schedulingConstraints"))
     parent = spec.get("parentCompositePodGroupName")
     join.parent = parent if isinstance(parent, str) and parent else None
 
 
-def _read_workload_group(join: _Join, obj: Mapping[str, Any], pod_group: str) -> bool:
+def _read_workload_group(join: NativeJoin, obj: Mapping[str, Any], pod_group: str) -> bool:
     """v1alpha1: the Workload's ``spec.podGroups`` entry of that name; False when there is none."""
     for entry in _mapping(obj.get("spec")).get("podGroups") or []:
         if isinstance(entry, Mapping) and entry.get("name") == pod_group:
-            _policy(join, _mapping(entry.get("policy")))
+            read_policy(join, _mapping(entry.get("policy")))
             return True
     return False
 
@@ -167,7 +195,7 @@ def native_gangs(
     with the native ones in the warnings.
     """
     leaves = [leaf for root in roots for leaf in root.leaves() if leaf.demand is not None]
-    found: dict[str, _Join] = {}
+    found: dict[str, NativeJoin] = {}
     missing: list[str] = []
     alone: list[str] = []
     for leaf in leaves:
@@ -179,14 +207,15 @@ def native_gangs(
         label = name if pod_group is None else f"{name}-{pod_group.replace('/', '-')}"
         join = found.get(label)
         if join is None:
-            join = found[label] = _Join(label)
-            obj = _native(related.find(kind, name, namespace, True))
+            join = found[label] = NativeJoin(label)
+            obj = _native(related.find(f"{kind}.{GROUP}", name, namespace, True))
             if obj is None or (pod_group is not None and not _read_workload_group(join, obj, pod_group.split("/")[0])):
                 missing.append(f"{kind} {name}" + (f" (pod group {pod_group.split('/')[0]})" if pod_group else ""))
                 del found[label]
                 continue
+            join.source = _object_source(obj, kind, name)
             if pod_group is None:
-                _read_pod_group(join, obj)
+                read_pod_group(join, obj)
         join.members.append(leaf)
     if not found and not missing:
         return None
@@ -197,18 +226,19 @@ def native_gangs(
             " pending until it exists (GangScheduling PreEnqueue); the gangs shown are the definition's"
         )
         return result
-    groups = [_pod_group(join, result.warnings) for join in found.values()]
+    groups = [joined_pod_group(join, result.warnings) for join in found.values()]
     result.pod_groups = _nest(groups, found, related, namespace, result.warnings)
     if alone:
         result.warnings.append(
             f"{', '.join(alone)} join no native PodGroup: kube-scheduler schedules those pods one by one, outside the"
             " gangs shown"
         )
-    result.warnings.extend(_disagreements(result.pod_groups, own, own_policy, resource))
+    result.warnings.extend(disagreements(result.pod_groups, own, own_policy, resource))
     return result
 
 
-def _pod_group(join: _Join, warnings: list[str]) -> PodGroup:
+def joined_pod_group(join: NativeJoin, warnings: list[str]) -> PodGroup:
+    """The tree's PodGroup of one native group: its members' pods, its policy's minimum (basic: 1)."""
     pods = 0
     pod_sets: list[PodSet] = []
     for member in join.members:
@@ -232,12 +262,13 @@ def _pod_group(join: _Join, warnings: list[str]) -> PodGroup:
         pods=pods,
         pod_sets=pod_sets,
         topology_constraint=TopologyConstraint(required_level=join.key),
+        source=join.source,
     )
 
 
 def _nest(
     groups: list[PodGroup],
-    found: Mapping[str, _Join],
+    found: Mapping[str, NativeJoin],
     related: RelatedObjects,
     namespace: str | None,
     warnings: list[str],
@@ -252,7 +283,7 @@ def _nest(
         else:
             by_parent.setdefault(parent, []).append(group)
     for parent, children in by_parent.items():
-        obj = _native(related.find(NATIVE_COMPOSITE_KIND, parent, namespace, True))
+        obj = _native(related.find(f"{NATIVE_COMPOSITE_KIND}.{GROUP}", parent, namespace, True))
         spec = _mapping(_mapping(obj).get("spec"))
         gang = _mapping(_mapping(spec.get("schedulingPolicy")).get("gang"))
         wanted = gang.get("minGroupCount")
@@ -283,13 +314,14 @@ def _nest(
                     )
                     for child in children
                 ],
-                topology_constraint=TopologyConstraint(required_level=_topology_key(spec.get("schedulingConstraints"))),
+                topology_constraint=TopologyConstraint(required_level=topology_key(spec.get("schedulingConstraints"))),
+                source=_object_source(obj, NATIVE_COMPOSITE_KIND, parent),
             )
         )
     return result
 
 
-def _disagreements(
+def disagreements(
     native: Sequence[PodGroup], own: Sequence[PodGroup], own_policy: str, resource: Mapping[str, Any]
 ) -> list[str]:
     """Where the kind's own grouping (KAI's pod-grouper, the operator) differs from the native gangs."""

@@ -16,7 +16,21 @@ from ..errors import WorkloadMapError
 from ..labels import NVIDIA_COMPUTE_DOMAIN_KIND
 from ..runtime_definitions import Definition, ReferenceKind
 
-__all__ = ["RelatedObjects", "ObjectIndex", "ChainedObjects", "resolve_references"]
+__all__ = ["RelatedObjects", "ObjectIndex", "ChainedObjects", "resolve_references", "qualified_kind", "of_group"]
+
+
+def qualified_kind(kind: str) -> tuple[str, str | None]:
+    """``Kind.group`` as ``(Kind, group)``; a bare kind as ``(Kind, None)`` (any group)."""
+    bare, dot, group = kind.partition(".")
+    return (bare, group) if dot else (kind, None)
+
+
+def of_group(obj: Mapping[str, Any], group: str | None) -> bool:
+    """Whether the object's ``apiVersion`` is of that API group (None: any)."""
+    if group is None:
+        return True
+    api_version = obj.get("apiVersion")
+    return isinstance(api_version, str) and "/" in api_version and api_version.split("/")[0] == group
 
 
 @runtime_checkable
@@ -24,7 +38,11 @@ class RelatedObjects(Protocol):
     """Anything that can find an object a workload references."""
 
     def find(self, kind: str, name: str, namespace: str | None, namespaced: bool) -> Mapping[str, Any] | None:
-        """The object of that kind and name (for namespaced kinds, in ``namespace``), or None."""
+        """The object of that kind and name (for namespaced kinds, in ``namespace``), or None.
+
+        ``kind`` may be qualified, ``Kind.group`` (``PodGroup.scheduling.k8s.io``), where several API
+        groups have a kind of that name (KAI's and Kubernetes' PodGroups).
+        """
         ...
 
 
@@ -103,7 +121,10 @@ class ObjectIndex:
         """The object of that kind and name; for namespaced kinds, in the workload's namespace."""
         if self._pending is not None:
             self._index_pending()
+        kind, group = qualified_kind(kind)
         candidates = self._index.get((kind, name), [])
+        if group is not None:
+            candidates = [candidate for candidate in candidates if of_group(candidate[1], group)]
         if not namespaced:
             return candidates[0][1] if candidates else None
         for candidate_namespace, obj in candidates:

@@ -33,8 +33,14 @@ class ClusterObjects:
         A kind definitions may not reference (:func:`~workloadmap.budgets.reference_kinds`) is
         never asked for: None without a request.
         """
-        # the kinds definitions may reference, and those of pods' DRA claims, which wmap resolves itself
-        groups = sorted(group for group, allowed in reference_kinds() | DRA_LOOKUP_KINDS if allowed == kind)
+        # the kinds definitions may reference, and those of pods' DRA claims, which wmap resolves itself;
+        # a qualified kind (PodGroup.scheduling.k8s.io) picks its group among several
+        kind, dot, wanted = kind.partition(".")
+        groups = sorted(
+            group
+            for group, allowed in reference_kinds() | DRA_LOOKUP_KINDS
+            if allowed == kind and (not dot or group == wanted)
+        )
         if len(groups) != 1:
             return None  # not allowed, or ambiguous without a group: never fetched
         key = (kind, name, namespace if namespaced else None)

@@ -14,14 +14,15 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from ..labels import POD_GROUP_SCHEDULED
 from ..runtime_definitions import Phase
-from ..tree import WorkloadRef, WorkloadTree
+from ..tree import GangOrigin, WorkloadRef, WorkloadTree
 from ..values import OMIT, JsonForm, mapping_at
 from .objects import format_time, parse_time
 from .owners import OwnerChains, controller_of
 from .report import DescribeReport
 
-__all__ = ["WorkloadRow", "workload_row", "gang_summary", "top_level", "type_name"]
+__all__ = ["WorkloadRow", "workload_row", "gang_summary", "scheduled_summary", "top_level", "type_name"]
 
 
 @dataclass(kw_only=True)
@@ -33,6 +34,8 @@ class WorkloadRow(JsonForm):
         pods_ready: ready pods (null when pods were not read); pods_desired: at the declared scale.
         created: the creation time (RFC 3339).
         gangs: the gang summary of ``-o wide``.
+        scheduled: kube-scheduler's ``PodGroupScheduled`` of the workload's native PodGroups
+            (:func:`scheduled_summary`), the ``SCHEDULED`` column of ``-o wide``.
         metadata: the object's name, namespace, uid, labels and creationTimestamp, as the object has them.
     """
 
@@ -45,6 +48,7 @@ class WorkloadRow(JsonForm):
     gpus: Fraction = Fraction(0)
     created: str | None = None
     gangs: str = ""
+    scheduled: str = "-"
     metadata: dict[str, Any] = field(default_factory=dict)
     tree: WorkloadTree | None = field(default=None, metadata=OMIT)
 
@@ -59,6 +63,27 @@ def gang_summary(tree: WorkloadTree) -> str:
     subgroups = sum(len(group.sub_groups) for group in groups)
     text = f"{len(groups)} {noun} min {minimum}"
     return text + (f" ({subgroups} subgroups)" if subgroups else "")
+
+
+def scheduled_summary(tree: WorkloadTree) -> str:
+    """``PodGroupScheduled`` of the native PodGroups read: ``True``, ``False(Unschedulable)``, ``1/2`` scheduled.
+
+    One word each, as a table column other than the last takes them.
+
+    ``Unknown`` when none has the condition yet, ``-`` when the gangs are not native objects that exist.
+    """
+    native = (GangOrigin.WORKLOAD_API, GangOrigin.JOB_CONTROLLER)
+    sources = [group.source for group in tree.pod_groups if group.source and group.source.type in native]
+    conditions = [source.condition(POD_GROUP_SCHEDULED) for source in sources if source.created]
+    if not conditions:
+        return "-"
+    refused = next((item for item in conditions if item is not None and item.status == "False"), None)
+    if refused is not None:
+        return f"False({refused.reason})" if refused.reason else "False"
+    scheduled = sum(item is not None and item.status == "True" for item in conditions)
+    if scheduled == len(conditions):
+        return "True"
+    return f"{scheduled}/{len(conditions)}" if scheduled else "Unknown"
 
 
 def type_name(obj: Mapping[str, Any]) -> str:
@@ -89,6 +114,7 @@ def workload_row(obj: Mapping[str, Any], tree: WorkloadTree, report: DescribeRep
         gpus=tree.totals.gpus,
         created=format_time(parse_time(metadata.get("creationTimestamp"))),
         gangs=gang_summary(tree),
+        scheduled=scheduled_summary(tree),
         metadata={key: metadata[key] for key in _METADATA if key in metadata},
         tree=tree,
     )

@@ -90,8 +90,11 @@ class CachedObjects:
     def find(self, kind: str, name: str, namespace: str | None, namespaced: bool) -> Mapping[str, Any] | None:
         """The cached object of that kind and name, else the fallback's answer."""
         scope = namespace if namespaced else None
-        self.read.append((kind, scope or "", name))
-        found = self.cache.find(kind, name, scope)
+        bare, _, group = kind.partition(".")  # the cache keys by bare kind
+        self.read.append((bare, scope or "", name))
+        found = self.cache.find(bare, name, scope)
+        if found is not None and group and str(found.get("apiVersion", "")).split("/")[0] != group:
+            found = None
         if found is None and self.fallback is not None:
             return self.fallback.find(kind, name, namespace, namespaced)
         return found
