@@ -2,8 +2,8 @@
 
 Building the typer app costs tens of milliseconds on every run (typer itself, and pydantic, which
 typer loads to convert option values). ``__complete`` (on every <TAB>, and ``kubectl_complete-wmap``
-for ``kubectl wmap <TAB>``) and the command lines of ``wmap inspect`` that ``inspect_fast.py``
-fully understands are answered without parsing the command line through typer; every other
+for ``kubectl wmap <TAB>``) and the command lines of ``wmap inspect``, ``alter`` and ``describe -f`` that
+``fast.py`` fully understands are answered without parsing the command line through typer; every other
 command line goes to the typer app of ``main.py``. Either way, exceptions end as the typer path
 ends them.
 """
@@ -40,10 +40,10 @@ def _dispatch(arguments: list[str]) -> None:
         output.write(_completions(arguments[1:]))
         return
     command = None
-    if arguments[:1] == ["inspect"]:
-        from .commands.inspect_fast import fast_inspect  # the library loads here for inspect only, not for a completion
+    if arguments[:1] in (["inspect"], ["alter"], ["describe"]):  # FAST_COMMANDS, not imported for the others
+        from .commands.fast import fast_command  # the library loads here for these only, not for a completion
 
-        command = fast_inspect(arguments, os.environ)
+        command = fast_command(arguments, os.environ)
     protected(typer_app if command is None else lambda: as_typer_runs(command))
 
 

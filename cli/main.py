@@ -151,7 +151,7 @@ _lazy(
 _lazy(
     app,
     "describe",
-    "commands.describe.describe_command",
+    "commands.describe_options.describe_command",
     "A workload's components with their live pods, events and placement audit (read-only).",
     budgets=True,
 )
@@ -172,21 +172,21 @@ _lazy(
 _lazy(
     app,
     "alter",
-    "commands.alter.alter_command",
+    "commands.alter_options.alter_command",
     "Change every pod template of a workload: scheduler, queue, labels, tolerations ...",
     budgets=True,
 )
 _lazy(
     app,
     "suspend",
-    "commands.alter.suspend_command",
+    "commands.alter_options.suspend_command",
     "Suspend workloads through their operator's suspend field (printed, never applied).",
     budgets=True,
 )
 _lazy(
     app,
     "resume",
-    "commands.alter.resume_command",
+    "commands.alter_options.resume_command",
     "Resume suspended workloads (printed, never applied).",
     budgets=True,
 )

@@ -160,6 +160,37 @@ def test_deeply_nested_json_refused_without_traceback():
     assert len(results) == 1 and isinstance(results[0], InputError)
 
 
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        ("a:\n" + "".join("  " * depth + "b:\n" for depth in range(1, 30)), "nested deeper than 20"),
+        ("items: [1, 2, 3, 4, 5, 6]\n", "a list of 6 items is longer than 5"),
+        ("a: [[[1, 2], {b: [3]}], {c: {d: [4, 5]}}]\n", None),
+        ('{"a": [[1, 2, 3, 4, 5, 6, 7]]}', "a list of 7 items"),
+    ],
+    ids=["deep", "long-list", "fine", "json"],
+)
+def test_a_body_without_anchors_is_checked_as_the_full_walk_checks_it(text, refused):
+    # Without an `&` anchor no node can be shared, so only depth and list lengths are walked: the
+    # verdict (and the message) is the full walk's, for YAML without anchors and for JSON.
+    from dataclasses import replace
+
+    from workloadmap.loader import WORKLOAD_LIMITS, check_structure, parse_yaml
+
+    limits = replace(WORKLOAD_LIMITS, max_depth=20, max_list_items=5)
+    body = parse_yaml(text).body
+
+    def verdict(aliases):
+        try:
+            check_structure(body, limits, len(text), aliases=aliases)
+        except InputError as error:
+            return str(error)
+        return None
+
+    assert verdict(False) == verdict(True)
+    assert (verdict(False) is None) if refused is None else (refused in verdict(False))
+
+
 def test_timestamps_stay_strings():
     text = "metadata:\n  creationTimestamp: 2025-03-01T10:00:00Z\nstatus:\n  day: 2025-03-01\n"
     [document] = load_yaml_text(text, "t.yaml")

@@ -4,11 +4,16 @@ Validating 40-odd definitions with pydantic and compiling their 400-odd expressi
 interpreting a workload, on every run. The package therefore ships ``compiled.pickle`` beside the
 definition files: the validated definitions in their runtime form
 (:mod:`workloadmap.runtime_definitions`: each model's field values in the plain class it extends, so
-reading them imports no pydantic). Expressions and pod selectors are stored as their checked text
-and parsed again on first use (parsing 400 syntax trees on every start cost more than the rest of
-the file). A fingerprint says what the file was built from: every definition file's bytes, the
-fields of the runtime classes, and the jmespath version (whose parser decided, at build time, what
-each expression reads). A file whose fingerprint does not match — a definition was
+reading them imports no pydantic). Pod selectors are stored as their checked text and parsed again
+on first use. Expressions are stored as their checked text, what the analysis of their syntax trees
+decided, and (JMESPath) their program as the compiler generates it: source, constants and code
+object, one compressed blob each (:meth:`~workloadmap.expressions.Expression.shipped_form`). A
+fresh process loads a program on its expression's first evaluation instead of parsing, interpreting
+and compiling the expression (parsing 400 syntax trees on every start cost more than the rest of
+the file; generating and compiling the programs of a corpus run, a quarter of a second). A
+fingerprint says what the file was built from: every definition file's bytes, the fields of the
+runtime classes, the modules that generate and run the programs, and the jmespath version (whose
+parser decided, at build time, what each expression reads). A file whose fingerprint does not match — a definition was
 edited, a field added, a library upgraded — is ignored and the catalog is built from the YAML files
 as before, so the shortcut can make wmap slower but never different. ``tests/test_catalog_cache.py``
 fails when the shipped file is stale; rebuild it with ``python -m workloadmap.catalog``.
@@ -28,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import jmespath
 
 from . import runtime_definitions as runtime
+from .expressions import Expression
 
 if TYPE_CHECKING:
     from . import definitions
@@ -35,7 +41,10 @@ if TYPE_CHECKING:
 __all__ = ["PRECOMPILED_NAME", "fingerprint", "read_precompiled", "write_precompiled"]
 
 PRECOMPILED_NAME = "compiled.pickle"
-_FORMAT = 6  # bump when the stored objects change shape in a way the runtime classes' fields do not show
+_GENERATOR_FILES = [
+    Path(__file__).with_name("expressions") / name for name in ("compiler.py", "runtime.py", "functions.py")
+]
+_FORMAT = 7  # bump when the stored objects change shape in a way the runtime classes' fields do not show
 
 
 def fingerprint(files: list[Path]) -> str:
@@ -46,7 +55,8 @@ def fingerprint(files: list[Path]) -> str:
     can replace the pickle too), and ``zlib`` costs no OpenSSL load on every start.
     """
     parts = [f"{_FORMAT} jmespath {jmespath.__version__} {zlib.crc32(_shapes().encode()):08x}"]
-    for path in sorted(files, key=lambda path: path.name):
+    # The shipped programs are what these modules generate and run: a change to one makes them stale.
+    for path in [*_GENERATOR_FILES, *sorted(files, key=lambda path: path.name)]:
         data = path.read_bytes()
         parts.append(f"{path.name} {len(data)} {zlib.crc32(data):08x} {zlib.adler32(data):08x}")
     return "\n".join(parts)
@@ -85,6 +95,8 @@ class _RuntimePickler(pickle.Pickler):
     """Pickles each definition model as an instance of its runtime class (the one of the same name it extends)."""
 
     def reducer_override(self, obj: Any) -> Any:
+        if type(obj) is Expression:  # with its generated program: a fresh process neither interprets nor compiles it
+            return obj.shipped_form()
         form = runtime.runtime_class(type(obj))
         if form is None or form is type(obj):
             return NotImplemented

@@ -161,13 +161,13 @@ def _json_document(text: str, file: str, limits: Limits) -> Document | InputErro
         except InputError:
             return json_error.located(file=file, document="#1")
         try:
-            check_structure(parsed.body, limits, len(text))
+            check_structure(parsed.body, limits, len(text), aliases="&" in text)
         except InputError as error:
             return error.located(file=file, document="#1")
         return Document(parsed.body, file, 1, warnings=_duplicate_warnings(parsed.duplicates, 0))
     if limits.check_json:
         try:
-            check_structure(body, limits, len(text))
+            check_structure(body, limits, len(text), aliases=False)  # JSON names no node twice
         except InputError as error:
             return error.located(file=file, document="#1")
     return Document(body, file, 1)
@@ -195,7 +195,7 @@ def iter_documents(text: str, file: str = "-", *, limits: Limits = WORKLOAD_LIMI
             return
         try:
             parsed = parse_yaml(piece, line_offset=line_offset)
-            check_structure(parsed.body, limits, len(piece))
+            check_structure(parsed.body, limits, len(piece), aliases="&" in piece)  # an alias needs an anchor
         except InputError as error:
             yield error.located(file=file, document=f"#{index}")
             continue

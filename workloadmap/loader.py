@@ -419,16 +419,21 @@ def raw_decode_json(text: str, position: int) -> tuple[Any, int]:
     return value, end
 
 
-def check_structure(body: Any, limits: Limits, text_length: int) -> None:
+def check_structure(body: Any, limits: Limits, text_length: int, *, aliases: bool = True) -> None:
     """Refuse self-referential data, alias bombs, absurd nesting and absurd lists, in one linear walk.
 
     A document cannot hold more containers than its text has characters, so a walk that visits
-    more than that many containers met aliases being expanded.
+    more than that many containers met aliases being expanded. ``aliases`` False says the text
+    cannot share a node (JSON, or YAML without an ``&`` anchor, which every alias needs): the body
+    is then a tree no larger than its text, and only depth and list lengths are checked.
 
     Raises:
         InputError: which limit was broken.
     """
     if not isinstance(body, (dict, list)):
+        return
+    if not aliases:
+        _check_tree(body, limits)
         return
     budget = max(_MIN_CONTAINER_BUDGET, text_length)
     visited = 0
@@ -460,6 +465,30 @@ def check_structure(body: Any, limits: Limits, text_length: int) -> None:
         for child in node.values() if isinstance(node, dict) else node:
             if isinstance(child, (dict, list)):
                 stack.append((child, depth + 1, False))
+
+
+def _check_tree(body: dict[Any, Any] | list[Any], limits: Limits) -> None:
+    """:func:`check_structure`'s depth and list-length checks on a body that shares no node, in the same order."""
+    max_depth, max_items = limits.max_depth, limits.max_list_items
+    stack: list[tuple[Any, int]] = [(body, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > max_depth:
+            raise InputError(
+                f"document nested deeper than {max_depth} levels (refused; {raise_hint(LIMIT_FLAGS['max_depth'])})"
+            )
+        if isinstance(node, list):
+            if len(node) > max_items:
+                raise InputError(
+                    f"a list of {len(node):,} items is longer than {max_items:,} "
+                    f"(refused; {raise_hint(LIMIT_FLAGS['max_list_items'])})"
+                )
+            children = node
+        else:
+            children = node.values()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                stack.append((child, depth + 1))
 
 
 _FIELD_PART = re.compile(r"\[(\d+)\]|\.?([^.\[\]]+)")

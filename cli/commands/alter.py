@@ -11,6 +11,10 @@ is printed unchanged with a warning naming it and why, and a TrainJob whose runt
 input is changed through that runtime. Exit 0 when at least one document took the change, 1 when
 none did; ``--strict`` makes any refusal an error. When a document cannot be read (or has no
 definition), nothing is printed, so a pipe into ``kubectl apply`` never applies half a change.
+
+Importable without typer: ``wmap alter``'s command line is declared once here (:data:`FILES`,
+:data:`OPTIONS`); typer's declaration (``alter_options.py``) and the console script's own reader
+(``fast.py``) are both built from it, and both run :func:`prepare`'s command.
 """
 
 from __future__ import annotations
@@ -22,8 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, List, Optional
 
-import typer
-
 from workloadmap import labels
 from workloadmap.catalog import NON_WORKLOAD_KINDS, Catalog
 from workloadmap.documents import Document, iter_input_files, read_text, text_objects
@@ -31,8 +33,19 @@ from workloadmap.errors import AlterError, InputError, ReferencedTemplateError, 
 from workloadmap.interpreter import ChainedObjects, ObjectIndex
 
 from ..printing import output
+from ..printing.options import ArgumentSpec, OptionSpec
+from ..printing.usage import bad_parameter
 from ..printing.views import Views, dump, plain
-from .common import catalog_option, load_catalog, located_error, related_option, stdin_once, worst_exit_code
+from .common import (
+    CATALOG,
+    RELATED,
+    Guard,
+    guard_options,
+    load_catalog,
+    located_error,
+    stdin_once,
+    worst_exit_code,
+)
 
 if TYPE_CHECKING:  # heavy stages load inside the commands that use them
     from workloadmap.alter import Alteration, Changes
@@ -49,7 +62,7 @@ def _pairs(values: Optional[List[str]], option: str) -> dict[str, str]:
     for text in values or []:
         key, equals, value = text.partition("=")
         if not equals or not key:
-            raise typer.BadParameter(f"{text!r} is not KEY=VALUE", param_hint=option)
+            raise bad_parameter(f"{text!r} is not KEY=VALUE", param_hint=option)
         pairs[key] = value
     return pairs
 
@@ -242,7 +255,7 @@ def _judged(
     """The outcomes that took the change; refusals reported (errors with ``strict`` or when none took it).
 
     Raises:
-        typer.Exit: some document is in error: nothing is to be printed.
+        SystemExit: some document is in error: nothing is to be printed.
     """
     took = [outcome for outcome in outcomes if outcome.alteration is not None or outcome.through is not None]
     refused = [outcome.refusal for outcome in outcomes if outcome.refusal is not None]
@@ -257,7 +270,7 @@ def _judged(
     if codes:
         why = "fix the errors above" if took or not refused else "no document could take the change"
         output.warn(f"note: nothing printed: {why} (a partial change is never printed)")
-        raise typer.Exit(worst_exit_code(codes))
+        raise SystemExit(worst_exit_code(codes))
     for outcome in took:
         if outcome.through is not None:
             kind, _, name = _identity(outcome.through.body)
@@ -361,121 +374,114 @@ def _workload_ref(text: Optional[str]) -> Optional[tuple[str, str]]:
     return workload, pod_group
 
 
-def alter_command(
-    files: List[str] = typer.Argument(..., metavar="FILE...", help="FILE, DIR or - (standard input)."),
-    scheduler_name: Optional[str] = typer.Option(
-        None, "--scheduler-name", metavar="NAME", help="The pods' schedulerName."
-    ),
-    label: Optional[List[str]] = typer.Option(
-        None, "--label", metavar="KEY=VALUE", help="K=V label of the workload object (repeatable)."
-    ),
-    annotation: Optional[List[str]] = typer.Option(
-        None, "--annotation", metavar="KEY=VALUE", help="K=V annotation of the object."
-    ),
-    pod_label: Optional[List[str]] = typer.Option(
-        None, "--pod-label", metavar="KEY=VALUE", help="K=V label of every pod (repeatable)."
-    ),
-    pod_annotation: Optional[List[str]] = typer.Option(
-        None, "--pod-annotation", metavar="KEY=VALUE", help="K=V annotation of the pods."
-    ),
-    node_selector: Optional[List[str]] = typer.Option(
-        None, "--node-selector", metavar="KEY=VALUE", help="K=V nodeSelector entry."
-    ),
-    toleration: Optional[List[str]] = typer.Option(
-        None,
+FILES = ArgumentSpec("files", "FILE...", "FILE, DIR or - (standard input).", required=True)
+RECURSIVE = OptionSpec("recursive", ("-R", "--recursive"), "Read directories recursively.", value=bool, default=False)
+PATCH = OptionSpec("patch", ("--patch",), PATCH_HELP, value=bool, default=False)
+STRICT = OptionSpec("strict", ("--strict",), STRICT_HELP, value=bool, default=False)
+
+
+def _text(name: str, flag: str, metavar: str, help: str, *, multiple: bool = False) -> OptionSpec:
+    return OptionSpec(name, (flag,), help, metavar=metavar, multiple=multiple)
+
+
+_OWN: tuple[OptionSpec, ...] = (
+    _text("scheduler_name", "--scheduler-name", "NAME", "The pods' schedulerName."),
+    _text("label", "--label", "KEY=VALUE", "K=V label of the workload object (repeatable).", multiple=True),
+    _text("annotation", "--annotation", "KEY=VALUE", "K=V annotation of the object.", multiple=True),
+    _text("pod_label", "--pod-label", "KEY=VALUE", "K=V label of every pod (repeatable).", multiple=True),
+    _text("pod_annotation", "--pod-annotation", "KEY=VALUE", "K=V annotation of the pods.", multiple=True),
+    _text("node_selector", "--node-selector", "KEY=VALUE", "K=V nodeSelector entry.", multiple=True),
+    _text(
+        "toleration",
         "--toleration",
-        metavar="KEY[=VALUE][:EFFECT]",
-        help=f"KEY[=VALUE][:EFFECT], as a taint is written ({labels.NVIDIA_GPU}:NoSchedule).",
+        "KEY[=VALUE][:EFFECT]",
+        f"KEY[=VALUE][:EFFECT], as a taint is written ({labels.NVIDIA_GPU}:NoSchedule).",
+        multiple=True,
     ),
-    priority_class: Optional[str] = typer.Option(
-        None, "--priority-class", metavar="NAME", help="The pods' priorityClassName."
+    _text("priority_class", "--priority-class", "NAME", "The pods' priorityClassName."),
+    _text(
+        "queue", "--queue", "QUEUE", f"Queue: labels {labels.KAI_QUEUE} and {labels.KUEUE_QUEUE_NAME} on the object."
     ),
-    queue: Optional[str] = typer.Option(
-        None,
-        "--queue",
-        metavar="QUEUE",
-        help=f"Queue: labels {labels.KAI_QUEUE} and {labels.KUEUE_QUEUE_NAME} on the object.",
-    ),
-    scheduling_group: Optional[str] = typer.Option(
-        None,
+    _text(
+        "scheduling_group",
         "--scheduling-group",
-        metavar="PODGROUP",
-        help="The native PodGroup the pods join (spec.schedulingGroup.podGroupName, Kubernetes 1.36+).",
+        "PODGROUP",
+        "The native PodGroup the pods join (spec.schedulingGroup.podGroupName, Kubernetes 1.36+).",
     ),
-    workload_ref: Optional[str] = typer.Option(
-        None,
+    _text(
+        "workload_ref",
         "--workload-ref",
-        metavar="WORKLOAD/PODGROUP",
-        help="The v1alpha1 Workload and pod group the pods join (spec.workloadRef, Kubernetes 1.35).",
+        "WORKLOAD/PODGROUP",
+        "The v1alpha1 Workload and pod group the pods join (spec.workloadRef, Kubernetes 1.35).",
     ),
-    clique_affinity: bool = typer.Option(
-        False,
-        "--clique-affinity",
-        help=f"Keep the pods in one NVLink clique, as NVIDIA recommends for ComputeDomain workloads: a pod label "
+    OptionSpec(
+        "clique_affinity",
+        ("--clique-affinity",),
+        f"Keep the pods in one NVLink clique, as NVIDIA recommends for ComputeDomain workloads: a pod label "
         f"{labels.WMAP_CLIQUE_GROUP}=<workload name> and a required podAffinity on it with topologyKey "
         f"{labels.GPU_CLIQUE}.",
+        value=bool,
+        default=False,
     ),
-    component: Optional[str] = typer.Option(
-        None, "--component", metavar="NAME", help="Only this component (path, role or name)."
-    ),
-    output_format: Optional[str] = MANIFESTS.option("alter", OUTPUT_HELP, optional=True),
-    patch: bool = typer.Option(False, "--patch", help=PATCH_HELP),
-    strict: bool = typer.Option(False, "--strict", help=STRICT_HELP),
-    recursive: bool = typer.Option(False, "-R", "--recursive", help="Read directories recursively."),
-    catalog_dirs: Optional[List[Path]] = catalog_option(),
-    related: Optional[List[str]] = related_option(),
-) -> None:
-    """Set scheduler, queue, labels, tolerations, node selector or priority on every pod template of a workload."""
+    _text("component", "--component", "NAME", "Only this component (path, role or name)."),
+    MANIFESTS.spec("alter", OUTPUT_HELP, optional=True),
+    PATCH,
+    STRICT,
+    RECURSIVE,
+    CATALOG,
+    RELATED,
+)
+OPTIONS: tuple[OptionSpec, ...] = (*_OWN, *guard_options([FILES.name, *(o.name for o in _OWN)], budgets=True))
+"""Every option of ``wmap alter`` but ``--help``, in the order ``--help`` lists them: its own, then the guard's."""
+
+
+def prepare(files: List[str] | None, values: Mapping[str, Any]) -> Callable[[], int]:
+    """The command ``wmap alter FILES`` with option ``values`` (by name) runs, returning its exit code.
+
+    Everything a usage error can come from is checked here, before anything runs: the guard's
+    options, ``-o``, the changes asked for, standard input given once.
+
+    Raises:
+        typer.BadParameter: a usage error (exit 2, reported by typer under the usage line).
+    """
     from workloadmap.alter import Changes, Toleration
 
+    guard = Guard.from_options(dict(values))
+    if not files:
+        raise bad_parameter("give at least one FILE, DIR or - (standard input)", param_hint="FILE...")
+    if values["output_format"] is not None:
+        MANIFESTS.parse(values["output_format"])
     try:
         changes = Changes(
-            scheduler_name=scheduler_name,
-            labels=_pairs(label, "--label"),
-            annotations=_pairs(annotation, "--annotation"),
-            pod_labels=_pairs(pod_label, "--pod-label"),
-            pod_annotations=_pairs(pod_annotation, "--pod-annotation"),
-            node_selector=_pairs(node_selector, "--node-selector"),
-            tolerations=tuple(Toleration.parse(text) for text in toleration or []),
-            priority_class=priority_class,
-            queue=queue,
-            scheduling_group=scheduling_group,
-            workload_ref=_workload_ref(workload_ref),
-            clique_affinity=labels.GPU_CLIQUE if clique_affinity else None,
+            scheduler_name=values["scheduler_name"],
+            labels=_pairs(values["label"], "--label"),
+            annotations=_pairs(values["annotation"], "--annotation"),
+            pod_labels=_pairs(values["pod_label"], "--pod-label"),
+            pod_annotations=_pairs(values["pod_annotation"], "--pod-annotation"),
+            node_selector=_pairs(values["node_selector"], "--node-selector"),
+            tolerations=tuple(Toleration.parse(text) for text in values["toleration"] or []),
+            priority_class=values["priority_class"],
+            queue=values["queue"],
+            scheduling_group=values["scheduling_group"],
+            workload_ref=_workload_ref(values["workload_ref"]),
+            clique_affinity=labels.GPU_CLIQUE if values["clique_affinity"] else None,
         )
     except ValueError as error:
-        raise typer.BadParameter(str(error)) from None
+        raise bad_parameter(str(error)) from None
     if changes.empty:
-        raise typer.BadParameter(
+        raise bad_parameter(
             "nothing to change: give --scheduler-name, --queue, --label, --pod-label, --toleration ...",
             param_hint="options",
         )
-    run(
-        files, changes, component=component, output_format=output_format, patch=patch,
-        recursive=recursive, catalog_dirs=catalog_dirs, related=related, strict=strict,
-    )  # fmt: skip
+    sources, related = list(files), list(values["related"] or [])
+    stdin_once({"FILE": sources, "--related": related})
 
-
-def _suspension(suspend: bool) -> Any:
-    def command(
-        files: List[str] = typer.Argument(..., metavar="FILE...", help="FILE, DIR or - (standard input)."),
-        output_format: Optional[str] = MANIFESTS.option("suspend" if suspend else "resume", OUTPUT_HELP, optional=True),
-        patch: bool = typer.Option(False, "--patch", help=PATCH_HELP),
-        strict: bool = typer.Option(False, "--strict", help=STRICT_HELP),
-        recursive: bool = typer.Option(False, "-R", "--recursive", help="Read directories recursively."),
-        catalog_dirs: Optional[List[Path]] = catalog_option(),
-    ) -> None:
-        from workloadmap.alter import Changes
-
+    def command() -> int:
         run(
-            files, Changes(suspend=suspend), component=None, output_format=output_format, patch=patch,
-            recursive=recursive, catalog_dirs=catalog_dirs, related=None, strict=strict,
+            sources, changes, component=values["component"], output_format=values["output_format"],
+            patch=values["patch"], recursive=values["recursive"], catalog_dirs=values["catalog_dirs"],
+            related=related or None, strict=values["strict"],
         )  # fmt: skip
+        return 0
 
-    verb = "Suspend" if suspend else "Resume"
-    command.__doc__ = f"{verb} workloads through the field their operator defines (see docs/alter.md)."
-    return command
-
-
-suspend_command = _suspension(True)
-resume_command = _suspension(False)
+    return lambda: guard.call(command)

@@ -10,12 +10,11 @@ dump's newest time.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, List, Optional
-
-import typer
+from typing import TYPE_CHECKING, Any, Optional
 
 from workloadmap.documents import load_objects
 from workloadmap.errors import NoDefinitionError, WorkloadMapError
@@ -25,22 +24,24 @@ from workloadmap.values import mapping_at
 from ..printing import output
 from ..printing.escape import escaped
 from ..printing.formats import Output
+from ..printing.options import ArgumentSpec, OptionSpec
+from ..printing.usage import bad_parameter
 from ..printing.views import Views, dump, human, template
 from ..render.workloads import render_describe
 from .common import (
+    CATALOG,
+    GPU_RESOURCE,
+    RELATED,
+    SELECTOR,
     Collected,
-    catalog_option,
-    context_option,
-    gpu_resource_option,
+    Guard,
     gpu_resources,
-    kubeconfig_option,
+    guard_options,
     labels_of,
     load_catalog,
     located_error,
     parse_selector,
-    related_option,
     selected,
-    selector_option,
     stdin_once,
     worst_exit_code,
 )
@@ -162,69 +163,129 @@ def _in_dump(
     return found
 
 
-def describe_command(
-    ref: Optional[str] = typer.Argument(
-        None,
-        metavar="TYPE[/NAME]",
-        help="TYPE/NAME (or TYPE NAME) of a workload in the cluster; TYPE alone: every workload of the type.",
-    ),
-    name: Optional[str] = typer.Argument(None, metavar="NAME", help="NAME, when the first argument is TYPE."),
-    filename: Optional[List[str]] = typer.Option(
-        None, "-f", "--filename", metavar="FILE", help="FILE or - instead of the cluster."
-    ),
-    objects: Optional[List[str]] = typer.Option(
-        None,
-        "--objects",
-        metavar="DUMP",
-        help="A `kubectl get -o yaml` dump of the namespace (pods, Jobs, StatefulSets ..., events; repeatable): "
+REF = ArgumentSpec(
+    "ref",
+    "TYPE[/NAME]",
+    "TYPE/NAME (or TYPE NAME) of a workload in the cluster; TYPE alone: every workload of the type.",
+    single=True,
+)
+NAME = ArgumentSpec("name", "NAME", "NAME, when the first argument is TYPE.", single=True)
+_OWN: tuple[OptionSpec, ...] = (
+    OptionSpec("filename", ("-f", "--filename"), "FILE or - instead of the cluster.", metavar="FILE", multiple=True),
+    OptionSpec(
+        "objects",
+        ("--objects",),
+        "A `kubectl get -o yaml` dump of the namespace (pods, Jobs, StatefulSets ..., events; repeatable): "
         "with -f the live objects around the files' workloads; with TYPE[/NAME] the workloads too.",
+        metavar="DUMP",
+        multiple=True,
     ),
-    nodes: Optional[str] = typer.Option(
-        None,
-        "--nodes",
+    OptionSpec(
+        "nodes",
+        ("--nodes",),
+        "With --objects: a NodeList, for the placement audit (default: the Nodes the dumps hold).",
         metavar="NODES",
-        help="With --objects: a NodeList, for the placement audit (default: the Nodes the dumps hold).",
     ),
-    namespace: Optional[str] = typer.Option(
-        None, "-n", "--namespace", metavar="NAMESPACE", help="Namespace (default: the context's; dumps: every one)."
+    OptionSpec(
+        "namespace",
+        ("-n", "--namespace"),
+        "Namespace (default: the context's; dumps: every one).",
+        metavar="NAMESPACE",
     ),
-    all_namespaces: bool = typer.Option(False, "-A", "--all-namespaces", help="TYPE across all namespaces."),
-    selector: Optional[str] = selector_option(),
-    pod_limit: Optional[int] = typer.Option(
-        None,
-        "--pod-limit",
+    OptionSpec("all_namespaces", ("-A", "--all-namespaces"), "TYPE across all namespaces.", value=bool, default=False),
+    SELECTOR,
+    OptionSpec(
+        "pod_limit",
+        ("--pod-limit",),
+        "Pods shown per component, unhealthy first (tree default 10; 0 = all).",
         metavar="N",
-        min=0,
-        help="Pods shown per component, unhealthy first (tree default 10; 0 = all).",
+        value=int,
+        minimum=0,
     ),
-    output_format: str = VIEWS.option("describe"),
-    kubeconfig: Optional[Path] = kubeconfig_option(),
-    context: Optional[str] = context_option(),
-    chunk_size: int = typer.Option(
-        500, "--chunk-size", metavar="N", min=0, help="Objects per page of a list (0: no paging)."
+    VIEWS.spec("describe"),
+    OptionSpec(
+        "kubeconfig",
+        ("--kubeconfig",),
+        "Path to the kubeconfig file (only that file is read).",
+        metavar="KUBECONFIG",
+        value=Path,
     ),
-    catalog_dirs: Optional[List[Path]] = catalog_option(),
-    gpu_resource: Optional[List[str]] = gpu_resource_option(),
-    related: Optional[List[str]] = related_option(),
-) -> None:
-    """Describe workloads: their components with their live pods, recent events, and where their gangs landed."""
-    chosen = VIEWS.parse(output_format)
-    stdin_once({"-f": filename, "--objects": objects, "--nodes": nodes, "--related": related})
-    wanted = parse_selector(selector)
-    if ref is not None and filename:
-        raise typer.BadParameter("give TYPE[/NAME] or -f FILE, not both", param_hint="TYPE/NAME")
-    if ref is None and not filename:
-        raise typer.BadParameter("give TYPE[/NAME] or -f FILE", param_hint="TYPE/NAME")
-    if nodes and not objects:
-        raise typer.BadParameter("--nodes goes with --objects", param_hint="--nodes")
-    limit = pod_limit if pod_limit is not None else (DEFAULT_POD_LIMIT if chosen.kind in LIMITED else None)
-    catalog = load_catalog(catalog_dirs)
-    options: dict[str, Any] = {"catalog": catalog, "gpu_resources": gpu_resources(gpu_resource), "pod_limit": limit}
-    from .live import reference
+    OptionSpec("context", ("--context",), "The kubeconfig context to use.", metavar="CONTEXT"),
+    OptionSpec(
+        "chunk_size",
+        ("--chunk-size",),
+        "Objects per page of a list (0: no paging).",
+        metavar="N",
+        value=int,
+        default=500,
+        minimum=0,
+    ),
+    CATALOG,
+    GPU_RESOURCE,
+    RELATED,
+)
+OPTIONS: tuple[OptionSpec, ...] = (
+    *_OWN,
+    *guard_options([REF.name, NAME.name, *(o.name for o in _OWN)], budgets=True),
+)
+"""Every option of ``wmap describe`` but ``--help``, in the order ``--help`` lists them: its own, then the guard's."""
+FAST_WORDS = False
+"""The fast reader takes only the offline forms (``-f``, ``--objects``): TYPE[/NAME] reads the cluster through typer."""
 
-    type_token, object_name = reference(ref, name, all_namespaces) if ref is not None else ("", None)
+
+def prepare(words: list[str] | None, values: Mapping[str, Any]) -> Callable[[], int]:
+    """The command ``wmap describe [TYPE[/NAME] [NAME]]`` with option ``values`` (by name) runs; its exit code.
+
+    Every usage error of the offline forms is checked here, before anything runs.
+
+    Raises:
+        typer.BadParameter: a usage error (exit 2, reported by typer under the usage line).
+    """
+    given = list(words or [])
+    if len(given) > 2:
+        raise bad_parameter(f"got unexpected extra argument ({given[2]})")
+    ref, name = (given + [None, None])[:2]
+    guard = Guard.from_options(dict(values))
+    filename, objects, nodes, related = (
+        list(values["filename"] or []), list(values["objects"] or []), values["nodes"], list(values["related"] or [])
+    )  # fmt: skip
+    chosen = VIEWS.parse(values["output_format"])
+    stdin_once({"-f": filename, "--objects": objects, "--nodes": nodes, "--related": related})
+    wanted = parse_selector(values["selector"])
+    if ref is not None and filename:
+        raise bad_parameter("give TYPE[/NAME] or -f FILE, not both", param_hint="TYPE/NAME")
+    if ref is None and not filename:
+        raise bad_parameter("give TYPE[/NAME] or -f FILE", param_hint="TYPE/NAME")
+    if nodes and not objects:
+        raise bad_parameter("--nodes goes with --objects", param_hint="--nodes")
+
+    def command() -> int:
+        _describe(ref, name, values, chosen, wanted)
+        return 0
+
+    return lambda: guard.call(command)
+
+
+def _describe(ref: str | None, name: str | None, values: Mapping[str, Any], chosen: Output, wanted: Any) -> None:
+    """Describe workloads: their components with their live pods, recent events, and where their gangs landed."""
+    filename, objects, nodes, related = (
+        list(values["filename"] or []), list(values["objects"] or []), values["nodes"], list(values["related"] or [])
+    )  # fmt: skip
+    namespace, all_namespaces, pod_limit = values["namespace"], values["all_namespaces"], values["pod_limit"]
+    limit = pod_limit if pod_limit is not None else (DEFAULT_POD_LIMIT if chosen.kind in LIMITED else None)
+    catalog = load_catalog(values["catalog_dirs"])
+    options: dict[str, Any] = {
+        "catalog": catalog,
+        "gpu_resources": gpu_resources(values["gpu_resource"]),
+        "pod_limit": limit,
+    }
+    type_token, object_name = "", None
+    if ref is not None:  # the cluster's forms: typer's path (cli/commands/live.py declares typer commands)
+        from .live import reference
+
+        type_token, object_name = reference(ref, name, all_namespaces)
     if object_name is not None and wanted is not None:
-        raise typer.BadParameter("a selector cannot go with a name", param_hint="-l")
+        raise bad_parameter("a selector cannot go with a name", param_hint="-l")
     if filename or objects:
         options["related"] = ObjectIndex.from_paths(related or [])
         live, everything, now = _live(list(objects), nodes) if objects else (None, [], None)
@@ -240,9 +301,9 @@ def describe_command(
                 output.warn(f"No resources found in {', '.join(objects or [])}.")
         if reports:
             VIEWS.write(chosen, _Described(reports, now))
-        raise typer.Exit(code)
+        raise SystemExit(code)
     listing = (type_token, object_name, namespace, all_namespaces, wanted)
-    _from_cluster(listing, chosen, options, kubeconfig, context, chunk_size)
+    _from_cluster(listing, chosen, options, values["kubeconfig"], values["context"], values["chunk_size"])
 
 
 def _described(
@@ -301,7 +362,7 @@ def _from_cluster(
             if not bodies:
                 where = "" if all_namespaces else f" in {namespace or client.default_namespace} namespace"
                 output.warn(f"No resources found{where}.")
-                raise typer.Exit(0)
+                raise SystemExit(0)
         scopes = {(body.get("metadata") or {}).get("namespace") for body in bodies}
         lives = {scope: from_cluster(client, scope, chunk_size=chunk_size) for scope in scopes}
         reports, codes = [], []
@@ -315,7 +376,7 @@ def _from_cluster(
                 codes.append(located.exit_code)
     if reports:
         VIEWS.write(chosen, _Described(reports))
-    raise typer.Exit(worst_exit_code(codes))
+    raise SystemExit(worst_exit_code(codes))
 
 
 def describe_one(body: dict[str, Any], live: LiveObjects, source: str, options: dict[str, Any]) -> DescribeReport:

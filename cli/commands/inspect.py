@@ -2,7 +2,7 @@
 
 Importable without typer. The command line is declared once here (:data:`FILES`, :data:`OPTIONS`);
 typer's declaration (``inspect_options.py``) and the console script's own reader
-(``inspect_fast.py``) are both built from it, and both run :func:`prepare`'s command.
+(``fast.py``) are both built from it, and both run :func:`prepare`'s command.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The typer declaration of ``wmap inspect``, built from its one option table (``commands.inspect.OPTIONS``).
 
-``inspect_fast.py`` reads the same table without typer; both run :func:`~.inspect.prepare`'s command.
+``fast.py`` reads the same table without typer; both run :func:`~.inspect.prepare`'s command.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Command-line options declared once, without typer: typer's declaration and the fast reader are built from them.
 
 Importing typer (and click and pydantic under it) costs tens of milliseconds on every run, so the
-console script reads the ``wmap inspect`` command lines it fully understands itself
-(``commands/inspect_fast.py``). Both readers take the same table of :class:`OptionSpec`: typer gets
+console script reads the ``wmap inspect`` and ``wmap alter`` command lines it fully understands itself
+(``commands/fast.py``). Both readers take the same table of :class:`OptionSpec`: typer gets
 each one as a ``typer.Option`` (:meth:`OptionSpec.parameter`, typer imported only then), the fast
 reader its flags, multiplicity, value type, bound and default. A command declared this way is a
 function taking every value by keyword, given the signature typer reads by :func:`typer_command`.
@@ -120,23 +120,28 @@ class OptionSpec:
 
 
 class ArgumentSpec:
-    """The command's positional words (every one: ``FILE...``), an optional list of text."""
+    """A command's positional words (every one: ``FILE...``), a list of text; or, ``single``, one optional word.
 
-    __slots__ = ("name", "metavar", "help")
+    ``required``: typer refuses a command line without one (``Missing argument``); the fast reader
+    leaves such a line to typer. Otherwise the list is optional and the command checks it.
+    """
 
-    def __init__(self, name: str, metavar: str, help: str) -> None:
+    __slots__ = ("name", "metavar", "help", "required", "single")
+
+    def __init__(self, name: str, metavar: str, help: str, *, required: bool = False, single: bool = False) -> None:
         self.name = name
         self.metavar = metavar
         self.help = help
+        self.required = required
+        self.single = single  # one optional word (``TYPE[/NAME]``), not every one
 
     def parameter(self) -> inspect.Parameter:
         """The argument as a parameter of a typer command's signature (imports typer)."""
         import typer
 
-        argument = typer.Argument(None, metavar=self.metavar, help=self.help)
-        return inspect.Parameter(
-            self.name, inspect.Parameter.KEYWORD_ONLY, default=argument, annotation=Optional[List[str]]
-        )
+        annotation: Any = List[str] if self.required else Optional[str] if self.single else Optional[List[str]]
+        argument = typer.Argument(... if self.required else None, metavar=self.metavar, help=self.help)
+        return inspect.Parameter(self.name, inspect.Parameter.KEYWORD_ONLY, default=argument, annotation=annotation)
 
 
 def typer_command(

@@ -1,6 +1,6 @@
 """Usage errors (exit 2, under the command's usage line) made without loading typer until one happens.
 
-The fast path of ``wmap inspect`` (``inspect_fast.py``) runs without typer; the checks it shares
+The fast path of ``wmap inspect`` and ``wmap alter`` (``fast.py``) runs without typer; the checks it shares
 with the typer commands build typer's ``BadParameter`` only when they fail, and that path then
 hands the command line to typer, which reports the error.
 """

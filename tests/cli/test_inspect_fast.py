@@ -1,4 +1,4 @@
-"""The fast path of `wmap inspect` (cli/commands/inspect_fast.py) against the typer command it stands in for.
+"""The fast path of `wmap inspect` (cli/commands/fast.py) against the typer command it stands in for.
 
 Both readers are built from one option table (commands/inspect.py's OPTIONS). These tests check
 the building: typer's command has exactly the table's options, flag by flag, as the fast reader
@@ -22,9 +22,16 @@ from typer.testing import CliRunner
 
 from helpers import BAD_FIXTURES_DIR, FIXTURES_DIR
 from workloadmap.cli import entry
+from workloadmap.cli.commands import fast
 from workloadmap.cli.commands.inspect import OPTIONS
-from workloadmap.cli.commands.inspect_fast import fast_inspect, parse
 from workloadmap.cli.main import app
+
+fast_inspect = fast.fast_command
+
+
+def parse(arguments):
+    return fast.parse(arguments, OPTIONS)
+
 
 JOBSET = str(FIXTURES_DIR / "jobset-leader-workers.yaml")
 RAY = str(FIXTURES_DIR / "raycluster.yaml")

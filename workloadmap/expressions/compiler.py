@@ -38,11 +38,12 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable
-from typing import Any
+from types import CodeType
+from typing import Any, NamedTuple
 
 from .runtime import _RUNTIME, Program, State, _Expression
 
-__all__ = ["MAX_DEPTH", "compile_tree", "stateless"]
+__all__ = ["MAX_DEPTH", "Generated", "compile_source", "compile_tree", "generate", "load", "stateless"]
 
 MAX_DEPTH = 100
 """Syntax-tree depth the generator writes out; a deeper tree is left to the interpreter."""
@@ -70,15 +71,64 @@ def compile_tree(node: dict[str, Any], max_value_size: int, functions: type, *, 
             jmespath added, more nested loops or a literal larger than Python or the size bound allow):
             the caller evaluates it with the interpreter.
     """
+    generated = generate(node, max_value_size, functions, budget=budget)
+    return load(generated, compile_source(generated.source), lambda: node, functions)
+
+
+class Generated(NamedTuple):
+    """The fast function of one tree as :func:`generate` writes it: what :func:`load` runs.
+
+    The built-in catalog ships this form (``catalog/compiled.pickle``, written by ``python -m
+    workloadmap.catalog``), so a fresh process neither interprets nor generates its expressions.
+    """
+
+    source: str
+    """The Python source of ``_run`` and of one function per ``&expression``."""
+    constants: tuple[tuple[str, Any], ...]
+    """The values the source names (``_c0`` ...): keys, literals, slices, class sets, functions."""
+    limit: int
+    """The size bound written into the source."""
+    budget: int | None
+    """The step budget of a run with ``state`` None (a tree that calls no function), else None."""
+
+
+def generate(node: dict[str, Any], max_value_size: int, functions: type, *, budget: int | None = None) -> Generated:
+    """The fast function of ``node`` as source and constants (arguments and errors as :func:`compile_tree`)."""
     if _depth(node) > MAX_DEPTH:
         raise ValueError(f"JMESPath tree deeper than {MAX_DEPTH}")
     budget = budget if budget is not None and stateless(node) else None
-    namespace = _Writer(node, max_value_size, functions, precise=False, budget=budget).build()
+    writer = _Writer(node, max_value_size, functions, precise=False, budget=budget)
+    source = writer.source()
+    constants = tuple((name, writer.namespace[name]) for name in writer.constants.values())
+    return Generated(source, constants, writer.limit, budget)
+
+
+def compile_source(source: str) -> CodeType:
+    """The code object of a generated source.
+
+    Raises:
+        ValueError: Python cannot compile it (too many nested loops or blocks).
+    """
+    try:
+        return compile(source, "<jmespath>", "exec")
+    except (SyntaxError, RecursionError, MemoryError) as error:
+        raise ValueError(f"JMESPath tree Python cannot compile: {error}") from None
+
+
+def load(generated: Generated, code: CodeType, tree: Callable[[], dict[str, Any]], functions: type) -> Program:
+    """The program of a generated function (``code`` compiled from ``generated.source``).
+
+    ``tree`` gives the syntax tree when the precise function is first needed (an error, a spent
+    budget): it is generated then, from the tree, as the interpreter counts.
+    """
+    namespace = dict(_RUNTIME)
+    namespace.update(generated.constants)
+    exec(code, namespace)  # templates and generated names; definition text only as repr() and constants
     holder: list[Program] = []
 
     def precise(value: Any, state: State) -> Any:
         if not holder:
-            holder.append(_Writer(node, max_value_size, functions, precise=True).build()["_run"])
+            holder.append(_Writer(tree(), generated.limit, functions, precise=True).build()["_run"])
         return holder[0](value, state)
 
     namespace["_precise"] = precise
@@ -123,13 +173,12 @@ class _Writer:
         self.exprefs = _has(tree, "expref")
         self.present: set[str] = set()  # values known not to be null where the code is being written
 
-    def build(self) -> dict[str, Any]:
+    def source(self) -> str:
         self.function("_run", self.tree, main=True)
-        source = "\n".join(line for body in self.functions for line in body) + "\n"
-        try:
-            code = compile(source, "<jmespath>", "exec")
-        except (SyntaxError, RecursionError, MemoryError) as error:  # too many nested loops or blocks
-            raise ValueError(f"JMESPath tree Python cannot compile: {error}") from None
+        return "\n".join(line for body in self.functions for line in body) + "\n"
+
+    def build(self) -> dict[str, Any]:
+        code = compile_source(self.source())
         exec(code, self.namespace)  # templates and generated names; definition text only as repr() and constants
         return self.namespace
 

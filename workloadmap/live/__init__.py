@@ -9,14 +9,25 @@ definition's ``pods`` selectors, ``membership`` puts it in wmap's PodGroups and 
 This stage sits above placement and uses the interpreter, topology and placement.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from .attribution import AttributedPod, Attribution, attribute, workload_pods
-from .audit import ClusterAnalysis, GangAudit, PlacementAudit, audit_placement
 from .describe import MAX_EVENTS, LiveObjects, describe
 from .listing import WorkloadRow, gang_summary, top_level, type_name, workload_row
 from .objects import EventView, PodView, event_view, format_time, natural_key, newest_time, parse_time
 from .owners import MAX_OWNER_DEPTH, ObjectsByUid, OwnerChains, OwnerLookup, controller_of
 from .report import ComponentStatus, DescribeReport, EventRecord, PodStatus, ReplicaCounts
-from .sources import from_cluster, from_dumps
+
+# The audit (with the placement stage under it) and the cluster sources (with the Kubernetes client)
+# load on first use: `wmap describe -f FILE` needs neither, and they cost most of its cold start.
+if TYPE_CHECKING:
+    from .audit import ClusterAnalysis, GangAudit, PlacementAudit, audit_placement
+    from .sources import from_cluster, from_dumps
+
+_LAZY = {
+    **dict.fromkeys(("ClusterAnalysis", "GangAudit", "PlacementAudit", "audit_placement"), ".audit"),
+    **dict.fromkeys(("from_cluster", "from_dumps"), ".sources"),
+}
 
 __all__ = [
     "describe",
@@ -55,3 +66,18 @@ __all__ = [
     "from_cluster",
     "from_dumps",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])

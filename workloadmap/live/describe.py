@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..catalog import Catalog
 from ..errors import PlacementError, TopologyError
@@ -31,12 +31,14 @@ from ..topology import cluster_from_objects
 from ..tree import Component, WorkloadTree
 from ..values import mapping_at
 from .attribution import AttributedPod, Attribution, attribute, workload_pods
-from .audit import ClusterAnalysis, audit_placement
 from .kueue import kueue_workloads
 from .membership import assign_gangs
 from .objects import PodView, event_view, format_time, natural_key
 from .owners import OwnerChains, OwnerLookup
 from .report import ComponentStatus, DescribeReport, EventRecord, PodStatus, ReplicaCounts
+
+if TYPE_CHECKING:  # the audit (and the placement stage under it) loads only when nodes are audited
+    from .audit import ClusterAnalysis
 
 __all__ = ["LiveObjects", "describe", "MAX_EVENTS"]
 
@@ -252,6 +254,8 @@ def describe(
                 cluster = live.analysis.cluster
             else:
                 cluster = cluster_from_objects(list(live.nodes or ()), name="cluster", source="nodes")
+            from .audit import audit_placement
+
             report.placement = audit_placement(tree, cluster, attribution.attributed(), analysis=live.analysis)
         except (TopologyError, PlacementError) as error:
             # A required level the nodes do not carry is what the scheduler would refuse too: say so.

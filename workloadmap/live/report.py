@@ -11,12 +11,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..tree import WorkloadTree
 from ..values import JsonForm, to_json
-from .audit import PlacementAudit
 from .kueue import KueueWorkload
+
+if TYPE_CHECKING:  # the audit (and the placement stage under it) loads only when nodes are audited
+    from .audit import PlacementAudit
 
 __all__ = ["ReplicaCounts", "PodStatus", "ComponentStatus", "EventRecord", "DescribeReport"]
 

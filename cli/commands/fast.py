@@ -1,34 +1,40 @@
-"""The fast path of ``wmap inspect``: the command lines it fully understands, read and run without typer.
+"""The fast path of ``wmap inspect``, ``alter`` and ``describe -f``: command lines it understands, run without typer.
 
-Typer's parser is not needed to read ``wmap inspect FILE... [-f FILE] [-o FORMAT] [-R] [--catalog DIR]
-...``: the command's one option table (``commands.inspect.OPTIONS``, from which typer's declaration
-in ``inspect_options.py`` is built too) says every flag, :func:`parse` reads them as typer's parser
-does, and the command is the same one, :func:`~workloadmap.cli.commands.inspect.prepare`'s.
-Whatever it does not fully understand (``--help``, an unknown option, combined short flags, an
-invalid value, no FILE, a shell-completion request) it leaves to typer, which reports usage errors
-with the usage line: so the two never differ, and at worst a command line is read at typer's speed.
+Typer's parser (and pydantic, which typer builds each option's converter with) is not needed to read
+``wmap inspect FILE... [-f FILE] [-o FORMAT] [-R] [--catalog DIR] ...``, ``wmap alter FILE...
+--scheduler-name NAME ...`` or ``wmap describe -f FILE ...``: each command's one option table
+(``OPTIONS`` of ``commands/inspect.py``, ``alter.py``, ``describe.py``, from which typer's
+declarations in ``inspect_options.py``, ``alter_options.py`` and ``describe_options.py`` are built
+too) says every flag, :func:`parse` reads them as typer's parser does, and the command is the same
+one, the module's ``prepare``'s. Whatever it does not fully understand (``--help``, an unknown
+option, combined short flags, an invalid value, no FILE, a shell-completion request) it leaves to
+typer, which reports usage errors with the usage line: so the two never differ, and at worst a
+command line is read at typer's speed.
 """
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from importlib import import_module
 from typing import Any
 
 from ..printing.options import OptionSpec
-from .inspect import OPTIONS, prepare
 
-_BY_FLAG: dict[str, OptionSpec] = {flag: option for option in OPTIONS for flag in option.flags}
+FAST_COMMANDS = ("inspect", "alter", "describe")
+"""The commands read here: each module (``commands.<name>``) declares ``OPTIONS`` and ``prepare``; one whose
+``FAST_WORDS`` is false is read here only without positional words (``describe -f FILE``)."""
 
 
-def parse(arguments: Sequence[str]) -> tuple[list[str], dict[str, Any]] | None:
-    """The FILE arguments and option values of ``arguments`` (what follows ``inspect``), as typer reads them.
+def parse(arguments: Sequence[str], options: Sequence[OptionSpec]) -> tuple[list[str], dict[str, Any]] | None:
+    """The FILE arguments and option values of ``arguments`` (what follows the command), as typer reads them.
 
     As typer's parser: options and arguments mix, everything after ``--`` is a FILE, a lone ``-``
     is a FILE, ``--opt=value`` and ``-ovalue`` carry their value, otherwise an option's value is
     the next word (whatever it looks like). None for anything else.
     """
-    values: dict[str, Any] = {option.name: [] if option.multiple else option.default for option in OPTIONS}
+    by_flag = {flag: option for option in options for flag in option.flags}
+    values: dict[str, Any] = {option.name: [] if option.multiple else option.default for option in options}
     files: list[str] = []
     pending = list(arguments)
     while pending:
@@ -44,7 +50,7 @@ def parse(arguments: Sequence[str]) -> tuple[list[str], dict[str, Any]] | None:
             attached = rest if equals else None
         else:
             flag, attached = word[:2], word[2:] or None
-        option = _BY_FLAG.get(flag)
+        option = by_flag.get(flag)
         if option is None:
             return None
         if option.is_flag:
@@ -72,19 +78,22 @@ def _completing(environment: Mapping[str, str]) -> bool:
     return any(name.startswith("_") and name.endswith("_COMPLETE") and value for name, value in environment.items())
 
 
-def fast_inspect(arguments: Sequence[str], environment: Mapping[str, str]) -> Callable[[], None] | None:
-    """``wmap ARGUMENTS`` as a command to run without typer, if it is an inspect command line fully understood.
+def fast_command(arguments: Sequence[str], environment: Mapping[str, str]) -> Callable[[], None] | None:
+    """``wmap ARGUMENTS`` as a command to run without typer: a command line of :data:`FAST_COMMANDS` fully understood.
 
     None: typer is to read it (any other command, help, a usage error, a completion request).
     """
-    if arguments[:1] != ["inspect"] or _completing(environment):
+    if not arguments or arguments[0] not in FAST_COMMANDS or _completing(environment):
         return None
-    parsed = parse(arguments[1:])
+    module = import_module(f"{__package__}.{arguments[0]}")
+    parsed = parse(arguments[1:], module.OPTIONS)
     if parsed is None:
         return None
     files, values = parsed
+    if files and not getattr(module, "FAST_WORDS", True):
+        return None
     try:
-        run = prepare(files, values)
+        run = module.prepare(files, values)
     except Exception:
         # A usage error (typer.BadParameter) typer reports under the usage line, exit 2; and anything
         # else too: the typer command runs these same checks inside its guard, which reports a bug
