@@ -52,7 +52,10 @@ DRA_OBJECT_KINDS = frozenset({labels.DRA_SLICE_KIND, labels.DRA_DEVICE_CLASS_KIN
 
 def is_dra_object(document: Any) -> bool:
     """Whether ``document`` is a ResourceSlice, DeviceClass or ResourceClaim of ``resource.k8s.io``."""
-    if not isinstance(document, Mapping) or document.get("kind") not in DRA_OBJECT_KINDS:
+    if not isinstance(document, Mapping):
+        return False
+    kind = document.get("kind")
+    if not isinstance(kind, str) or kind not in DRA_OBJECT_KINDS:  # a list or a mapping is no kind (and unhashable)
         return False
     api_version = document.get("apiVersion")
     return not isinstance(api_version, str) or api_version.partition("/")[0] == labels.DRA_GROUP
