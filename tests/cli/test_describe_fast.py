@@ -7,17 +7,13 @@ forms print and exit alike either way and load no typer; TYPE[/NAME] (the cluste
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 from typer.main import get_command
-from typer.testing import CliRunner
 
 from helpers import FIXTURES_DIR
-from workloadmap.cli import entry
+from helpers.fastpath import loaded_packages, through
 from workloadmap.cli.commands.describe import OPTIONS
 from workloadmap.cli.commands.fast import fast_command
 from workloadmap.cli.main import app
@@ -72,39 +68,15 @@ CASES = [
 ]
 
 
-def _through(path: str, arguments: list[str], stdin: str | None) -> tuple[str, str, int]:
-    """Stdout, stderr and exit code of `wmap describe ARGUMENTS`, by the console script or the typer app."""
-    with CliRunner().isolation(input=stdin, env={"WMAP_CATALOG": None, "COLUMNS": "120"}) as (out, err, _):
-        argv, sys.argv = sys.argv, ["wmap", "describe", *arguments]
-        try:
-            entry.run() if path == "console" else entry.protected(entry.typer_app)
-            code = 0
-        except SystemExit as stop:
-            code = stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 1
-        finally:
-            sys.argv = argv
-        return out.getvalue().decode(), err.getvalue().decode(), code
-
-
 @pytest.mark.parametrize(("arguments", "stdin", "fast"), CASES, ids=lambda value: str(value)[:60])
 def test_the_fast_path_and_typer_print_and_exit_alike(arguments, stdin, fast):
     assert (fast_command(["describe", *arguments], {}) is not None) == fast
-    console = _through("console", arguments, stdin)
-    assert console == _through("typer", arguments, stdin)
+    console = through("console", "describe", arguments, stdin)
+    assert console == through("typer", "describe", arguments, stdin)
     assert console[0] or console[1]
 
 
 def test_wmap_describe_of_a_file_loads_neither_typer_nor_click():
-    code = (
-        f"import sys; sys.argv = ['wmap', 'describe', '-f', {JOBSET!r}]\n"
-        "from workloadmap.cli.entry import run\n"
-        "try:\n    run()\nexcept SystemExit as stop:\n    assert not stop.code, stop.code\n"
-        "print(' '.join(sorted(sys.modules)), file=sys.stderr)"
-    )
-    # outside the clone, whose workloadmap/ (without cli/) would shadow the installed package
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tempfile.gettempdir(), check=True
-    )
-    loaded = {name.split(".")[0] for name in done.stderr.split()}
+    loaded, printed = loaded_packages(["describe", "-f", JOBSET])
     assert not loaded & {"typer", "click", "rich", "shellingham", "pydantic", "kubernetes"}
-    assert "llm-train" in done.stdout
+    assert "llm-train" in printed

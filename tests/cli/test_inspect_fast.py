@@ -21,6 +21,7 @@ from typer.main import get_command
 from typer.testing import CliRunner
 
 from helpers import BAD_FIXTURES_DIR, FIXTURES_DIR
+from helpers.fastpath import through
 from workloadmap.cli import entry
 from workloadmap.cli.commands import fast
 from workloadmap.cli.commands.inspect import OPTIONS
@@ -161,26 +162,12 @@ CASES = [
 ]
 
 
-def _through(path: str, arguments: list[str], stdin: str | None) -> tuple[str, str, int]:
-    """Stdout, stderr and exit code of `wmap inspect ARGUMENTS`, by the console script or the typer app."""
-    with CliRunner().isolation(input=stdin, env={"WMAP_CATALOG": None, "COLUMNS": "120"}) as (out, err, _):
-        argv, sys.argv = sys.argv, ["wmap", "inspect", *arguments]
-        try:
-            entry.run() if path == "console" else entry.protected(entry.typer_app)
-            code = 0
-        except SystemExit as stop:
-            code = stop.code if isinstance(stop.code, int) else 0 if stop.code is None else 1
-        finally:
-            sys.argv = argv
-        return out.getvalue().decode(), err.getvalue().decode(), code
-
-
 @pytest.mark.parametrize(("arguments", "stdin", "fast"), CASES, ids=lambda value: str(value)[:60])
 def test_the_fast_path_and_typer_print_and_exit_alike(arguments, stdin, fast, user_catalog, nested):
     arguments = [{"USER_CATALOG": user_catalog, "NESTED": nested}.get(word, word) for word in arguments]
     assert (fast_inspect(["inspect", *arguments], {}) is not None) == fast
-    console = _through("console", arguments, stdin)
-    assert console == _through("typer", arguments, stdin)
+    console = through("console", "inspect", arguments, stdin)
+    assert console == through("typer", "inspect", arguments, stdin)
     assert console[2] in (0, 1, 2, 4)
     assert console[0] or console[1]  # something said, either way
 
