@@ -18,6 +18,7 @@ CLI = REPO_ROOT / "cli"
 RANK = {
     "errors": 0,
     "labels": 0,
+    "lazy": 0,  # names of a package imported when first used (PEP 562)
     "yaml_typing": 0.5,  # how kubectl's YAML reader types a plain scalar: the loader's keys, the writers' quoting
     "quantities": 1,
     "loader": 1,

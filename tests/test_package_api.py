@@ -63,7 +63,18 @@ def test_all_is_the_table_in_order_and_unknown_names_fail():
 
 
 def test_importing_the_package_imports_no_stage(tmp_path):
-    # The names load on first use: `import workloadmap` alone loads none of the stages.
+    # The names load on first use: `import workloadmap` alone loads none of the stages, only the
+    # mechanism that loads them (workloadmap.lazy, which imports nothing of wmap).
     code = "import sys, workloadmap; print(' '.join(sorted(m for m in sys.modules if m.startswith('workloadmap.'))))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, check=True)
-    assert done.stdout.split() == []
+    assert done.stdout.split() == ["workloadmap.lazy"]
+
+
+def test_a_lazy_name_is_imported_once_and_an_unknown_one_is_python_s_error():
+    import workloadmap.live as live
+
+    assert "audit_placement" in dir(live)
+    first = live.audit_placement
+    assert live.__dict__["audit_placement"] is first  # kept: the second use is a plain attribute
+    with pytest.raises(AttributeError, match="module 'workloadmap.live' has no attribute 'nothing'"):
+        live.nothing  # noqa: B018

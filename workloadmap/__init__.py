@@ -24,7 +24,7 @@ The everyday calls::
     verdicts = workloadmap.preview_admission([(tree, obj)], queues)
 """
 
-from typing import Any
+from .lazy import lazy_attributes
 
 __version__ = "0.1.0"
 
@@ -138,16 +138,4 @@ __all__ = ["__version__", *(name for names in _API.values() for name in names)]
 _LAZY = {name: module for module, names in _API.items() for name in names}
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'workloadmap' has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY)

@@ -9,8 +9,9 @@ definition's ``pods`` selectors, ``membership`` puts it in wmap's PodGroups and 
 This stage sits above placement and uses the interpreter, topology and placement.
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ..lazy import lazy_attributes
 from .attribution import AttributedPod, Attribution, attribute, workload_pods
 from .describe import MAX_EVENTS, LiveObjects, describe
 from .listing import WorkloadRow, gang_summary, top_level, type_name, workload_row
@@ -68,16 +69,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY)

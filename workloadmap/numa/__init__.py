@@ -10,7 +10,9 @@ would make it fit. See docs/numa.md.
 
 # The submodules load on first use: the interpreter needs only ``pod`` (a pod's QoS class and NUMA
 # demand), and admission, hints, merge and explain cost a cold start of ``wmap inspect`` ~10 ms.
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from .admission import (
@@ -109,16 +111,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    value = getattr(import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_LAZY])
+__getattr__, __dir__ = lazy_attributes(__name__, _LAZY)
