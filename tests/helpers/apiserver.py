@@ -25,10 +25,11 @@ import bisect
 import json
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
@@ -661,3 +662,27 @@ def fake_cluster(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     if not server.writes_expected:
         writes = [f"{method} {path}" for method, path in server.requests if method != "GET"]
         assert not writes, f"the client sent requests that are not reads: {writes}"
+
+
+@contextmanager
+def pod_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, namespace: str) -> Iterator[FakeApiServer]:
+    """A pod's environment around a TLS :class:`FakeApiServer`: no kubeconfig, KUBERNETES_SERVICE_HOST/PORT
+    and a mounted service account (token, the test CA, ``namespace``) as the kubelet mounts it."""
+    from workloadmap.kube import config as config_module
+
+    for variable in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
+        monkeypatch.delenv(variable, raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "absent-kubeconfig"))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    account = tmp_path / "serviceaccount"
+    account.mkdir()
+    (account / "token").write_text(TEST_TOKEN)
+    (account / "ca.crt").write_text((TLS_DIR / "server.crt").read_text())
+    (account / "namespace").write_text(f"{namespace}\n")
+    monkeypatch.setattr(config_module, "SERVICE_ACCOUNT_DIR", account)
+    with FakeApiServer(token=TEST_TOKEN, tls=True) as server:
+        host, port = server.url.removeprefix("https://").split(":")
+        monkeypatch.setenv("KUBERNETES_SERVICE_HOST", host)
+        monkeypatch.setenv("KUBERNETES_SERVICE_PORT", port)
+        yield server

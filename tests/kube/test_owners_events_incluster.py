@@ -7,10 +7,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from helpers.apiserver import DEFAULT_RESOURCES, TEST_TOKEN, TLS_DIR, FakeApiServer
+from helpers.apiserver import DEFAULT_RESOURCES, TEST_TOKEN, FakeApiServer, pod_environment
 from workloadmap.errors import ClusterError
 from workloadmap.kube import ClusterClient, OwnerCache, list_events
-from workloadmap.kube import config as config_module
 
 
 def _job(name: str, uid: str) -> dict:
@@ -115,21 +114,7 @@ def test_events_fall_back_to_core_v1(tmp_path, how):
 @pytest.fixture
 def service_account(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """A pod's environment: KUBERNETES_SERVICE_HOST/PORT and a mounted service account, no kubeconfig."""
-    for variable in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "absent-kubeconfig"))
-    monkeypatch.setenv("HOME", str(tmp_path))
-    account = tmp_path / "serviceaccount"
-    account.mkdir()
-    (account / "token").write_text(TEST_TOKEN)
-    (account / "ca.crt").write_text((TLS_DIR / "server.crt").read_text())
-    (account / "namespace").write_text("ml-team\n")
-    monkeypatch.setattr(config_module, "SERVICE_ACCOUNT_DIR", account)
-    with FakeApiServer(token=TEST_TOKEN, tls=True) as server:
-        host, port = server.url.removeprefix("https://").split(":")
-        monkeypatch.setenv("KUBERNETES_SERVICE_HOST", host)
-        monkeypatch.setenv("KUBERNETES_SERVICE_PORT", port)
+    with pod_environment(tmp_path, monkeypatch, "ml-team") as server:
         yield server
 
 

@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from helpers.apiserver import TEST_TOKEN, TLS_DIR, FakeApiServer
+from helpers.apiserver import FakeApiServer, pod_environment
 from helpers.serve import get, operator_cluster, running_service, samples, serve_cluster, wait_until
-from workloadmap.kube import config as config_module
 from workloadmap.service import ServiceOptions
 
 
@@ -40,22 +39,8 @@ def _no_secret_reads(server: FakeApiServer) -> None:
 
 @pytest.fixture
 def in_a_pod(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    """A pod's environment (as tests/kube/test_owners_events_incluster.py makes it): no kubeconfig."""
-    for variable in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"):
-        monkeypatch.delenv(variable, raising=False)
-    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "absent-kubeconfig"))
-    monkeypatch.setenv("HOME", str(tmp_path))
-    account = tmp_path / "serviceaccount"
-    account.mkdir()
-    (account / "token").write_text(TEST_TOKEN)
-    (account / "ca.crt").write_text((TLS_DIR / "server.crt").read_text())
-    (account / "namespace").write_text("wmap-system\n")
-    monkeypatch.setattr(config_module, "SERVICE_ACCOUNT_DIR", account)
-    with FakeApiServer(token=TEST_TOKEN, tls=True) as server:
-        host, port = server.url.removeprefix("https://").split(":")
-        monkeypatch.setenv("KUBERNETES_SERVICE_HOST", host)
-        monkeypatch.setenv("KUBERNETES_SERVICE_PORT", port)
+    """A pod's environment (helpers.apiserver.pod_environment): no kubeconfig, the service account."""
+    with pod_environment(tmp_path, monkeypatch, "wmap-system") as server:
         yield server
 
 
