@@ -12,9 +12,9 @@ Figures go into docs/performance.md by hand; nothing here asserts a time.
 from __future__ import annotations
 
 import argparse
-import time
-import tracemalloc
 from pathlib import Path
+
+from timing import best_of, peak_memory
 
 from workloadmap import Catalog, Changes, Toleration, alter
 from workloadmap.documents import Document, load_objects
@@ -26,23 +26,6 @@ CHANGES = Changes(
     tolerations=(Toleration.parse("nvidia.com/gpu:NoSchedule"),),
     pod_labels={"team": "a"},
 )
-
-
-def best_of(runs: int, func) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        func()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def peak_memory(func) -> int:
-    tracemalloc.start()
-    func()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak
 
 
 def corpus_workloads(corpus: Path, catalog: Catalog) -> list[dict]:

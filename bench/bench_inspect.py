@@ -12,30 +12,13 @@ from __future__ import annotations
 
 import argparse
 import copy
-import time
-import tracemalloc
 from pathlib import Path
+
+from timing import best_of, peak_memory
 
 from workloadmap import Catalog, inspect
 from workloadmap.documents import iter_documents
 from workloadmap.interpreter import inspect_documents
-
-
-def best_of(runs: int, func) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        func()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def peak_memory(func) -> int:
-    tracemalloc.start()
-    func()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak
 
 
 def pod_template(gpus: int) -> dict:

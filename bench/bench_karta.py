@@ -17,21 +17,14 @@ import statistics
 import time
 from pathlib import Path
 
+from timing import best_of
+
 from workloadmap import Catalog
 from workloadmap.documents import load_objects
 from workloadmap.expressions import compile_expression
 from workloadmap.interpreter import inspect
 from workloadmap.karta import JqEngine, compile_jq, default_engine, parse_karta
 from workloadmap.karta.export import export_karta
-
-
-def best_of(runs: int, func) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        func()
-        best = min(best, time.perf_counter() - start)
-    return best
 
 
 def main() -> None:

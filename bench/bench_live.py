@@ -20,10 +20,11 @@ from __future__ import annotations
 import sys
 import tempfile
 import time
-import tracemalloc
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from timing import best_of, peak_memory  # noqa: E402
 
 from helpers.apiserver import TEST_TOKEN, FakeApiServer  # noqa: E402
 from helpers.operators import LiveCluster, fill  # noqa: E402
@@ -31,23 +32,6 @@ from workloadmap.kube import ClusterClient  # noqa: E402
 from workloadmap.live import LiveObjects, OwnerChains, describe, from_cluster, from_dumps  # noqa: E402
 
 GPU_POD = {"spec": {"containers": [{"name": "t", "image": "x", "resources": {"limits": {"nvidia.com/gpu": 4}}}]}}
-
-
-def best_of(runs: int, func) -> float:
-    best = float("inf")
-    for _ in range(runs):
-        start = time.perf_counter()
-        func()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def peak_memory(func) -> int:
-    tracemalloc.start()
-    func()
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    return peak
 
 
 def jobset(name: str, jobs: int, parallelism: int) -> dict:

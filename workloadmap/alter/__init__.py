@@ -10,6 +10,10 @@ applies the definition's suspend or resume steps; ``apply`` runs it all on a fre
 cluster: the objects are printed for ``kubectl apply`` or ``kubectl patch``.
 """
 
+import sys
+from types import ModuleType
+from typing import Any
+
 from .apply import Alteration, AlteredComponent, alter, pod_places, select_components
 from .changes import (
     POD_METADATA_FIELDS,
@@ -50,3 +54,19 @@ __all__ = [
     "set_at",
     "delete_at",
 ]
+
+
+class _CallableSubpackage(ModuleType):
+    """This subpackage, callable as :func:`alter`: ``workloadmap.alter`` names both.
+
+    Importing a subpackage binds it to its parent's attribute of the same name, so once anything has
+    imported ``workloadmap.alter`` (``from workloadmap import Changes`` does), ``workloadmap.alter`` is this
+    module, not the package's function of that name. Called, it is the function: the public API's
+    ``workloadmap.alter(obj, changes)`` works whichever was bound first.
+    """
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Alteration:
+        return alter(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableSubpackage
