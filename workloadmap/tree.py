@@ -14,7 +14,7 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any
 
-from .kai_releases import DEFAULT_KAI_RELEASE, KAI_RELEASES
+from .kai_releases import DEFAULT_KAI_RELEASE, KAI_RELEASES, kai_release
 from .numa.pod import QosClass
 from .quantities import parse_quantity
 from .resources import DEFAULT_GPU_RESOURCES
@@ -608,8 +608,8 @@ class WorkloadTree(JsonForm):
         grouping: ``gang`` when ``pod_groups`` holds every PodGroup KAI makes; ``perPod`` when KAI
             makes one PodGroup of minMember 1 per pod (``pod_groups`` is then empty).
         pod_group_count: how many PodGroups KAI makes for the workload at its declared scale.
-        kai_version: the KAI release whose pod-grouper the gangs follow (``--kai-version``; the newest
-            line's tag by default), e.g. ``0.17.0``. JSON ``kaiVersion``.
+        kai_version: the KAI release whose pod-grouper the gangs follow, e.g. ``0.17.0``: the one
+            modelled when the tree is made (``--kai-version``; the newest line's by default). JSON ``kaiVersion``.
         shared_claims: the named ResourceClaims the workload's pods reference, each counted once.
         over_run: pods, GPUs and resources over the whole run, pods that run one after another
             included (Argo steps, Tekton tasks); equal to ``totals`` when every pod runs at once.
@@ -633,7 +633,7 @@ class WorkloadTree(JsonForm):
     pod_group_count: int = 0
     shared_claims: list[SharedClaim] = field(default_factory=list)
     over_run: Totals | None = None
-    kai_version: str = DEFAULT_KAI_VERSION
+    kai_version: str = field(default_factory=lambda: kai_release().tag.removeprefix("v"))
 
     def __post_init__(self) -> None:
         if self.over_run is None:

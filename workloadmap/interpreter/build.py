@@ -24,7 +24,7 @@ from ..budgets import check_deadline
 from ..catalog import NON_WORKLOAD_KINDS, Catalog
 from ..documents import Document, load_objects
 from ..errors import DeadlineError, InputError, WorkloadMapError, format_path, internal_error
-from ..kai_releases import kai_has, kai_release
+from ..kai_releases import kai_has
 from ..loader import paused_gc
 from ..resources import DEFAULT_GPU_RESOURCES, add_resources, asks_for_dra
 from ..runtime_definitions import Definition
@@ -358,7 +358,6 @@ def inspect(
         pod_group_count=count,
         shared_claims=shared_claims,
         over_run=over_run,
-        kai_version=kai_release().tag.removeprefix("v"),
     )
 
 
