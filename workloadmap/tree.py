@@ -25,6 +25,7 @@ from .values import OMIT, OPTIONAL, QUANTITIES, JsonForm
 DEFAULT_KAI_VERSION = KAI_RELEASES[DEFAULT_KAI_RELEASE].tag.removeprefix("v")
 
 __all__ = [
+    "DEFAULT_KAI_VERSION",
     "Resources",
     "WorkloadRef",
     "Component",
