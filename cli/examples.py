@@ -27,6 +27,8 @@ EXAMPLES: dict[str, tuple[str, ...]] = {
         "# Selected by label, sorted, with the totals by namespace and kind",
         "wmap inspect fixtures/live/research-workloads.yaml -l team=research -o table",
         "wmap inspect fixtures/grove -o table --sort-by .totals.gpus --summary",
+        "# The gangs a cluster on an older KAI release makes (flat JobSet PodGroups before v0.16)",
+        "wmap inspect fixtures/jobset-inorder.yaml --kai-version 0.15",
     ),
     "place": (
         "# On the built-in example cluster, then on your nodes (kubectl get nodes -o json > nodes.json)",

@@ -23,6 +23,7 @@ RANK = {
     "quantities": 1,
     "loader": 1,
     "budgets": 1,
+    "kai_releases": 1,  # the KAI releases modelled (--kai-version) and the pod-grouper changes between them
     "selectors": 1,
     "values": 2,
     "documents": 2,

@@ -29,6 +29,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal, Union
 
+from .kai_releases import kai_has
+
 if TYPE_CHECKING:
     from .expressions import Expression
     from .selectors import Selector
@@ -96,6 +98,11 @@ PHASE_PRECEDENCE: tuple[Phase, ...] = (
 
 CountValue = Union[int, str]
 """A validated count: an ``int`` is a constant, a ``str`` an expression yielding a number or numeric string."""
+
+
+def _in_kai_release(since: str | None, before: str | None) -> bool:
+    """Whether the KAI release modelled has the change ``since`` and lacks the change ``before`` (None: any)."""
+    return (since is None or kai_has(since)) and (before is None or not kai_has(before))
 
 
 def count_constant(value: Any) -> Any:
@@ -271,7 +278,13 @@ class GangWarning(CompiledPart):
 
     when: str
     message: str
+    kai_since: str | None
+    kai_before: str | None
     # end of the generated head of GangWarning
+
+    def in_kai_release(self) -> bool:
+        """Whether this rule holds for the KAI release modelled (its ``kaiSince``/``kaiBefore`` change)."""
+        return _in_kai_release(self.kai_since, self.kai_before)
 
 
 # generated from the model definitions.SubGroupRule by `python -m workloadmap.catalog`: edit the model
@@ -300,6 +313,8 @@ class PodGroupRule(CompiledPart):
     """How the PodGroups of a workload are formed. The first rule whose ``when`` holds is used."""
 
     when: str | None
+    kai_since: str | None
+    kai_before: str | None
     per_instance: str | None
     per_replica: str | None
     name: str | None
@@ -310,6 +325,10 @@ class PodGroupRule(CompiledPart):
     scaled_topology_constraint: TopologyRule | None
     # end of the generated head of PodGroupRule
 
+    def in_kai_release(self) -> bool:
+        """Whether this rule holds for the KAI release modelled (its ``kaiSince``/``kaiBefore`` change)."""
+        return _in_kai_release(self.kai_since, self.kai_before)
+
 
 # generated from the model definitions.GangDefinition by `python -m workloadmap.catalog`: edit the model
 class GangDefinition(CompiledPart):
@@ -318,12 +337,17 @@ class GangDefinition(CompiledPart):
     policy: str
     pod_groups: Sequence[PodGroupRule]
     per_pod: bool
+    per_pod_before: str | None
     priority_class: str
     operator_gang: str | None
     warnings: Sequence[GangWarning]
     priority_class_name: str | None
     standalone_pod_groups: bool
     # end of the generated head of GangDefinition
+
+    def per_pod_now(self) -> bool:
+        """Whether KAI makes one PodGroup per pod of this kind in the release modelled (``perPod``/``perPodBefore``)."""
+        return self.per_pod or (self.per_pod_before is not None and not kai_has(self.per_pod_before))
 
 
 # generated from the model definitions.ReferenceKind by `python -m workloadmap.catalog`: edit the model

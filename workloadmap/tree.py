@@ -14,6 +14,7 @@ from enum import Enum
 from fractions import Fraction
 from typing import Any
 
+from .kai_releases import DEFAULT_KAI_RELEASE, KAI_RELEASES, kai_release
 from .numa.pod import QosClass
 from .quantities import parse_quantity
 from .resources import DEFAULT_GPU_RESOURCES
@@ -21,7 +22,10 @@ from .runtime_definitions import Phase
 from .scheduling import PodScheduling
 from .values import OMIT, OPTIONAL, QUANTITIES, JsonForm
 
+DEFAULT_KAI_VERSION = KAI_RELEASES[DEFAULT_KAI_RELEASE].tag.removeprefix("v")
+
 __all__ = [
+    "DEFAULT_KAI_VERSION",
     "Resources",
     "WorkloadRef",
     "Component",
@@ -605,6 +609,8 @@ class WorkloadTree(JsonForm):
         grouping: ``gang`` when ``pod_groups`` holds every PodGroup KAI makes; ``perPod`` when KAI
             makes one PodGroup of minMember 1 per pod (``pod_groups`` is then empty).
         pod_group_count: how many PodGroups KAI makes for the workload at its declared scale.
+        kai_version: the KAI release whose pod-grouper the gangs follow, e.g. ``0.17.0``: the one
+            modelled when the tree is made (``--kai-version``; the newest line's by default). JSON ``kaiVersion``.
         shared_claims: the named ResourceClaims the workload's pods reference, each counted once.
         over_run: pods, GPUs and resources over the whole run, pods that run one after another
             included (Argo steps, Tekton tasks); equal to ``totals`` when every pod runs at once.
@@ -628,6 +634,7 @@ class WorkloadTree(JsonForm):
     pod_group_count: int = 0
     shared_claims: list[SharedClaim] = field(default_factory=list)
     over_run: Totals | None = None
+    kai_version: str = field(default_factory=lambda: kai_release().tag.removeprefix("v"))
 
     def __post_init__(self) -> None:
         if self.over_run is None:
@@ -654,6 +661,7 @@ class WorkloadTree(JsonForm):
             pod_group_count=data.get("podGroupCount", len(data.get("podGroups") or [])),
             shared_claims=[SharedClaim.from_dict(item) for item in data.get("sharedClaims") or []],
             over_run=_totals(over_run) if over_run else None,
+            kai_version=data.get("kaiVersion", DEFAULT_KAI_VERSION),
         )
         if gpu_resources is not None:
             tree.gpu_resources = tuple(gpu_resources)

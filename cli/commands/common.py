@@ -32,6 +32,7 @@ from workloadmap.budgets import (
 from workloadmap.catalog import Catalog
 from workloadmap.errors import DeadlineError, WorkloadMapError, internal_error
 from workloadmap.interpreter import InspectResult
+from workloadmap.kai_releases import DEFAULT_KAI_RELEASE, KAI_LINES, KaiRelease, parse_kai_version, with_kai_release
 from workloadmap.loader import LIMIT_FLAGS, TOPOLOGY_LIMITS, WORKLOAD_LIMITS, limits_set
 from workloadmap.resources import DEFAULT_GPU_RESOURCES
 from workloadmap.tree import WorkloadTree
@@ -302,6 +303,14 @@ FEATURE_GATES_HELP = (
 FEATURE_GATE_OPTION = OptionSpec(
     "feature_gates", ("--feature-gates",), FEATURE_GATES_HELP, metavar="GATES", multiple=True
 )
+KAI_VERSION_VARIABLE = "WMAP_KAI_VERSION"
+KAI_VERSION_HELP = (
+    "KAI Scheduler release whose pod-grouper shapes the gangs: "
+    + ", ".join(f"{line} (v{line}.{last}; or {line}.0..{line}.{last})" for line, (last, _) in KAI_LINES.items())
+    + f"; default {DEFAULT_KAI_RELEASE}, the newest (env {KAI_VERSION_VARIABLE}). What changed per release:"
+    " docs/kai-releases.md."
+)
+KAI_VERSION_OPTION = OptionSpec("kai_version", ("--kai-version",), KAI_VERSION_HELP, metavar="VERSION")
 ALLOW_REFERENCE_KIND = OptionSpec(
     "allow_reference_kind", ("--allow-reference-kind",), ALLOW_REFERENCE_HELP, multiple=True
 )
@@ -331,13 +340,14 @@ LIMIT_OPTIONS = tuple(
 def guard_options(own: Collection[str], *, budgets: bool) -> list[OptionSpec]:
     """The options :func:`guarded` adds to a command whose parameters are ``own``.
 
-    ``--timeout``; ``--allow-reference-kind`` (what references may read) and
-    ``--feature-gates`` (the cluster's controllers modelled) for commands that read definitions;
+    ``--timeout``; ``--allow-reference-kind`` (what references may read),
+    ``--feature-gates`` (the cluster's controllers modelled) and ``--kai-version`` (the KAI release whose
+    pod-grouper is modelled) for commands that read definitions;
     with ``budgets``, the budget flags; none the command declares itself.
     """
     added = [TIMEOUT]
     if {"catalog_dirs", "paths", "files"} & set(own):
-        added.extend((ALLOW_REFERENCE_KIND, FEATURE_GATE_OPTION))
+        added.extend((ALLOW_REFERENCE_KIND, FEATURE_GATE_OPTION, KAI_VERSION_OPTION))
     if budgets:
         added.extend(BUDGET_OPTIONS)
         added.extend(LIMIT_OPTIONS)
@@ -381,6 +391,8 @@ class Guard:
     """Input limits set (``loader.Limits`` fields), from their flags or environment variables."""
     gates: dict[str, bool] = field(default_factory=dict)
     """Kubernetes feature gates to model (``--feature-gates``)."""
+    kai: KaiRelease | None = None
+    """The KAI release to model (``--kai-version``, else ``WMAP_KAI_VERSION``; None: the newest)."""
 
     @classmethod
     def from_options(cls, given: dict[str, Any]) -> Guard:
@@ -398,6 +410,7 @@ class Guard:
             _reference_kinds(given.get("allow_reference_kind")),
             inputs,
             _feature_gates(given.get("feature_gates")),
+            _kai_release(given) if "kai_version" in given else None,
         )
 
     def call(self, command: Callable[[], T]) -> T:
@@ -408,6 +421,7 @@ class Guard:
                 limits_set(self.inputs),
                 allowing_references(self.kinds),
                 with_feature_gates(self.gates),
+                with_kai_release(self.kai),
                 bounded(self.seconds),
             ):
                 return command()
@@ -447,6 +461,25 @@ def _feature_gates(values: Optional[List[str]]) -> dict[str, bool]:
         return parse_feature_gates(values or [])
     except ValueError as error:
         raise bad_parameter(str(error), param_hint="--feature-gates") from None
+
+
+def _kai_release(given: dict[str, Any]) -> KaiRelease | None:
+    """The release ``--kai-version`` names, else ``WMAP_KAI_VERSION``; None when neither is set.
+
+    Raises:
+        typer.BadParameter: a version wmap has no model of (exit 2).
+    """
+    text = given.get("kai_version")
+    hint = "--kai-version"
+    if text is None:
+        text = os.environ.get(KAI_VERSION_VARIABLE) or None
+        hint = KAI_VERSION_VARIABLE
+    if text is None:
+        return None
+    try:
+        return parse_kai_version(text)
+    except ValueError as error:
+        raise bad_parameter(str(error), param_hint=hint) from None
 
 
 def _reference_kinds(values: Optional[List[str]]) -> list[tuple[str, str]]:

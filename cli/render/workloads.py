@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
 from workloadmap.tree import (
+    DEFAULT_KAI_VERSION,
     Component,
     GangOrigin,
     GangSource,
@@ -202,13 +203,16 @@ def render_tree(tree: WorkloadTree) -> str:
     if ordered:
         assert over_run is not None
         lines.append(f"Over the run: {_plural(over_run.pods, 'pod')}, {_plural(over_run.gpus, 'GPU')}")
+    # An older KAI release than the default (--kai-version) is said: its pod-grouper made these gangs.
+    model = f"; as KAI v{tree.kai_version} makes them" if tree.kai_version != DEFAULT_KAI_VERSION else ""
     if tree.pod_groups:
-        lines.append(f"PodGroups: {len(tree.pod_groups)}, {_gang_summary(tree.pod_groups)} ({tree.gang_policy})")
+        summary = _gang_summary(tree.pod_groups)
+        lines.append(f"PodGroups: {len(tree.pod_groups)}, {summary} ({tree.gang_policy}{model})")
         lines.extend(_pod_group_lines(tree.pod_groups))
     elif tree.grouping is Grouping.PER_POD:
-        lines.append(f"PodGroups: {tree.pod_group_count}, one per pod ({tree.gang_policy})")
+        lines.append(f"PodGroups: {tree.pod_group_count}, one per pod ({tree.gang_policy}{model})")
     else:
-        lines.append(f"PodGroups: none, pods are scheduled one by one ({tree.gang_policy})")
+        lines.append(f"PodGroups: none, pods are scheduled one by one ({tree.gang_policy}{model})")
     return "\n".join(lines) + "\n"
 
 

@@ -5,7 +5,20 @@ from __future__ import annotations
 from pydantic import Field, model_validator
 
 from .. import runtime_definitions as runtime
+from ..kai_releases import KAI_CHANGES
 from .base import Count, _Compiled
+
+_KAI_RELEASES_HELP = (
+    "A change of KAI's pod-grouper (workloadmap/kai_releases.py KAI_CHANGES, docs/kai-releases.md): the rule "
+    "holds only for the KAI releases that have it (kaiSince) or that come before it (kaiBefore); the release "
+    "modelled is --kai-version's, the newest by default."
+)
+
+
+def _kai_change(value: str | None) -> None:
+    if value is not None and value not in KAI_CHANGES:
+        raise ValueError(f"unknown KAI change {value!r} (known: {', '.join(KAI_CHANGES)})")
+
 
 __all__ = ["TopologyRule", "GangWarning", "SubGroupRule", "PodGroupRule", "GangDefinition"]
 
@@ -33,6 +46,14 @@ class GangWarning(_Compiled, runtime.GangWarning):
 
     when: str
     message: str
+    kai_since: str | None = Field(default=None, alias="kaiSince", description=_KAI_RELEASES_HELP)
+    kai_before: str | None = Field(default=None, alias="kaiBefore", description=_KAI_RELEASES_HELP)
+
+    @model_validator(mode="after")
+    def _known_changes(self) -> "GangWarning":
+        for change in (self.kai_since, self.kai_before):
+            _kai_change(change)
+        return self
 
 
 class SubGroupRule(_Compiled, runtime.SubGroupRule):
@@ -94,6 +115,8 @@ class PodGroupRule(_Compiled, runtime.PodGroupRule):
     """How the PodGroups of a workload are formed. The first rule whose ``when`` holds is used."""
 
     when: str | None = Field(default=None, description="Expression on the resource; the rule applies when truthy.")
+    kai_since: str | None = Field(default=None, alias="kaiSince", description=_KAI_RELEASES_HELP)
+    kai_before: str | None = Field(default=None, alias="kaiBefore", description=_KAI_RELEASES_HELP)
     per_instance: str | None = Field(
         default=None, alias="perInstance", description="One PodGroup per instance of this (multi-instance) component."
     )
@@ -127,6 +150,8 @@ class PodGroupRule(_Compiled, runtime.PodGroupRule):
     def _one_scope(self) -> "PodGroupRule":
         if self.per_instance and self.per_replica:
             raise ValueError("a PodGroup rule takes perInstance or perReplica, not both")
+        for change in (self.kai_since, self.kai_before):
+            _kai_change(change)
         return self
 
 
@@ -136,6 +161,12 @@ class GangDefinition(_Compiled, runtime.GangDefinition):
     policy: str = Field(default="", description="Whose semantics these rules follow (e.g. the KAI pod-grouper plugin).")
     pod_groups: list[PodGroupRule] = Field(default_factory=list, alias="podGroups")
     per_pod: bool = Field(default=False, alias="perPod", description="KAI makes one PodGroup per pod.")
+    per_pod_before: str | None = Field(
+        default=None,
+        alias="perPodBefore",
+        description="KAI made one PodGroup per pod in the releases before this change of its pod-grouper "
+        "(KAI_CHANGES): there the podGroups rules do not apply.",
+    )
     priority_class: str = Field(default="train", alias="priorityClass", description="KAI's default for the kind.")
     operator_gang: str | None = Field(
         default=None, alias="operatorGang", description="Whose gang the PodGroups are where KAI has no plugin."

@@ -24,6 +24,7 @@ from ..budgets import check_deadline
 from ..catalog import NON_WORKLOAD_KINDS, Catalog
 from ..documents import Document, load_objects
 from ..errors import DeadlineError, InputError, WorkloadMapError, format_path, internal_error
+from ..kai_releases import kai_has
 from ..loader import paused_gc
 from ..resources import DEFAULT_GPU_RESOURCES, add_resources, asks_for_dra
 from ..runtime_definitions import Definition
@@ -406,7 +407,8 @@ def _gangs(
 ) -> tuple[list[PodGroup], str]:
     """The PodGroups and whose policy they follow: the definition's, or the native ones the pods join."""
     definition = context.definition
-    if skips_podgrouper(context.resource, nodes):  # the user's PodGroups, not the grouper's (KAI #1552)
+    # The user's PodGroups, not the grouper's (KAI #1552, since v0.15: before it, the annotation is not read).
+    if kai_has("skip-podgrouper") and skips_podgrouper(context.resource, nodes):
         pod_groups = user_pod_groups(nodes, related, workload.namespace, warnings)
     else:
         pod_groups = form_pod_groups(context, workload.name, nodes, at_peak)

@@ -161,7 +161,12 @@ class _Scope:
 
 
 def rule_applies(rule: PodGroupRule, context: EvaluationContext) -> bool:
-    """Whether a PodGroup rule's ``when`` holds for the context's resource (a rule without one always does)."""
+    """Whether a PodGroup rule holds: for the KAI release modelled, and its ``when`` for the context's resource.
+
+    A rule without ``when`` holds for every resource; without ``kaiSince``/``kaiBefore`` for every release.
+    """
+    if not rule.in_kai_release():
+        return False
     expression = rule.compiled("when")
     if expression is None:
         return True
@@ -531,6 +536,8 @@ def form_pod_groups(
             form more PodGroups than any cluster holds.
     """
     resource = context.resource
+    if context.definition.gang.per_pod_now():  # a PodGroup per pod, as an older KAI release made (perPodBefore)
+        return []
     for rule in context.definition.gang.pod_groups:
         if rule_applies(rule, context):
             break

@@ -139,7 +139,7 @@ def apply_kai_metadata(
 
 def grouping(definition: Definition, groups: Sequence[PodGroup], pods: int) -> tuple[Grouping, int]:
     """How KAI groups the pods, and how many PodGroups it makes (one per pod for ``perPod`` kinds)."""
-    if definition.gang.per_pod:
+    if definition.gang.per_pod_now():
         return _PER_POD, pods
     return _GANG, len(groups)
 
@@ -149,6 +149,8 @@ def gang_warnings(context: EvaluationContext, groups: Sequence[PodGroup]) -> lis
     definition, resource, refs = context.definition, context.resource, context.refs
     warnings = []
     for rule in definition.gang.warnings:
+        if not rule.in_kai_release():
+            continue
         expression = rule.compiled("when")
         if expression is not None and truthy(expression.search(resource, root=resource, refs=refs)):
             warnings.append(rule.message)

@@ -265,11 +265,18 @@ def jmespath_not_precedence(view: DefinitionView) -> Iterator[Issue]:
 # -- gang ------------------------------------------------------------------------------------
 
 
-@rule("gang-rule-unreachable", "warning", "A PodGroup rule after one without `when` is never used.")
+@rule(
+    "gang-rule-unreachable",
+    "warning",
+    "A PodGroup rule after one without `when` (for every KAI release: no kaiSince/kaiBefore) is never used.",
+)
 def gang_rule_unreachable(view: DefinitionView) -> Iterator[Issue]:
     rules = view.definition.gang.pod_groups
     for index in range(1, len(rules)):
-        if any(earlier.when is None for earlier in rules[:index]):
+        if any(
+            earlier.when is None and earlier.kai_since is None and earlier.kai_before is None
+            for earlier in rules[:index]
+        ):
             yield Issue(
                 f"gang.podGroups[{index}]", "an earlier PodGroup rule has no `when`, so this rule is never used"
             )
