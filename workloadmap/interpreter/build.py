@@ -37,6 +37,7 @@ from .expand import ExpandedComponent, Expander
 from .external import skips_podgrouper, user_pod_groups
 from .gangs import form_pod_groups
 from .job_controller import job_controller_gangs
+from .kueue_groups import GroupKey, GroupMember, decide_groups, group_key
 from .merge import merge_bases
 from .native import NATIVE_POLICY, native_gangs
 from .native_validation import validate_native
@@ -535,7 +536,8 @@ class _Stream:
     stays near the size of the input's text.
 
     With ``fold`` (the catalog), objects whose controller is a workload of the same input, and the
-    Nodes of a NodeList, are skipped with a note (:mod:`.owned`). That needs the whole input, but
+    Nodes of a NodeList, are skipped with a note (:mod:`.owned`), and the pods of a Kueue pod group
+    are one workload, made in the first member's place (:mod:`.kueue_groups`). That needs the whole input, but
     only once such an object turns up: until then each document leaves only its identity (kind,
     name, namespace, uid: what an owner reference names); at the first one the rest is read ahead
     and the notes are decided for every document at once.
@@ -551,7 +553,7 @@ class _Stream:
         self._fold = fold
         self._identities: list[_Identity | None] | None = [] if fold is not None else None  # None once decided
         self._notes: dict[int, str] = {}
-        self._replaced: dict[int, WorkloadMapError] = {}
+        self._replaced: dict[int, Document | WorkloadMapError] = {}
         self._position = 0
 
     def next_batch(self, size: int) -> list[tuple[Document | WorkloadMapError, str | None]]:
@@ -566,7 +568,7 @@ class _Stream:
                 self._read(document)
                 batch.append(document)
         if self._identities is not None and any(_folded(document) for document in batch):
-            self._decide()
+            self._decide(batch, self._position)
         start, self._position = self._position, self._position + len(batch)
         notes, replaced = self._notes, self._replaced
         return [
@@ -580,15 +582,21 @@ class _Stream:
         if self._identities is not None:
             self._identities.append(_identity_of(document))
 
-    def _decide(self) -> None:
-        """Read the rest of the input ahead and decide every document's note (once)."""
+    def _decide(self, batch: Sequence[Document | WorkloadMapError], start: int) -> None:
+        """Read the rest of the input ahead and decide every document's note (once).
+
+        ``batch`` holds the documents from position ``start`` on, the ones read ahead follow it: every
+        document that can fold is among them (an earlier one would have decided before).
+        """
         for document in self._rest:
             self._read(document)
             self._wait(document)
-        identities = [identity.document() if identity is not None else None for identity in self._identities or []]
+        kept = self._identities or []
+        identities = [identity.document() if identity is not None else None for identity in kept]
         self._identities = None
         assert self._fold is not None
         self._notes = controlled_notes(identities, self._fold)
+        self._group(kept, batch, start)
         for nodes in node_lists(identities):
             first = identities[nodes[0]]
             assert first is not None
@@ -596,6 +604,24 @@ class _Stream:
             self._replaced[nodes[0]] = InputError(
                 f"this is a NodeList ({len(nodes)} nodes), not workloads; pass it with -t", file=first.file
             ).located(document=f"#{first.index}")
+
+    def _group(
+        self, kept: Sequence[_Identity | None], batch: Sequence[Document | WorkloadMapError], start: int
+    ) -> None:
+        """Kueue's plain-pod groups of the input (those not folded into a controller): one workload each."""
+        groups: dict[GroupKey, list[GroupMember]] = {}
+        for position, identity in enumerate(kept):
+            if identity is None or identity.group is None or position in self._notes:
+                continue
+            offset = position - start
+            found = batch[offset] if offset < len(batch) else self._ahead[offset - len(batch)]
+            document = found.restored() if isinstance(found, _Marshalled) else found
+            if isinstance(document, Document):
+                groups.setdefault(identity.group, []).append(GroupMember(position, document))
+        if groups:
+            decision = decide_groups(groups)
+            self._notes.update(decision.notes)
+            self._replaced.update(decision.replaced)
 
     def _referable(self, body: Any) -> bool:
         # what the index keeps: objects of the kinds a reference names (anything else not a dict it judges itself)
@@ -640,7 +666,7 @@ def _folded(document: Document | WorkloadMapError) -> bool:
     if document.item is not None and body.get("kind") == "Node":
         return True
     metadata = body.get("metadata")
-    return metadata.__class__ is dict and bool(metadata.get("ownerReferences"))
+    return metadata.__class__ is dict and bool(metadata.get("ownerReferences")) or group_key(body) is not None
 
 
 class _Identity(NamedTuple):
@@ -656,6 +682,7 @@ class _Identity(NamedTuple):
     api_version: Any
     kind: Any
     metadata: dict[str, Any] | None
+    group: GroupKey | None = None  # the Kueue pod group a Pod names
 
     def document(self) -> Document:
         if self.metadata is None:
@@ -677,7 +704,9 @@ def _identity_of(document: Document | WorkloadMapError) -> _Identity | None:
         return _Identity(document.file, document.index, document.item, None, None, None)
     metadata = body.get("metadata")
     kept = {key: metadata[key] for key in _IDENTITY_FIELDS if key in metadata} if metadata.__class__ is dict else {}
-    return _Identity(document.file, document.index, document.item, body.get("apiVersion"), body.get("kind"), kept)
+    return _Identity(
+        document.file, document.index, document.item, body.get("apiVersion"), body.get("kind"), kept, group_key(body)
+    )
 
 
 class _Marshalled(NamedTuple):

@@ -41,7 +41,8 @@ def cluster_role(
             groups.add(group)
         else:
             core.add(resource_plural(kind))
-    groups -= {"events.k8s.io", labels.KARTA_GROUP}
+    # wmap.dev is wmap's own group (a Kueue pod group read from an input): no server serves it
+    groups -= {"events.k8s.io", labels.KARTA_GROUP, labels.WMAP_API_GROUP}
     rules = [
         _rule([""], sorted(core)),
         _rule(["events.k8s.io"], ["events"]),
